@@ -1,0 +1,69 @@
+package v1beta1
+
+import "strings"
+
+// Flink configuration keys the API types reason about.
+const (
+	// ConfigHAType selects the high-availability services (Flink ≥ 1.17 spelling).
+	ConfigHAType = "high-availability.type"
+	// ConfigHALegacy is the pre-1.17 spelling of ConfigHAType.
+	ConfigHALegacy = "high-availability"
+	// ConfigHAStorageDir is where HA services keep job graphs and checkpoint pointers.
+	ConfigHAStorageDir = "high-availability.storageDir"
+	// ConfigCheckpointsDir is where externalized checkpoints go.
+	ConfigCheckpointsDir = "state.checkpoints.dir"
+	// ConfigCheckpointsDirV2 is the Flink 2.x spelling of ConfigCheckpointsDir.
+	ConfigCheckpointsDirV2 = "execution.checkpointing.dir"
+	// ConfigSavepointsDir is the default savepoint target directory.
+	ConfigSavepointsDir = "state.savepoints.dir"
+	// ConfigSavepointsDirV2 is the Flink 2.x spelling of ConfigSavepointsDir.
+	ConfigSavepointsDirV2 = "execution.checkpointing.savepoint-dir"
+)
+
+// IsSessionCluster reports whether the deployment is a session cluster (it has no job).
+func (d *FlinkDeployment) IsSessionCluster() bool { return d.Spec.Job == nil }
+
+// HAEnabled reports whether a flattened Flink configuration turns on high availability.
+func HAEnabled(conf map[string]string) bool {
+	for _, k := range []string{ConfigHAType, ConfigHALegacy} {
+		v := strings.TrimSpace(conf[k])
+		if v != "" && !strings.EqualFold(v, "none") {
+			return true
+		}
+	}
+	return false
+}
+
+// FirstSet returns the value of the first of keys that is set to a non-empty value.
+func FirstSet(conf map[string]string, keys ...string) (string, bool) {
+	for _, k := range keys {
+		if v := strings.TrimSpace(conf[k]); v != "" {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// EffectiveState is the desired job state with the default (running) applied.
+func (j *JobSpec) EffectiveState() JobState {
+	if j.State == "" {
+		return JobStateRunning
+	}
+	return j.State
+}
+
+// EffectiveUpgradeMode is the upgrade mode with the default (stateless) applied.
+func (j *JobSpec) EffectiveUpgradeMode() UpgradeMode {
+	if j.UpgradeMode == "" {
+		return UpgradeModeStateless
+	}
+	return j.UpgradeMode
+}
+
+// CanaryLabel marks a canary resource: an empty FlinkDeployment the operator reconciles
+// without deploying anything, so that a health probe can see the control loop turning (as the
+// Apache operator does).
+const CanaryLabel = "flink.apache.org/canary"
+
+// IsCanary reports whether the deployment is a canary resource (label CanaryLabel "true").
+func (d *FlinkDeployment) IsCanary() bool { return d.Labels[CanaryLabel] == "true" }

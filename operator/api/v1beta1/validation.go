@@ -1,0 +1,126 @@
+package v1beta1
+
+import (
+	"fmt"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// SupportedFlinkVersions are the Flink release lines Flinkop runs. The CRD enum also accepts
+// older lines (for compatibility with stored Apache resources); Validate rejects them.
+var SupportedFlinkVersions = []FlinkVersion{
+	"v1_16", "v1_17", "v1_18", "v1_19", "v1_20", "v2_0", "v2_1", "v2_2", "v2_3", "v2_4",
+}
+
+// operatorOwnedKeys are Flink configuration keys the operator sets itself.
+var operatorOwnedKeys = []string{"kubernetes.namespace", "kubernetes.cluster-id"}
+
+// Validate checks the rules the CRD schema cannot express. Each error names its field path;
+// the reconciler reports them in status.error and a Warning Event and keeps the last valid
+// spec running. A canary resource (see IsCanary) deploys nothing and is always valid.
+func (d *FlinkDeployment) Validate() field.ErrorList {
+	if d.IsCanary() {
+		return nil
+	}
+	spec := field.NewPath("spec")
+	var errs field.ErrorList
+	s := &d.Spec
+
+	switch {
+	case s.FlinkVersion == "":
+		errs = append(errs, field.Required(spec.Child("flinkVersion"), "the Flink release line of the image, e.g. v1_20 or v2_2"))
+	case !slices.Contains(SupportedFlinkVersions, s.FlinkVersion):
+		errs = append(errs, field.NotSupported(spec.Child("flinkVersion"), s.FlinkVersion, versionStrings()))
+	}
+	if s.Image == "" {
+		errs = append(errs, field.Required(spec.Child("image"), "the Flink container image"))
+	}
+
+	conf, confErrs := validateConfiguration(spec.Child("flinkConfiguration"), s.FlinkConfiguration)
+	errs = append(errs, confErrs...)
+	if conf == nil {
+		return errs // the rules below read the configuration
+	}
+	ha := HAEnabled(conf)
+	if ha {
+		if _, ok := FirstSet(conf, ConfigHAStorageDir); !ok {
+			errs = append(errs, field.Required(spec.Child("flinkConfiguration").Key(ConfigHAStorageDir),
+				"high availability is enabled and needs a storage directory"))
+		}
+	}
+	if jm := s.JobManager; jm != nil && jm.Replicas != nil && *jm.Replicas > 1 && !ha {
+		errs = append(errs, field.Invalid(spec.Child("jobManager", "replicas"), *jm.Replicas,
+			"more than one JobManager needs high availability (flinkConfiguration high-availability.type: kubernetes)"))
+	}
+	if s.Ingress != nil && s.Ingress.Template == "" {
+		errs = append(errs, field.Required(spec.Child("ingress", "template"), "a host and/or path template, e.g. {{name}}.{{namespace}}.example.com"))
+	}
+	if s.Job != nil {
+		errs = append(errs, validateJob(spec.Child("job"), s.Job, conf, ha)...)
+	}
+	return errs
+}
+
+// Validate checks the session job rules the CRD schema cannot express.
+func (j *FlinkSessionJob) Validate() field.ErrorList {
+	spec := field.NewPath("spec")
+	var errs field.ErrorList
+	if j.Spec.DeploymentName == "" {
+		errs = append(errs, field.Required(spec.Child("deploymentName"), "the session FlinkDeployment to run the job on"))
+	}
+	if j.Spec.Job == nil {
+		errs = append(errs, field.Required(spec.Child("job"), "a session job needs a job"))
+	} else if j.Spec.Job.JarURI == "" {
+		errs = append(errs, field.Required(spec.Child("job", "jarURI"), "the job jar (local://, file://, http:// or https://)"))
+	}
+	_, confErrs := validateConfiguration(spec.Child("flinkConfiguration"), j.Spec.FlinkConfiguration)
+	return append(errs, confErrs...)
+}
+
+func validateConfiguration(path *field.Path, c FlinkConfiguration) (map[string]string, field.ErrorList) {
+	conf, err := c.Flatten()
+	if err != nil {
+		return nil, field.ErrorList{field.Invalid(path, "(configuration)", err.Error())}
+	}
+	var errs field.ErrorList
+	for _, k := range operatorOwnedKeys {
+		if _, ok := conf[k]; ok {
+			errs = append(errs, field.Forbidden(path.Key(k), "the operator sets this key itself"))
+		}
+	}
+	return conf, errs
+}
+
+func validateJob(path *field.Path, job *JobSpec, conf map[string]string, ha bool) field.ErrorList {
+	var errs field.ErrorList
+	if job.JarURI == "" {
+		errs = append(errs, field.Required(path.Child("jarURI"), "an application job needs its jar, e.g. local:///opt/flink/usrlib/job.jar"))
+	}
+	mode := path.Child("upgradeMode")
+	switch job.EffectiveUpgradeMode() {
+	case UpgradeModeLastState:
+		if !ha {
+			errs = append(errs, field.Invalid(mode, job.UpgradeMode,
+				"last-state needs high availability: set flinkConfiguration high-availability.type (e.g. kubernetes) and high-availability.storageDir"))
+		}
+		if _, ok := FirstSet(conf, ConfigCheckpointsDir, ConfigCheckpointsDirV2); !ok {
+			errs = append(errs, field.Invalid(mode, job.UpgradeMode,
+				fmt.Sprintf("last-state needs externalized checkpoints: set flinkConfiguration %s", ConfigCheckpointsDir)))
+		}
+	case UpgradeModeSavepoint:
+		if _, ok := FirstSet(conf, ConfigSavepointsDir, ConfigSavepointsDirV2); !ok {
+			errs = append(errs, field.Invalid(mode, job.UpgradeMode,
+				fmt.Sprintf("savepoint needs a savepoint directory: set flinkConfiguration %s", ConfigSavepointsDir)))
+		}
+	}
+	return errs
+}
+
+func versionStrings() []string {
+	out := make([]string, len(SupportedFlinkVersions))
+	for i, v := range SupportedFlinkVersions {
+		out[i] = string(v)
+	}
+	return out
+}
