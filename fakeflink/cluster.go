@@ -1,0 +1,246 @@
+package fakeflink
+
+import (
+	"fmt"
+	"maps"
+	"math/rand"
+	"slices"
+	"time"
+
+	"k8s.io/utils/clock"
+)
+
+// Timing holds the fake's durations.
+type Timing struct {
+	// JobStart is how long a submitted job stays INITIALIZING before it is CREATED.
+	JobStart time.Duration
+	// Operation is how long a triggered savepoint, checkpoint or disposal takes.
+	Operation time.Duration
+	// Cancel is how long a job stays CANCELLING.
+	Cancel time.Duration
+}
+
+// DefaultTiming is the timing used when Options leave it zero.
+var DefaultTiming = Timing{JobStart: 2 * time.Second, Operation: time.Second, Cancel: 500 * time.Millisecond}
+
+// Options are a cluster's dependencies.
+type Options struct {
+	// Clock is the only source of time.
+	Clock clock.PassiveClock
+	// Rand is the only source of randomness (ids, savepoint names).
+	Rand *rand.Rand
+	// Store is the durable store shared by the world's clusters.
+	Store *Store
+	// HA is the HA metadata store shared by the world's clusters.
+	HA HAStore
+	// Timing overrides DefaultTiming when non-zero.
+	Timing Timing
+}
+
+// ClusterSpec describes one Flink cluster.
+type ClusterSpec struct {
+	// ID is the cluster id (kubernetes.cluster-id); the HA cluster id defaults to it.
+	ID string
+	// Config is the flat Flink configuration.
+	Config map[string]string
+	// Application is the job of an application cluster, run when the JobManager starts; nil
+	// for a session cluster.
+	Application *Program
+	// FlinkVersion is reported by /config and /overview (e.g. "1.20.1").
+	FlinkVersion string
+}
+
+// JobStart records one start of a job, for invariant checks: which snapshot it restored and
+// the offset it started from.
+type JobStart struct {
+	JobID       string
+	Time        time.Time
+	RestorePath string
+	Offset      int64
+}
+
+// Cluster is one simulated Flink cluster: a JobManager, its TaskManagers and its jobs.
+type Cluster struct {
+	spec     ClusterSpec
+	settings Settings
+	opts     Options
+
+	up     bool
+	tms    map[string]int // TaskManager id → slots
+	jobs   map[string]*Job
+	order  []string // job ids in submission order
+	ops    map[string]*operation
+	jars   map[string]*Jar
+	faults faults
+	starts []JobStart
+}
+
+// NewCluster returns a cluster whose JobManager is not started yet.
+func NewCluster(spec ClusterSpec, opts Options) (*Cluster, error) {
+	settings, err := ParseSettings(spec.Config)
+	if err != nil {
+		return nil, fmt.Errorf("cluster %s: %w", spec.ID, err)
+	}
+	if settings.HAClusterID == "" {
+		settings.HAClusterID = spec.ID
+	}
+	if opts.Timing == (Timing{}) {
+		opts.Timing = DefaultTiming
+	}
+	if opts.Store == nil {
+		opts.Store = NewStore()
+	}
+	if opts.HA == nil {
+		opts.HA = NewMemoryHA()
+	}
+	if spec.FlinkVersion == "" {
+		spec.FlinkVersion = "1.20.1"
+	}
+	c := &Cluster{spec: spec, settings: settings, opts: opts, tms: map[string]int{}}
+	c.reset()
+	return c, nil
+}
+
+func (c *Cluster) reset() {
+	c.jobs = map[string]*Job{}
+	c.order = nil
+	c.ops = map[string]*operation{}
+	c.jars = map[string]*Jar{}
+}
+
+// ID is the cluster id.
+func (c *Cluster) ID() string { return c.spec.ID }
+
+// Spec is the cluster's spec.
+func (c *Cluster) Spec() ClusterSpec { return c.spec }
+
+// Settings are what the fake read from the configuration.
+func (c *Cluster) Settings() Settings { return c.settings }
+
+// Now is the cluster's current time.
+func (c *Cluster) Now() time.Time { return c.opts.Clock.Now() }
+
+// Up reports whether the JobManager runs.
+func (c *Cluster) Up() bool { return c.up }
+
+// Starts lists every job start so far, oldest first.
+func (c *Cluster) Starts() []JobStart { return slices.Clone(c.starts) }
+
+// StartJobManager starts the JobManager. With HA it recovers the jobs recorded under the HA
+// cluster id from their latest checkpoints; an application cluster whose job was not recovered
+// submits it from its configuration (and execution.savepoint.path).
+func (c *Cluster) StartJobManager() error {
+	if c.up {
+		return nil
+	}
+	c.up = true
+	if c.settings.HAEnabled {
+		recorded, err := c.opts.HA.Load(c.settings.HAClusterID)
+		if err != nil {
+			return fmt.Errorf("load HA metadata: %w", err)
+		}
+		for _, id := range slices.Sorted(maps.Keys(recorded)) {
+			rec := recorded[id]
+			path := rec.CheckpointPath
+			if path == "" {
+				path = rec.Program.RestorePath
+			}
+			c.submit(rec.Program, rec.JobID, path)
+		}
+	}
+	if app := c.spec.Application; app != nil {
+		id := conf(c.spec.Config).first(keyJobID)
+		if id == "" {
+			id = c.newID()
+		}
+		if _, recovered := c.jobs[id]; !recovered && len(c.jobs) == 0 {
+			c.submit(*app, id, app.RestorePath)
+		}
+	}
+	return nil
+}
+
+// CrashJobManager stops the JobManager abruptly: jobs, pending operations and uploaded jars
+// are lost; the durable store and HA metadata remain.
+func (c *Cluster) CrashJobManager() {
+	c.up = false
+	c.reset()
+}
+
+// RegisterTaskManager adds (or re-registers) a TaskManager offering slots.
+func (c *Cluster) RegisterTaskManager(id string, slots int) { c.tms[id] = slots }
+
+// RemoveTaskManager takes a TaskManager away; running jobs that no longer fit fail over.
+func (c *Cluster) RemoveTaskManager(id string) {
+	if _, ok := c.tms[id]; !ok {
+		return
+	}
+	delete(c.tms, id)
+	now := c.Now()
+	free := c.totalSlots()
+	for _, j := range c.orderedJobs() {
+		if !holdsSlots(j.Status) {
+			continue
+		}
+		if j.parallelism <= free {
+			free -= j.parallelism
+			continue
+		}
+		c.failJob(j, "java.util.concurrent.TimeoutException",
+			fmt.Sprintf("The heartbeat of TaskManager with id %s timed out.", id), now)
+	}
+}
+
+// TaskManagers returns the registered TaskManagers and their slots, by id.
+func (c *Cluster) TaskManagers() map[string]int { return maps.Clone(c.tms) }
+
+func (c *Cluster) totalSlots() int {
+	n := 0
+	for _, s := range c.tms {
+		n += s
+	}
+	return n
+}
+
+// UsedSlots is the number of slots running jobs hold.
+func (c *Cluster) UsedSlots() int {
+	n := 0
+	for _, j := range c.jobs {
+		if holdsSlots(j.Status) {
+			n += j.parallelism
+		}
+	}
+	return n
+}
+
+// TotalSlots is the number of slots the TaskManagers offer.
+func (c *Cluster) TotalSlots() int { return c.totalSlots() }
+
+func holdsSlots(s JobStatus) bool {
+	return s == StatusRunning || s == StatusCancelling || s == StatusFailing
+}
+
+// Jobs returns the jobs in submission order. Callers must not change them.
+func (c *Cluster) Jobs() []*Job { return c.orderedJobs() }
+
+func (c *Cluster) orderedJobs() []*Job {
+	out := make([]*Job, 0, len(c.order))
+	for _, id := range c.order {
+		out = append(out, c.jobs[id])
+	}
+	return out
+}
+
+// Job returns a job by id.
+func (c *Cluster) Job(id string) (*Job, error) {
+	j, ok := c.jobs[id]
+	if !ok {
+		return nil, errorf(KindNotFound, "Job %s not found", id)
+	}
+	return j, nil
+}
+
+// newID returns 32 lower-case hex characters from the seeded source.
+func (c *Cluster) newID() string {
+	return fmt.Sprintf("%016x%016x", c.opts.Rand.Uint64(), c.opts.Rand.Uint64())
+}

@@ -1,0 +1,203 @@
+package fakeflink
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Configuration keys the fake reads. Everything else in the configuration is kept and served
+// by /jobmanager/config but has no effect.
+const (
+	keySlots               = "taskmanager.numberOfTaskSlots"
+	keyParallelism         = "parallelism.default"
+	keyCheckpointInterval  = "execution.checkpointing.interval"
+	keyCheckpointsDir      = "state.checkpoints.dir"
+	keyCheckpointsDirV2    = "execution.checkpointing.dir"
+	keySavepointsDir       = "state.savepoints.dir"
+	keySavepointsDirV2     = "execution.checkpointing.savepoint-dir"
+	keyNumRetained         = "state.checkpoints.num-retained"
+	keyNumRetainedV2       = "execution.checkpointing.num-retained"
+	keyHAType              = "high-availability.type"
+	keyHALegacy            = "high-availability"
+	keyHAClusterID         = "high-availability.cluster-id"
+	keyK8sClusterID        = "kubernetes.cluster-id"
+	keyRestartStrategy     = "restart-strategy.type"
+	keyRestartAttempts     = "restart-strategy.fixed-delay.attempts"
+	keyRestartDelay        = "restart-strategy.fixed-delay.delay"
+	keyScheduler           = "jobmanager.scheduler"
+	keyRestorePath         = "execution.savepoint.path"
+	keyRestorePathV2       = "execution.state-recovery.path"
+	keyAllowNonRestored    = "execution.savepoint.ignore-unclaimed-state"
+	keyAllowNonRestoredV2  = "execution.state-recovery.ignore-unclaimed-state"
+	keyJobID               = "$internal.pipeline.job-id"
+	keyStoreDuration       = "rest.async.store-duration"
+	keyRuntimeMode         = "execution.runtime-mode"
+	keyPipelineName        = "pipeline.name"
+	KeyRecordsPerSecond    = "fakeflink.job.records-per-second" // records the fake job consumes per second (default 100)
+	KeyRecords             = "fakeflink.job.records"            // records after which the job FINISHES (0: unbounded; BATCH default 10000)
+	defaultRecordsPerSec   = 100
+	defaultBatchRecords    = 10000
+	defaultRestartAttempts = 2147483647
+)
+
+// Settings is what the fake takes from a cluster's Flink configuration.
+type Settings struct {
+	Slots              int
+	CheckpointInterval time.Duration
+	CheckpointsDir     string
+	SavepointsDir      string
+	NumRetained        int
+	HAEnabled          bool
+	HAClusterID        string
+	RestartAttempts    int
+	RestartDelay       time.Duration
+	Adaptive           bool
+	StoreDuration      time.Duration
+}
+
+// conf is a flat Flink configuration.
+type conf map[string]string
+
+func (c conf) first(keys ...string) string {
+	for _, k := range keys {
+		if v := strings.TrimSpace(c[k]); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func (c conf) intOr(def int, keys ...string) (int, error) {
+	v := c.first(keys...)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %q is not a number", keys[0], v)
+	}
+	return n, nil
+}
+
+func (c conf) durationOr(def time.Duration, key string) (time.Duration, error) {
+	v := c.first(key)
+	if v == "" {
+		return def, nil
+	}
+	d, err := ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", key, err)
+	}
+	return d, nil
+}
+
+// ParseSettings reads the settings from a flat Flink configuration.
+func ParseSettings(c map[string]string) (Settings, error) {
+	cf := conf(c)
+	var s Settings
+	var err error
+	if s.Slots, err = cf.intOr(1, keySlots); err != nil {
+		return s, err
+	}
+	if s.CheckpointInterval, err = cf.durationOr(0, keyCheckpointInterval); err != nil {
+		return s, err
+	}
+	s.CheckpointsDir = cf.first(keyCheckpointsDir, keyCheckpointsDirV2)
+	s.SavepointsDir = cf.first(keySavepointsDir, keySavepointsDirV2)
+	if s.NumRetained, err = cf.intOr(1, keyNumRetained, keyNumRetainedV2); err != nil {
+		return s, err
+	}
+	ha := cf.first(keyHAType, keyHALegacy)
+	s.HAEnabled = ha != "" && !strings.EqualFold(ha, "none")
+	s.HAClusterID = cf.first(keyHAClusterID, keyK8sClusterID)
+	strategy := strings.ToLower(cf.first(keyRestartStrategy))
+	defAttempts := 0
+	if s.CheckpointInterval > 0 || strategy == "fixed-delay" || strategy == "fixeddelay" {
+		defAttempts = defaultRestartAttempts
+	}
+	if strategy == "none" || strategy == "off" || strategy == "disable" {
+		defAttempts = 0
+	}
+	if s.RestartAttempts, err = cf.intOr(defAttempts, keyRestartAttempts); err != nil {
+		return s, err
+	}
+	if s.RestartDelay, err = cf.durationOr(time.Second, keyRestartDelay); err != nil {
+		return s, err
+	}
+	s.Adaptive = strings.EqualFold(cf.first(keyScheduler), "adaptive")
+	if s.StoreDuration, err = cf.durationOr(5*time.Minute, keyStoreDuration); err != nil {
+		return s, err
+	}
+	if s.Slots < 1 {
+		return s, fmt.Errorf("%s must be at least 1", keySlots)
+	}
+	return s, nil
+}
+
+// ProgramFromConfig is the job an application-mode JobManager runs, read from its
+// configuration: parallelism.default, the restore path, the fixed job id and the fake job's
+// rate and length.
+func ProgramFromConfig(c map[string]string, jarURI, entryClass string, args []string) (Program, error) {
+	cf := conf(c)
+	p := Program{JarURI: jarURI, EntryClass: entryClass, Args: args, Name: cf.first(keyPipelineName)}
+	var err error
+	if p.Parallelism, err = cf.intOr(1, keyParallelism); err != nil {
+		return p, err
+	}
+	p.RestorePath = cf.first(keyRestorePath, keyRestorePathV2)
+	p.AllowNonRestoredState = strings.EqualFold(cf.first(keyAllowNonRestored, keyAllowNonRestoredV2), "true")
+	if err := p.applyRates(cf); err != nil {
+		return p, err
+	}
+	return p, nil
+}
+
+func (p *Program) applyRates(cf conf) error {
+	rate, err := cf.intOr(defaultRecordsPerSec, KeyRecordsPerSecond)
+	if err != nil {
+		return err
+	}
+	def := 0
+	if strings.EqualFold(cf.first(keyRuntimeMode), "batch") {
+		def = defaultBatchRecords
+	}
+	records, err := cf.intOr(def, KeyRecords)
+	if err != nil {
+		return err
+	}
+	p.RecordsPerSecond, p.Records = int64(rate), int64(records)
+	return nil
+}
+
+// ParseDuration reads a duration in Flink's notation: a number with an optional unit
+// (ms, s, sec, min, m, h, d and their long forms); a bare number is milliseconds.
+func ParseDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(strings.ToLower(s))
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	n, err := strconv.ParseInt(s[:i], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration", s)
+	}
+	unit := strings.TrimSpace(s[i:])
+	var d time.Duration
+	switch unit {
+	case "", "ms", "milli", "millis", "millisecond", "milliseconds":
+		d = time.Millisecond
+	case "s", "sec", "secs", "second", "seconds":
+		d = time.Second
+	case "m", "min", "mins", "minute", "minutes":
+		d = time.Minute
+	case "h", "hour", "hours":
+		d = time.Hour
+	case "d", "day", "days":
+		d = 24 * time.Hour
+	default:
+		return 0, fmt.Errorf("%q has an unknown time unit %q", s, unit)
+	}
+	return time.Duration(n) * d, nil
+}

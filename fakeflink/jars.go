@@ -1,0 +1,197 @@
+package fakeflink
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Jar is an uploaded jar on a session cluster.
+type Jar struct {
+	ID       string
+	Name     string
+	Uploaded time.Time
+	Size     int
+}
+
+// RunRequest is POST /jars/:jarid/run.
+type RunRequest struct {
+	EntryClass            string
+	Args                  []string
+	Parallelism           int
+	JobID                 string
+	AllowNonRestoredState bool
+	SavepointPath         string
+	Config                map[string]string
+}
+
+// UploadJar stores a jar and returns its id ("<uuid>_<name>").
+func (c *Cluster) UploadJar(name string, data []byte) (Jar, error) {
+	if !strings.HasSuffix(name, ".jar") {
+		return Jar{}, errorf(KindBadRequest, "Only Jar files are allowed.")
+	}
+	u := c.newID()
+	id := fmt.Sprintf("%s-%s-%s-%s-%s_%s", u[0:8], u[8:12], u[12:16], u[16:20], u[20:32], name)
+	jar := Jar{ID: id, Name: name, Uploaded: c.Now(), Size: len(data)}
+	c.jars[id] = &jar
+	return jar, nil
+}
+
+// Jars lists the uploaded jars, by id.
+func (c *Cluster) Jars() []Jar {
+	out := make([]Jar, 0, len(c.jars))
+	for _, id := range slices.Sorted(maps.Keys(c.jars)) {
+		out = append(out, *c.jars[id])
+	}
+	return out
+}
+
+// DeleteJar removes an uploaded jar.
+func (c *Cluster) DeleteJar(id string) error {
+	if _, ok := c.jars[id]; !ok {
+		return errorf(KindBadRequest, "File %s does not exist in /tmp/flink-web-upload.", id)
+	}
+	delete(c.jars, id)
+	return nil
+}
+
+// RunJar submits a job from an uploaded jar on a session cluster and returns its job id.
+// A job id that is already running is a conflict ("already submitted").
+func (c *Cluster) RunJar(jarID string, req RunRequest) (string, error) {
+	if c.spec.Application != nil {
+		return "", errorf(KindBadRequest, "Jar submission is not supported by an application cluster.")
+	}
+	jar, ok := c.jars[jarID]
+	if !ok {
+		return "", errorf(KindBadRequest, "Jar file /tmp/flink-web-upload/%s does not exist", jarID)
+	}
+	id := req.JobID
+	if id == "" {
+		id = c.newID()
+	} else if existing, ok := c.jobs[id]; ok && !existing.Status.IsGloballyTerminal() {
+		return "", errorf(KindConflict, "Job has already been submitted. (JobID %s)", id)
+	}
+	merged := maps.Clone(c.spec.Config)
+	if merged == nil {
+		merged = map[string]string{}
+	}
+	maps.Copy(merged, req.Config)
+	prog, err := ProgramFromConfig(merged, "jar://"+jar.ID, req.EntryClass, req.Args)
+	if err != nil {
+		return "", errorf(KindBadRequest, "Could not execute application. %v", err)
+	}
+	if req.Parallelism > 0 {
+		prog.Parallelism = req.Parallelism
+	}
+	prog.Name = jar.Name
+	if req.SavepointPath != "" {
+		prog.RestorePath = req.SavepointPath
+	}
+	prog.AllowNonRestoredState = req.AllowNonRestoredState
+	if old, ok := c.jobs[id]; ok && old.Status.IsGloballyTerminal() {
+		delete(c.jobs, id)
+		c.order = slices.DeleteFunc(c.order, func(s string) bool { return s == id })
+	}
+	c.submit(prog, id, prog.RestorePath)
+	return id, nil
+}
+
+// VertexIDs are the ids of a job's two vertices (source, sink), derived from the job id.
+func VertexIDs(jobID string) [2]string {
+	return [2]string{vertexID(jobID, 1), vertexID(jobID, 2)}
+}
+
+func vertexID(jobID string, n int) string {
+	if len(jobID) < 32 {
+		jobID = fmt.Sprintf("%032s", jobID)
+	}
+	return fmt.Sprintf("%s%08x", jobID[:24], n)
+}
+
+// VertexNames are the names of a job's two vertices.
+var VertexNames = [2]string{"Source: fake-source", "Sink: fake-sink"}
+
+// ResourceRequirements returns the per-vertex parallelism bounds of a job.
+func (c *Cluster) ResourceRequirements(jobID string) (map[string][2]int, error) {
+	j, err := c.Job(jobID)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][2]int{}
+	for _, v := range VertexIDs(j.ID) {
+		out[v] = [2]int{1, j.parallelism}
+	}
+	return out, nil
+}
+
+// SetResourceRequirements rescales a job in place (adaptive scheduler only): the job restarts
+// from its latest checkpoint with the largest upper bound as its parallelism.
+func (c *Cluster) SetResourceRequirements(jobID string, req map[string][2]int) error {
+	j, err := c.Job(jobID)
+	if err != nil {
+		return err
+	}
+	if len(req) == 0 {
+		return errorf(KindBadRequest, "Request body does not specify resource requirements.")
+	}
+	if !c.settings.Adaptive {
+		return errorf(KindInternal, "java.lang.UnsupportedOperationException: The DefaultScheduler does not support changing the parallelism without a job restart. This feature is currently only expected to work with the AdaptiveScheduler.")
+	}
+	p := 0
+	vertices := VertexIDs(j.ID)
+	for v, b := range req {
+		if !slices.Contains(vertices[:], v) {
+			return errorf(KindBadRequest, "Job vertex %s does not exist.", v)
+		}
+		p = max(p, b[1])
+	}
+	if p == j.parallelism || j.Status.IsTerminal() {
+		j.parallelism = p
+		return nil
+	}
+	j.parallelism = p
+	if j.Status == StatusRunning {
+		now := c.Now()
+		_ = j.setStatus(StatusRestarting, now)
+		j.nextAction = now
+	}
+	return nil
+}
+
+// Config returns the cluster's effective configuration, sorted by key.
+func (c *Cluster) Config() [][2]string {
+	out := make([][2]string, 0, len(c.spec.Config))
+	for _, k := range slices.Sorted(maps.Keys(c.spec.Config)) {
+		out = append(out, [2]string{k, c.spec.Config[k]})
+	}
+	return out
+}
+
+// JobMetrics returns a job's job-scope metrics.
+func (c *Cluster) JobMetrics(jobID string) (map[string]string, error) {
+	j, err := c.Job(jobID)
+	if err != nil {
+		return nil, err
+	}
+	now := c.Now()
+	uptime := int64(0)
+	if j.Status == StatusRunning {
+		uptime = now.Sub(j.runningSince).Milliseconds()
+	}
+	completed := 0
+	for _, s := range j.checkpoints {
+		if s.Kind == KindCheckpoint {
+			completed++
+		}
+	}
+	return map[string]string{
+		"uptime":                       strconv.FormatInt(uptime, 10),
+		"numRestarts":                  strconv.Itoa(j.restarts),
+		"numberOfCompletedCheckpoints": strconv.Itoa(completed),
+		"numberOfFailedCheckpoints":    strconv.FormatInt(j.failures, 10),
+		"lastCheckpointDuration":       "0",
+	}, nil
+}

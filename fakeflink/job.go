@@ -1,0 +1,165 @@
+package fakeflink
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// JobStatus is a Flink job state.
+type JobStatus string
+
+// Flink's job states. CANCELLING has two Ls, CANCELED one, as in Flink.
+const (
+	StatusInitializing JobStatus = "INITIALIZING"
+	StatusCreated      JobStatus = "CREATED"
+	StatusRunning      JobStatus = "RUNNING"
+	StatusFailing      JobStatus = "FAILING"
+	StatusFailed       JobStatus = "FAILED"
+	StatusCancelling   JobStatus = "CANCELLING"
+	StatusCanceled     JobStatus = "CANCELED"
+	StatusFinished     JobStatus = "FINISHED"
+	StatusRestarting   JobStatus = "RESTARTING"
+	StatusSuspended    JobStatus = "SUSPENDED"
+	StatusReconciling  JobStatus = "RECONCILING"
+)
+
+// AllStatuses lists every job state, in Flink's declaration order.
+var AllStatuses = []JobStatus{
+	StatusInitializing, StatusCreated, StatusRunning, StatusFailing, StatusFailed, StatusCancelling,
+	StatusCanceled, StatusFinished, StatusRestarting, StatusSuspended, StatusReconciling,
+}
+
+// transitions are the legal job state changes, after Flink's JobStatus state machine.
+var transitions = map[JobStatus][]JobStatus{
+	StatusInitializing: {StatusCreated, StatusFailed, StatusCanceled},
+	StatusCreated:      {StatusRunning, StatusCancelling, StatusFailing, StatusFailed, StatusSuspended, StatusCanceled},
+	StatusRunning:      {StatusFailing, StatusCancelling, StatusRestarting, StatusFinished, StatusSuspended, StatusFailed},
+	StatusFailing:      {StatusFailed, StatusRestarting, StatusCancelling},
+	StatusRestarting:   {StatusCreated, StatusRunning, StatusCancelling, StatusCanceled, StatusSuspended, StatusFailed},
+	StatusCancelling:   {StatusCanceled},
+	StatusReconciling:  {StatusRunning, StatusFailing, StatusCancelling, StatusFailed, StatusFinished, StatusSuspended},
+}
+
+// CanTransition reports whether a job may go from one state to another.
+func CanTransition(from, to JobStatus) bool { return slices.Contains(transitions[from], to) }
+
+// IsGloballyTerminal reports whether a state ends the job for good (FAILED, CANCELED,
+// FINISHED); Flink then drops the job's HA metadata.
+func (s JobStatus) IsGloballyTerminal() bool {
+	return s == StatusFailed || s == StatusCanceled || s == StatusFinished
+}
+
+// IsTerminal reports whether the job no longer runs (globally terminal or SUSPENDED).
+func (s JobStatus) IsTerminal() bool { return s.IsGloballyTerminal() || s == StatusSuspended }
+
+// Program is what a job runs: the fake's stand-in for a JobGraph.
+type Program struct {
+	Name                  string
+	JarURI                string
+	EntryClass            string
+	Args                  []string
+	Parallelism           int
+	RestorePath           string
+	AllowNonRestoredState bool
+	// RecordsPerSecond is the rate at which the job's offset grows while it runs.
+	RecordsPerSecond int64
+	// Records is the input length of a bounded job, which FINISHES on reaching it; 0 means
+	// unbounded.
+	Records int64
+}
+
+// Job is one job on the fake JobManager.
+type Job struct {
+	ID      string
+	Program Program
+	Status  JobStatus
+	// Timestamps holds when the job first entered each state.
+	Timestamps map[JobStatus]time.Time
+	StartTime  time.Time
+	EndTime    time.Time
+	// LastModification is when the job last changed state.
+	LastModification time.Time
+
+	// offset is the job state at runningSince; while RUNNING it grows at the program's rate.
+	offset       int64
+	runningSince time.Time
+	parallelism  int
+
+	// nextAction is when the job's pending state change (start, restart, cancel) happens.
+	nextAction     time.Time
+	nextCheckpoint time.Time
+	restarts       int
+	checkpointSeq  int64
+	checkpoints    []Snapshot // completed checkpoints (and savepoints) of this job, oldest first
+	failures       int64
+	restored       *Snapshot
+	// FailureCause is the exception that failed (or restarted) the job last.
+	FailureCause string
+	// Exceptions is the job's exception history, oldest first.
+	Exceptions []Exception
+}
+
+// Exception is one entry of a job's exception history.
+type Exception struct {
+	Name       string
+	Message    string
+	StackTrace string
+	Time       time.Time
+}
+
+// Offset is the job's state at time t.
+func (j *Job) Offset(t time.Time) int64 {
+	if j.Status != StatusRunning || t.Before(j.runningSince) {
+		return j.offset
+	}
+	off := j.offset + t.Sub(j.runningSince).Milliseconds()*j.Program.RecordsPerSecond/1000
+	if j.Program.Records > 0 && off > j.Program.Records {
+		off = j.Program.Records
+	}
+	return off
+}
+
+// Parallelism is the job's current parallelism.
+func (j *Job) Parallelism() int { return j.parallelism }
+
+// Restored is the snapshot the job's current run restored from, or nil.
+func (j *Job) Restored() *Snapshot { return j.restored }
+
+// Checkpoints are the job's completed checkpoints and savepoints, oldest first.
+func (j *Job) Checkpoints() []Snapshot { return slices.Clone(j.checkpoints) }
+
+// Restarts is how many times the job restarted after a failure.
+func (j *Job) Restarts() int { return j.restarts }
+
+// setStatus moves the job to a new state, refusing illegal changes.
+func (j *Job) setStatus(to JobStatus, now time.Time) error {
+	if !CanTransition(j.Status, to) {
+		return fmt.Errorf("job %s: illegal transition %s → %s", j.ID, j.Status, to)
+	}
+	if to == StatusRunning {
+		j.runningSince = now
+	}
+	if j.Status == StatusRunning {
+		j.offset = j.Offset(now)
+	}
+	j.Status = to
+	j.LastModification = now
+	if _, seen := j.Timestamps[to]; !seen {
+		j.Timestamps[to] = now
+	}
+	if to.IsTerminal() {
+		j.EndTime = now
+	}
+	return nil
+}
+
+// finishTime is when a running bounded job reaches its input's end.
+func (j *Job) finishTime() (time.Time, bool) {
+	if j.Status != StatusRunning || j.Program.Records <= 0 || j.Program.RecordsPerSecond <= 0 {
+		return time.Time{}, false
+	}
+	left := j.Program.Records - j.offset
+	ms := (left*1000 + j.Program.RecordsPerSecond - 1) / j.Program.RecordsPerSecond
+	return j.runningSince.Add(time.Duration(ms) * time.Millisecond), true
+}

@@ -1,0 +1,191 @@
+package fakeflink
+
+import (
+	"fmt"
+	"time"
+)
+
+// submit adds a job that restores from restorePath (empty: from scratch). A restore path that
+// is not in the store fails the job, as in Flink.
+func (c *Cluster) submit(prog Program, id, restorePath string) *Job {
+	now := c.Now()
+	if prog.Parallelism < 1 {
+		prog.Parallelism = 1
+	}
+	if prog.Name == "" {
+		prog.Name = "fake-job"
+	}
+	j := &Job{
+		ID: id, Program: prog, Status: StatusInitializing, StartTime: now, LastModification: now,
+		Timestamps: map[JobStatus]time.Time{StatusInitializing: now}, parallelism: prog.Parallelism,
+		nextAction: now.Add(c.opts.Timing.JobStart),
+	}
+	c.jobs[id] = j
+	c.order = append(c.order, id)
+	if restorePath != "" {
+		snap, ok := c.opts.Store.Get(restorePath)
+		if !ok {
+			c.recordException(j, "java.io.FileNotFoundException",
+				fmt.Sprintf("Cannot find checkpoint or savepoint file/directory '%s' on file system 'file'.", restorePath), now)
+			_ = j.setStatus(StatusFailed, now)
+			return j
+		}
+		j.offset, j.restored, j.checkpointSeq = snap.Offset, &snap, snap.ID
+	}
+	c.starts = append(c.starts, JobStart{JobID: id, Time: now, RestorePath: restorePath, Offset: j.offset})
+	if c.settings.HAEnabled {
+		rec := HAJob{JobID: id, Program: prog}
+		rec.Program.RestorePath = restorePath
+		_ = c.opts.HA.Save(c.settings.HAClusterID, rec)
+	}
+	return j
+}
+
+// Tick processes everything due at the clock's current time: job starts and restarts,
+// periodic checkpoints, bounded jobs finishing, cancellations and triggered operations. It does
+// nothing while the JobManager is down.
+func (c *Cluster) Tick() {
+	if !c.up {
+		return
+	}
+	now := c.Now()
+	for _, j := range c.orderedJobs() {
+		c.tickJob(j, now)
+	}
+	c.tickOperations(now)
+}
+
+func (c *Cluster) tickJob(j *Job, now time.Time) {
+	// Periodic checkpoints and the end of a bounded input happen in time order.
+	for j.Status == StatusRunning {
+		fin, bounded := j.finishTime()
+		cp := j.nextCheckpoint
+		hasCP := c.settings.CheckpointInterval > 0 && !cp.IsZero()
+		switch {
+		case bounded && !fin.After(now) && (!hasCP || !cp.Before(fin)):
+			_ = j.setStatus(StatusFinished, fin)
+			c.terminated(j)
+		case hasCP && !cp.After(now):
+			c.periodicCheckpoint(j, cp)
+			j.nextCheckpoint = cp.Add(c.settings.CheckpointInterval)
+		default:
+			return
+		}
+	}
+	if j.nextAction.IsZero() || j.nextAction.After(now) {
+		if j.Status == StatusCreated {
+			c.schedule(j, now)
+		}
+		return
+	}
+	at := j.nextAction
+	j.nextAction = time.Time{}
+	switch j.Status {
+	case StatusInitializing:
+		_ = j.setStatus(StatusCreated, at)
+		c.schedule(j, now)
+	case StatusCancelling:
+		_ = j.setStatus(StatusCanceled, at)
+		c.terminated(j)
+	case StatusRestarting:
+		c.restoreLatest(j)
+		c.schedule(j, now)
+	}
+}
+
+// schedule moves a CREATED or RESTARTING job to RUNNING when enough slots are free.
+func (c *Cluster) schedule(j *Job, now time.Time) {
+	if c.totalSlots()-c.UsedSlots() < j.parallelism {
+		if j.Status == StatusRestarting {
+			_ = j.setStatus(StatusCreated, now)
+		}
+		return
+	}
+	_ = j.setStatus(StatusRunning, now)
+	if c.settings.CheckpointInterval > 0 {
+		j.nextCheckpoint = now.Add(c.settings.CheckpointInterval)
+	}
+	c.tickJob(j, now) // a bounded job may already be at its end
+}
+
+// restoreLatest resets a restarting job to its latest completed checkpoint, or to the snapshot
+// its run started from.
+func (c *Cluster) restoreLatest(j *Job) {
+	for i := len(j.checkpoints) - 1; i >= 0; i-- {
+		if s := j.checkpoints[i]; s.Kind == KindCheckpoint {
+			j.offset, j.restored = s.Offset, &s
+			return
+		}
+	}
+	if j.restored != nil {
+		j.offset = j.restored.Offset
+		return
+	}
+	j.offset = 0
+}
+
+// failJob fails a job with an exception: it restarts while the restart strategy allows,
+// otherwise it FAILS for good.
+func (c *Cluster) failJob(j *Job, class, msg string, now time.Time) {
+	if j.Status.IsTerminal() {
+		return
+	}
+	c.recordException(j, class, msg, now)
+	if j.restarts < c.settings.RestartAttempts && CanTransition(j.Status, StatusRestarting) {
+		j.restarts++
+		_ = j.setStatus(StatusRestarting, now)
+		j.nextAction = now.Add(c.settings.RestartDelay)
+		return
+	}
+	if j.Status != StatusFailing {
+		_ = j.setStatus(StatusFailing, now)
+	}
+	_ = j.setStatus(StatusFailed, now)
+	c.terminated(j)
+}
+
+func (c *Cluster) recordException(j *Job, class, msg string, now time.Time) {
+	trace := fmt.Sprintf("%s: %s\n\tat org.apache.flink.fake.FakeJob.run(FakeJob.java:42)\n", class, msg)
+	j.FailureCause = class + ": " + msg
+	j.Exceptions = append(j.Exceptions, Exception{Name: class, Message: msg, StackTrace: trace, Time: now})
+}
+
+// terminated drops the HA metadata of a globally terminal job, as Flink does.
+func (c *Cluster) terminated(j *Job) {
+	if c.settings.HAEnabled && j.Status.IsGloballyTerminal() {
+		_ = c.opts.HA.Remove(c.settings.HAClusterID, j.ID)
+	}
+}
+
+// CancelJob cancels a job (PATCH /jobs/:id?mode=cancel).
+func (c *Cluster) CancelJob(id string) error {
+	j, ok := c.jobs[id]
+	if !ok {
+		return errorf(KindNotFound, "Job could not be found.")
+	}
+	if j.Status.IsTerminal() {
+		return errorf(KindConflict, "Job cancellation failed because the job has already reached another terminal state (%s).", j.Status)
+	}
+	now := c.Now()
+	switch j.Status {
+	case StatusCancelling:
+		return nil
+	case StatusInitializing:
+		_ = j.setStatus(StatusCanceled, now)
+		c.terminated(j)
+		return nil
+	}
+	_ = j.setStatus(StatusCancelling, now)
+	j.nextAction = now.Add(c.opts.Timing.Cancel)
+	return nil
+}
+
+// FailJob makes a job throw an exception (a fault): it restarts per its restart strategy.
+func (c *Cluster) FailJob(id, message string) error {
+	j, err := c.Job(id)
+	if err != nil {
+		return err
+	}
+	c.failJob(j, "java.lang.RuntimeException", message, c.Now())
+	return nil
+}
