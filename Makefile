@@ -77,6 +77,22 @@ test-integration: envtest-assets ## Run the envtest tests against a real kube-ap
 envtest-assets: ## Put kube-apiserver (built from the Go module proxy) and etcd into ./bin/k8s.
 	hack/envtest-assets.sh
 
+##@ Build
+
+.PHONY: build
+build: ## Build the binaries into ./bin (fakeflink).
+	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o $(LOCALBIN)/fakeflink ./cmd/fakeflink
+
+.PHONY: fakeflink-image
+fakeflink-image: ## Build the fakeflink container image (needs a Docker engine).
+	mkdir -p $(LOCALBIN)/image
+	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o $(LOCALBIN)/image/fakeflink ./cmd/fakeflink
+	docker build -f cmd/fakeflink/Dockerfile -t flinkop/fakeflink:dev $(LOCALBIN)/image
+
+.PHONY: bench
+bench: ## Run the benchmarks (fakeflink simulation speed, …).
+	go test -run '^$$' -bench . -benchmem ./...
+
 ##@ Tools
 
 $(CONTROLLER_GEN):

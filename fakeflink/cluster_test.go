@@ -338,3 +338,21 @@ func TestDisposal(t *testing.T) {
 		t.Error("disposing a missing savepoint succeeded")
 	}
 }
+
+func TestRetainedCheckpointsAndBoundedHistory(t *testing.T) {
+	w := newWorld(t)
+	c := w.app("retain", statefulConf("state.checkpoints.num-retained", "3"))
+	w.advance(2000*time.Second, c)
+	files := w.store.List("file:///data/checkpoints/")
+	if len(files) != 3 {
+		t.Fatalf("store holds %d checkpoints, want the 3 retained", len(files))
+	}
+	j := onlyJob(t, c)
+	if n := len(j.Checkpoints()); n > maxHistory {
+		t.Errorf("job remembers %d snapshots, want at most %d", n, maxHistory)
+	}
+	newest := j.Checkpoints()[len(j.Checkpoints())-1]
+	if _, ok := w.store.Get(newest.Path); !ok {
+		t.Errorf("newest checkpoint %s missing from the store", newest.Path)
+	}
+}

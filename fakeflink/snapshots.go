@@ -213,7 +213,11 @@ func (c *Cluster) takeCheckpoint(j *Job, at time.Time) Snapshot {
 	return snap
 }
 
-// retain deletes the job's externalized checkpoints beyond the retained count.
+// maxHistory bounds the snapshots a job remembers (Flink's statistics keep a short history).
+const maxHistory = 64
+
+// retain deletes the externalized checkpoint that just fell out of the retained count (older
+// ones were deleted when their turn came) and bounds the job's history.
 func (c *Cluster) retain(j *Job) {
 	kept := 0
 	for i := len(j.checkpoints) - 1; i >= 0; i-- {
@@ -221,10 +225,13 @@ func (c *Cluster) retain(j *Job) {
 		if s.Kind != KindCheckpoint || s.Path == "" || s.Path[0] == '<' {
 			continue
 		}
-		kept++
-		if kept > c.settings.NumRetained {
+		if kept++; kept > c.settings.NumRetained {
 			c.opts.Store.Delete(s.Path)
+			break
 		}
+	}
+	if n := len(j.checkpoints); n > maxHistory {
+		j.checkpoints = slices.Clone(j.checkpoints[n-maxHistory:])
 	}
 }
 

@@ -1,4 +1,8 @@
-// Package flink is the only package that speaks Flink's REST API: a typed client with context and
-// timeouts on every call, small role interfaces defined by their users, and typed errors
-// (IsNotFound, IsUnavailable, IsConflict). It arrives with the fakeflink issue.
+// Package flink is the only package that speaks Flink's JobManager REST API. Client is a typed
+// client with a context and a timeout on every call; its results follow Flink's real payloads,
+// including where they differ from the generated OpenAPI spec (bare metric arrays, the
+// SerializedThrowable shape, camelCase failureCause for checkpoints, null operations while an
+// async operation runs). Errors are *Error values; IsNotFound, IsUnavailable, IsConflict and
+// IsBadRequest classify them through errors.As. The role interfaces in roles.go are the small
+// views the operator's packages depend on.
 package flink

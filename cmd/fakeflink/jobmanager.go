@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"math/rand"
+	"net"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/utils/clock"
+
+	"github.com/flinkop/flinkop/fakeflink"
+	"github.com/flinkop/flinkop/fakeflink/rest"
+)
+
+// jobManager is a fake JobManager process: the REST server plus the TaskManager registry.
+type jobManager struct {
+	clock            clock.PassiveClock
+	rest             *rest.Server
+	heartbeatTimeout time.Duration
+	lastSeen         map[string]time.Time // guarded by rest.Do
+}
+
+func newJobManager(o *options, clk clock.PassiveClock) (*jobManager, error) {
+	id := o.conf["kubernetes.cluster-id"]
+	if id == "" {
+		id = "fakeflink"
+	}
+	spec := fakeflink.ClusterSpec{ID: id, Config: o.conf, FlinkVersion: o.conf["fakeflink.flink-version"]}
+	if o.mode == "standalone-job" {
+		if err := applicationSpec(o, &spec); err != nil {
+			return nil, err
+		}
+	}
+	cluster, err := fakeflink.NewCluster(spec, fakeflink.Options{Clock: clk, Rand: rand.New(rand.NewSource(o.seed))})
+	if err != nil {
+		return nil, err
+	}
+	if err := cluster.StartJobManager(); err != nil {
+		return nil, err
+	}
+	timeout := 50 * time.Second
+	if v := o.conf["heartbeat.timeout"]; v != "" {
+		if timeout, err = fakeflink.ParseDuration(v); err != nil {
+			return nil, fmt.Errorf("heartbeat.timeout: %w", err)
+		}
+	}
+	return &jobManager{clock: clk, rest: rest.NewServer(cluster), heartbeatTimeout: timeout, lastSeen: map[string]time.Time{}}, nil
+}
+
+// applicationSpec makes spec an application cluster running the job of the command line.
+func applicationSpec(o *options, spec *fakeflink.ClusterSpec) error {
+	conf := maps.Clone(o.conf)
+	if o.job.fromSavepoint != "" {
+		conf["execution.savepoint.path"] = o.job.fromSavepoint
+	}
+	if o.job.allowNonRestored {
+		conf["execution.savepoint.ignore-unclaimed-state"] = "true"
+	}
+	if o.job.jobID != "" {
+		conf["$internal.pipeline.job-id"] = o.job.jobID
+	}
+	jar := strings.Split(conf["pipeline.jars"], ";")[0]
+	prog, err := fakeflink.ProgramFromConfig(conf, jar, o.job.className, o.job.args)
+	if err != nil {
+		return err
+	}
+	if prog.Name == "" {
+		prog.Name = o.job.className
+	}
+	spec.Config, spec.Application = conf, &prog
+	return nil
+}
+
+// handler serves Flink's REST API plus the TaskManager registration endpoint.
+func (jm *jobManager) handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /fakeflink/taskmanagers/{id}", func(w http.ResponseWriter, r *http.Request) {
+		slots, err := strconv.Atoi(r.URL.Query().Get("slots"))
+		if err != nil || slots < 1 {
+			http.Error(w, "slots must be a positive number", http.StatusBadRequest)
+			return
+		}
+		jm.rest.Do(func(c *fakeflink.Cluster) {
+			c.RegisterTaskManager(r.PathValue("id"), slots)
+			jm.lastSeen[r.PathValue("id")] = jm.clock.Now()
+		})
+		w.WriteHeader(http.StatusNoContent)
+	})
+	mux.Handle("/", jm.rest)
+	return mux
+}
+
+// tick advances the cluster and drops TaskManagers whose heartbeats stopped.
+func (jm *jobManager) tick() {
+	jm.rest.Do(func(c *fakeflink.Cluster) {
+		now := jm.clock.Now()
+		for _, id := range slices.Sorted(maps.Keys(jm.lastSeen)) {
+			if now.Sub(jm.lastSeen[id]) > jm.heartbeatTimeout {
+				c.RemoveTaskManager(id)
+				delete(jm.lastSeen, id)
+			}
+		}
+		c.Tick()
+	})
+}
+
+func runJobManager(ctx context.Context, o *options, out io.Writer) error {
+	jm, err := newJobManager(o, clock.RealClock{})
+	if err != nil {
+		return err
+	}
+	addr := net.JoinHostPort(o.conf["rest.bind-address"], strconv.Itoa(confInt(o.conf, "rest.port", 8081)))
+	lis, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: jm.handler(), ReadHeaderTimeout: 10 * time.Second}
+	_, _ = fmt.Fprintf(out, "fakeflink %s: REST API on %s\n", o.mode, lis.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(lis) }()
+	ticker := time.NewTicker(100 * time.Millisecond)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			return srv.Shutdown(shutdown)
+		case err := <-errc:
+			if errors.Is(err, http.ErrServerClosed) {
+				return nil
+			}
+			return err
+		case <-ticker.C:
+			jm.tick()
+		}
+	}
+}

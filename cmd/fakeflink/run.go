@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+const usage = `fakeflink — a fake Flink JobManager/TaskManager speaking Flink's REST API.
+
+Usage:
+  fakeflink jobmanager [flags]                       session-cluster JobManager
+  fakeflink standalone-job [flags] [job options] [program args...]
+                                                     application-cluster JobManager
+  fakeflink taskmanager [flags]                      TaskManager (registers with the JobManager)
+
+Flags (all modes):
+  --conf-dir DIR   Flink configuration directory (default $FLINK_CONF_DIR or /opt/flink/conf);
+                   config.yaml (Flink >= 1.19, nested YAML allowed) or flink-conf.yaml is read,
+                   then every "key: value" line of $FLINK_PROPERTIES overrides it.
+  -D key=value     set one configuration key (repeatable).
+  --seed N         seed of the fake's random source (default: from the clock).
+
+Job options (standalone-job), as Flink's StandaloneApplicationClusterEntryPoint takes them:
+  --job-classname CLASS, --job-id ID, -s|--fromSavepoint PATH, -n|--allowNonRestoredState
+
+Configuration the fake reads: rest.port (8081), rest.address / jobmanager.rpc.address,
+kubernetes.cluster-id, taskmanager.numberOfTaskSlots, parallelism.default,
+execution.checkpointing.interval, state.checkpoints.dir, state.savepoints.dir,
+state.checkpoints.num-retained, high-availability.type, restart-strategy.*,
+jobmanager.scheduler, execution.savepoint.path, execution.runtime-mode, heartbeat.timeout,
+and two of its own: fakeflink.job.records-per-second (100) and fakeflink.job.records
+(input length of a bounded job; 0 = unbounded, BATCH default 10000).
+
+A TaskManager registers with http://<jobmanager.rpc.address>:<rest.port>/fakeflink/taskmanagers/<id>
+and heartbeats there; the JobManager drops it after heartbeat.timeout (50s) without one.
+Checkpoints, savepoints and HA metadata live in the JobManager's memory.
+`
+
+// run dispatches a command line; it returns when ctx ends or the process fails.
+func run(ctx context.Context, args []string) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		_, _ = io.WriteString(os.Stdout, usage)
+		if len(args) == 0 {
+			return errors.New("no mode given (jobmanager, standalone-job or taskmanager)")
+		}
+		return nil
+	}
+	opts, err := parseFlags(args[0], args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		_, _ = io.WriteString(os.Stdout, usage)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	switch args[0] {
+	case "jobmanager", "standalone-job":
+		return runJobManager(ctx, opts, os.Stdout)
+	case "taskmanager":
+		return runTaskManager(ctx, opts, os.Stdout)
+	}
+	return fmt.Errorf("unknown mode %q (jobmanager, standalone-job or taskmanager)", args[0])
+}

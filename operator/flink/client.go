@@ -1,0 +1,113 @@
+package flink
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// DefaultTimeout bounds every call unless the context has an earlier deadline.
+const DefaultTimeout = 10 * time.Second
+
+// Client calls one JobManager's REST API.
+type Client struct {
+	base    string
+	http    *http.Client
+	timeout time.Duration
+}
+
+// Option configures a Client.
+type Option func(*Client)
+
+// WithTransport sends requests through rt (the chaos package wraps it to inject faults; tests
+// use mocks).
+func WithTransport(rt http.RoundTripper) Option {
+	return func(c *Client) { c.http = &http.Client{Transport: rt} }
+}
+
+// WithTimeout sets the per-call timeout.
+func WithTimeout(d time.Duration) Option { return func(c *Client) { c.timeout = d } }
+
+// NewClient returns a client of the JobManager at baseURL (e.g. http://basic-rest.ns:8081).
+func NewClient(baseURL string, opts ...Option) *Client {
+	c := &Client{
+		base:    strings.TrimSuffix(baseURL, "/"),
+		http:    &http.Client{Transport: http.DefaultTransport},
+		timeout: DefaultTimeout,
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// BaseURL is the JobManager address the client calls.
+func (c *Client) BaseURL() string { return c.base }
+
+// call sends a JSON request and decodes a JSON answer into out (when out is not nil).
+func (c *Client) call(ctx context.Context, method, path string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		data, err := json.Marshal(in)
+		if err != nil {
+			return &Error{Method: method, Path: path, Err: fmt.Errorf("encode request: %w", err)}
+		}
+		body = bytes.NewReader(data)
+	}
+	return c.send(ctx, method, path, body, "application/json", out)
+}
+
+func (c *Client) send(ctx context.Context, method, path string, body io.Reader, contentType string, out any) error {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
+	if err != nil {
+		return &Error{Method: method, Path: path, Err: err}
+	}
+	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", contentType)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return &Error{Method: method, Path: path, Err: err}
+	}
+	defer func() { _ = resp.Body.Close() }()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return &Error{Method: method, Path: path, StatusCode: 0, Err: fmt.Errorf("read answer: %w", err)}
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		e := &Error{Method: method, Path: path, StatusCode: resp.StatusCode}
+		var eb struct {
+			Errors []string `json:"errors"`
+		}
+		if json.Unmarshal(data, &eb) == nil {
+			e.Messages = eb.Errors
+		}
+		if len(e.Messages) == 0 {
+			e.Err = fmt.Errorf("answer: %.200s", data)
+		}
+		return e
+	}
+	if out == nil || len(bytes.TrimSpace(data)) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return &Error{Method: method, Path: path, StatusCode: resp.StatusCode, Err: fmt.Errorf("decode answer: %w", err)}
+	}
+	return nil
+}
+
+// escape escapes one path segment.
+func escape(s string) string { return url.PathEscape(s) }
+
+// errNoTrigger is returned when a trigger answer carries no request-id.
+var errNoTrigger = errors.New("answer has no request-id")
