@@ -356,3 +356,17 @@ func TestRetainedCheckpointsAndBoundedHistory(t *testing.T) {
 		t.Errorf("newest checkpoint %s missing from the store", newest.Path)
 	}
 }
+
+func TestDeletedHAMetadataMeansNoRecovery(t *testing.T) {
+	w := newWorld(t)
+	c := w.app("lost-ha", statefulConf(haKeys...))
+	w.advance(25*time.Second, c)
+	w.ha.DeleteCluster("lost-ha")
+	c.CrashJobManager()
+	_ = c.StartJobManager()
+	w.advance(2*time.Second, c)
+	j := onlyJob(t, c)
+	if got := j.Offset(w.clock.Now()); got != 0 || j.Restored() != nil {
+		t.Errorf("with its HA metadata deleted the application restarted at offset %d from %v, want a fresh start", got, j.Restored())
+	}
+}
