@@ -1,4 +1,5 @@
-// Package config holds the operator's options (kubernetes.operator.*) with the Apache operator's
-// names and defaults, read from a file and overridden per resource through flinkConfiguration. It
-// arrives with the operator-core issue.
+// Package config holds the operator's options (kubernetes.operator.*) with the Apache
+// operator's names and defaults. Options come from a file of flat "key: value" lines (the
+// operator's default configuration), and a resource's flinkConfiguration may override the
+// kubernetes.operator.* keys for that resource alone.
 package config

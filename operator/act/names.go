@@ -1,0 +1,62 @@
+package act
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+)
+
+// Labels, annotations and names the operator puts on the objects it renders.
+const (
+	// LabelApp is the resource name on every rendered object.
+	LabelApp = "app"
+	// LabelComponent is jobmanager or taskmanager on pods and Deployments.
+	LabelComponent = "component"
+	// LabelManagedBy marks objects Flinkop owns.
+	LabelManagedBy = "app.kubernetes.io/managed-by"
+	// ManagedBy is the value of LabelManagedBy.
+	ManagedBy = "flinkop"
+	// AnnotationGeneration on the JobManager Deployment is the FlinkDeployment generation it
+	// was rendered for: after a crash the operator can tell whether a deploy already happened.
+	AnnotationGeneration = "flinkop.io/generation"
+	// ComponentJobManager and ComponentTaskManager are the LabelComponent values.
+	ComponentJobManager  = "jobmanager"
+	ComponentTaskManager = "taskmanager"
+	// MainContainer is the Flink container in every pod (the name the Apache operator uses).
+	MainContainer = "flink-main-container"
+	// RESTPort is the JobManager REST port.
+	RESTPort = 8081
+	// ConfDir is where the flink-config ConfigMap is mounted.
+	ConfDir = "/opt/flink/conf"
+)
+
+// JobManagerName is the JobManager Deployment's name.
+func JobManagerName(name string) string { return name }
+
+// TaskManagerName is the TaskManager Deployment's name.
+func TaskManagerName(name string) string { return name + "-taskmanager" }
+
+// RESTServiceName is the JobManager REST Service's name.
+func RESTServiceName(name string) string { return name + "-rest" }
+
+// InternalServiceName is the JobManager RPC/blob Service's name (jobmanager.rpc.address).
+func InternalServiceName(name string) string { return name }
+
+// ConfigMapName is the flink-config ConfigMap's name.
+func ConfigMapName(name string) string { return "flink-config-" + name }
+
+// HAConfigMapPrefix is the prefix of the ConfigMaps Flink's Kubernetes HA services keep for a
+// cluster id (<cluster-id>-cluster-config-map, <cluster-id>-<job-id>-config-map, …).
+func HAConfigMapPrefix(clusterID string) string { return clusterID + "-" }
+
+// JobID derives the job id of one deployment of a resource: stable for a (uid, generation)
+// pair, so a repeated deploy of the same generation never makes a second job.
+func JobID(uid string, generation int64) string {
+	sum := sha256.Sum256(fmt.Appendf(nil, "%s/%d", uid, generation))
+	return hex.EncodeToString(sum[:16])
+}
+
+// Selector are the labels selecting a resource's pods of one component.
+func Selector(name, component string) map[string]string {
+	return map[string]string{LabelApp: name, LabelComponent: component}
+}

@@ -1,0 +1,172 @@
+package act
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+)
+
+// Cluster is what Render needs to render one deployment of a FlinkDeployment.
+type Cluster struct {
+	// Resource is the FlinkDeployment (name, namespace, uid for the owner reference).
+	Resource *flinkv1beta1.FlinkDeployment
+	// Spec is the spec to deploy (the reconciled spec, which may differ from Resource.Spec).
+	Spec flinkv1beta1.FlinkDeploymentSpec
+	// Generation is the generation Spec belongs to; it goes into AnnotationGeneration.
+	Generation int64
+	// JobID is the application job's id (empty for a session cluster).
+	JobID string
+	// RestorePath is the savepoint or checkpoint the job starts from ("" for none or HA).
+	RestorePath string
+}
+
+// Objects are the rendered objects of one cluster.
+type Objects struct {
+	ConfigMap       *corev1.ConfigMap
+	JobManager      *appsv1.Deployment
+	TaskManager     *appsv1.Deployment
+	RESTService     *corev1.Service
+	InternalService *corev1.Service
+}
+
+// All lists the objects in creation order (configuration and services before pods).
+func (o *Objects) All() []client.Object {
+	return []client.Object{o.ConfigMap, o.InternalService, o.RESTService, o.JobManager, o.TaskManager}
+}
+
+// Render renders a cluster. It fails only on a configuration that does not flatten.
+func Render(c Cluster) (*Objects, error) {
+	conf, err := c.Spec.FlinkConfiguration.Flatten()
+	if err != nil {
+		return nil, fmt.Errorf("flinkConfiguration: %w", err)
+	}
+	d := c.Resource
+	flinkConf := EffectiveConfig(c, conf)
+	cm, err := renderConfigMap(c, flinkConf)
+	if err != nil {
+		return nil, err
+	}
+	objs := &Objects{
+		ConfigMap:       cm,
+		JobManager:      renderJobManager(c),
+		TaskManager:     renderTaskManager(c, flinkConf),
+		RESTService:     renderService(d, RESTServiceName(d.Name), []corev1.ServicePort{{Name: "rest", Port: RESTPort, TargetPort: intstr.FromInt32(RESTPort)}}, false),
+		InternalService: renderService(d, InternalServiceName(d.Name), []corev1.ServicePort{{Name: "jobmanager-rpc", Port: 6123}, {Name: "blobserver", Port: 6124}}, true),
+	}
+	return objs, nil
+}
+
+// EffectiveConfig is the Flink configuration the cluster runs with: the user's flattened
+// configuration plus the keys the operator owns (cluster id, addresses, the job to run and
+// where it restores from).
+func EffectiveConfig(c Cluster, userConf map[string]string) map[string]string {
+	d := c.Resource
+	conf := maps.Clone(userConf)
+	set := func(k, v string) { conf[k] = v }
+	setDefault := func(k, v string) {
+		if _, ok := conf[k]; !ok {
+			conf[k] = v
+		}
+	}
+	set("kubernetes.cluster-id", d.Name)
+	set("kubernetes.namespace", d.Namespace)
+	set("jobmanager.rpc.address", InternalServiceName(d.Name)+"."+d.Namespace)
+	set("rest.port", strconv.Itoa(RESTPort))
+	setDefault("jobmanager.rpc.port", "6123")
+	setDefault("blob.server.port", "6124")
+	setDefault("taskmanager.rpc.port", "6122")
+	if flinkv1beta1.HAEnabled(conf) {
+		setDefault("high-availability.cluster-id", d.Name)
+	}
+	if j := c.Spec.Job; j != nil {
+		set("$internal.deployment.config-dir", ConfDir)
+		set("pipeline.jars", j.JarURI)
+		set("execution.target", "embedded")
+		set("execution.shutdown-on-application-finish", "false")
+		set("execution.submit-failed-job-on-application-error", "true")
+		setDefault("execution.checkpointing.externalized-checkpoint-retention", "RETAIN_ON_CANCELLATION")
+		if c.JobID != "" {
+			set("$internal.pipeline.job-id", c.JobID)
+		}
+		if j.Parallelism != nil {
+			set("parallelism.default", strconv.Itoa(int(*j.Parallelism)))
+		}
+		if j.EntryClass != "" {
+			set("$internal.application.main", j.EntryClass)
+		}
+		if len(j.Args) > 0 {
+			set("$internal.application.program-args", strings.Join(j.Args, ";"))
+		}
+		delete(conf, "execution.savepoint.path")
+		if c.RestorePath != "" {
+			set("execution.savepoint.path", c.RestorePath)
+			if j.AllowNonRestoredState != nil && *j.AllowNonRestoredState {
+				set("execution.savepoint.ignore-unclaimed-state", "true")
+			}
+		}
+	}
+	return conf
+}
+
+// ConfigFileName is config.yaml for Flink ≥ 1.19 and flink-conf.yaml before.
+func ConfigFileName(v flinkv1beta1.FlinkVersion) string {
+	switch v {
+	case "v1_13", "v1_14", "v1_15", "v1_16", "v1_17", "v1_18":
+		return "flink-conf.yaml"
+	}
+	return "config.yaml"
+}
+
+func renderConfigMap(c Cluster, conf map[string]string) (*corev1.ConfigMap, error) {
+	d := c.Resource
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(conf)) {
+		line, err := yaml.Marshal(map[string]string{k: conf[k]})
+		if err != nil {
+			return nil, err
+		}
+		b.Write(line)
+	}
+	data := map[string]string{ConfigFileName(c.Spec.FlinkVersion): b.String()}
+	maps.Copy(data, c.Spec.LogConfiguration)
+	return &corev1.ConfigMap{
+		ObjectMeta: objectMeta(d, ConfigMapName(d.Name), ""),
+		Data:       data,
+	}, nil
+}
+
+func objectMeta(d *flinkv1beta1.FlinkDeployment, name, component string) metav1.ObjectMeta {
+	labels := map[string]string{LabelApp: d.Name, LabelManagedBy: ManagedBy}
+	if component != "" {
+		labels[LabelComponent] = component
+	}
+	return metav1.ObjectMeta{
+		Name: name, Namespace: d.Namespace, Labels: labels,
+		OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(d, flinkv1beta1.GroupVersion.WithKind("FlinkDeployment"))},
+	}
+}
+
+func renderService(d *flinkv1beta1.FlinkDeployment, name string, ports []corev1.ServicePort, headless bool) *corev1.Service {
+	svc := &corev1.Service{
+		ObjectMeta: objectMeta(d, name, ""),
+		Spec: corev1.ServiceSpec{
+			Selector: Selector(d.Name, ComponentJobManager),
+			Ports:    ports,
+		},
+	}
+	if headless {
+		svc.Spec.ClusterIP = corev1.ClusterIPNone
+	}
+	return svc
+}

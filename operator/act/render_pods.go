@@ -1,0 +1,161 @@
+package act
+
+import (
+	"maps"
+	"strconv"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+)
+
+func renderJobManager(c Cluster) *appsv1.Deployment {
+	d, spec := c.Resource, c.Spec
+	var role *flinkv1beta1.PodTemplate
+	var res flinkv1beta1.Resource
+	var reqs *corev1.ResourceRequirements
+	replicas := int32(1)
+	if jm := spec.JobManager; jm != nil {
+		role, res, reqs = jm.PodTemplate, jm.Resource, jm.Resources
+		if jm.Replicas != nil {
+			replicas = *jm.Replicas
+		}
+	}
+	args := []string{"jobmanager"}
+	if j := spec.Job; j != nil {
+		args = []string{"standalone-job"}
+		if j.EntryClass != "" {
+			args = append(args, "--job-classname", j.EntryClass)
+		}
+		if c.JobID != "" {
+			args = append(args, "--job-id", c.JobID)
+		}
+		args = append(args, j.Args...)
+	}
+	ports := []corev1.ContainerPort{{Name: "rest", ContainerPort: RESTPort}, {Name: "jobmanager-rpc", ContainerPort: 6123}, {Name: "blobserver", ContainerPort: 6124}}
+	dep := deployment(c, JobManagerName(d.Name), ComponentJobManager, replicas, podTemplate(c, ComponentJobManager, role, args, ports, res, reqs))
+	dep.Annotations = map[string]string{AnnotationGeneration: strconv.FormatInt(c.Generation, 10)}
+	dep.Spec.Strategy = appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
+	return dep
+}
+
+func renderTaskManager(c Cluster, conf map[string]string) *appsv1.Deployment {
+	d, spec := c.Resource, c.Spec
+	var role *flinkv1beta1.PodTemplate
+	var res flinkv1beta1.Resource
+	var reqs *corev1.ResourceRequirements
+	var replicas *int32
+	if tm := spec.TaskManager; tm != nil {
+		role, res, reqs, replicas = tm.PodTemplate, tm.Resource, tm.Resources, tm.Replicas
+	}
+	n := TaskManagerReplicas(spec, conf)
+	if replicas != nil {
+		n = *replicas
+	}
+	ports := []corev1.ContainerPort{{Name: "taskmanager-rpc", ContainerPort: 6122}}
+	return deployment(c, TaskManagerName(d.Name), ComponentTaskManager, n, podTemplate(c, ComponentTaskManager, role, []string{"taskmanager"}, ports, res, reqs))
+}
+
+// TaskManagerReplicas is the number of TaskManagers a job needs when taskManager.replicas is
+// not set: its parallelism divided by the slots per TaskManager, rounded up (at least one).
+func TaskManagerReplicas(spec flinkv1beta1.FlinkDeploymentSpec, conf map[string]string) int32 {
+	if spec.TaskManager != nil && spec.TaskManager.Replicas != nil {
+		return *spec.TaskManager.Replicas
+	}
+	slots, err := strconv.Atoi(conf["taskmanager.numberOfTaskSlots"])
+	if err != nil || slots < 1 {
+		slots = 1
+	}
+	p := 1
+	if spec.Job != nil && spec.Job.Parallelism != nil {
+		p = int(*spec.Job.Parallelism)
+	} else if v, err := strconv.Atoi(conf["parallelism.default"]); err == nil && v > 0 {
+		p = v
+	}
+	return int32(max(1, (p+slots-1)/slots))
+}
+
+func deployment(c Cluster, name, component string, replicas int32, tmpl corev1.PodTemplateSpec) *appsv1.Deployment {
+	return &appsv1.Deployment{
+		ObjectMeta: objectMeta(c.Resource, name, component),
+		Spec: appsv1.DeploymentSpec{
+			Replicas: &replicas,
+			Selector: &metav1.LabelSelector{MatchLabels: Selector(c.Resource.Name, component)},
+			Template: tmpl,
+		},
+	}
+}
+
+// podTemplate merges spec.podTemplate, the role's pod template and the operator's settings
+// for the main container.
+func podTemplate(c Cluster, component string, role *flinkv1beta1.PodTemplate, args []string,
+	ports []corev1.ContainerPort, res flinkv1beta1.Resource, reqs *corev1.ResourceRequirements,
+) corev1.PodTemplateSpec {
+	spec := c.Spec
+	tmpl := mergeTemplates(spec.PodTemplate, role)
+	tmpl.Labels = mergeMaps(tmpl.Labels, Selector(c.Resource.Name, component))
+	tmpl.Labels[LabelManagedBy] = ManagedBy
+	if spec.ServiceAccount != "" {
+		tmpl.Spec.ServiceAccountName = spec.ServiceAccount
+	}
+	tmpl.Spec.Volumes = upsertVolume(tmpl.Spec.Volumes, corev1.Volume{
+		Name: "flink-config-volume",
+		VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+			LocalObjectReference: corev1.LocalObjectReference{Name: ConfigMapName(c.Resource.Name)},
+		}},
+	})
+	i := mainContainerIndex(&tmpl.Spec)
+	main := &tmpl.Spec.Containers[i]
+	main.Image = spec.Image
+	if spec.ImagePullPolicy != "" {
+		main.ImagePullPolicy = corev1.PullPolicy(spec.ImagePullPolicy)
+	}
+	main.Args = args
+	for _, p := range ports {
+		if !hasPort(main.Ports, p.ContainerPort) {
+			main.Ports = append(main.Ports, p)
+		}
+	}
+	main.Env = append(main.Env, corev1.EnvVar{Name: "FLINK_CONF_DIR", Value: ConfDir})
+	main.VolumeMounts = append(main.VolumeMounts, corev1.VolumeMount{Name: "flink-config-volume", MountPath: ConfDir})
+	if reqs != nil {
+		main.Resources = *reqs.DeepCopy()
+	} else if r := resourceList(res); len(r) > 0 {
+		main.Resources = corev1.ResourceRequirements{Requests: r, Limits: maps.Clone(r)}
+	}
+	return tmpl
+}
+
+// resourceList turns the resource shorthand into Kubernetes quantities. Flink's "2048m" memory
+// means 2048 MiB; anything Kubernetes already understands is kept.
+func resourceList(r flinkv1beta1.Resource) corev1.ResourceList {
+	out := corev1.ResourceList{}
+	if r.CPU != nil {
+		out[corev1.ResourceCPU] = *resource.NewMilliQuantity(int64(*r.CPU*1000), resource.DecimalSI)
+	}
+	if q, ok := flinkMemory(r.Memory); ok {
+		out[corev1.ResourceMemory] = q
+	}
+	if q, err := resource.ParseQuantity(r.EphemeralStorage); err == nil && r.EphemeralStorage != "" {
+		out[corev1.ResourceEphemeralStorage] = q
+	}
+	return out
+}
+
+func flinkMemory(s string) (resource.Quantity, bool) {
+	if s == "" {
+		return resource.Quantity{}, false
+	}
+	for suffix, unit := range map[string]string{"m": "Mi", "mb": "Mi", "g": "Gi", "gb": "Gi", "k": "Ki", "kb": "Ki"} {
+		if n, ok := cutSuffixFold(s, suffix); ok {
+			if q, err := resource.ParseQuantity(n + unit); err == nil {
+				return q, true
+			}
+		}
+	}
+	q, err := resource.ParseQuantity(s)
+	return q, err == nil
+}

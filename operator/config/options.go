@@ -1,0 +1,197 @@
+package config
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/yaml"
+)
+
+// Option keys, as the Apache operator names them.
+const (
+	KeyReconcileInterval        = "kubernetes.operator.reconcile.interval"
+	KeyProgressCheckInterval    = "kubernetes.operator.observer.progress-check.interval"
+	KeyRestReadyDelay           = "kubernetes.operator.observer.rest-ready.delay"
+	KeySavepointHistoryMaxCount = "kubernetes.operator.savepoint.history.max.count"
+	KeySavepointHistoryMaxAge   = "kubernetes.operator.savepoint.history.max.age"
+	KeyLastStateFallback        = "kubernetes.operator.job.upgrade.last-state-fallback.enabled"
+	KeySavepointOnDeletion      = "kubernetes.operator.job.savepoint-on-deletion"
+	KeySavepointFormat          = "kubernetes.operator.savepoint.format.type"
+	KeyDeploymentReadyTimeout   = "kubernetes.operator.deployment.readiness.timeout"
+	KeyRollbackEnabled          = "kubernetes.operator.deployment.rollback.enabled"
+	KeyJMDeploymentRecovery     = "kubernetes.operator.jm-deployment-recovery.enabled"
+	KeyPeriodicSavepoint        = "kubernetes.operator.periodic.savepoint.interval"
+	KeyFlinkClientTimeout       = "kubernetes.operator.flink.client.timeout"
+)
+
+// Options are the operator options that matter for one resource.
+type Options struct {
+	// ReconcileInterval is how often a stable resource is looked at again.
+	ReconcileInterval time.Duration
+	// ProgressCheckInterval is how often a resource is polled while something is in flight
+	// (deploying, savepoint pending, job starting).
+	ProgressCheckInterval time.Duration
+	// RestReadyDelay is how long to wait after the JobManager Deployment is available before
+	// the REST API is expected to answer.
+	RestReadyDelay time.Duration
+	// SavepointHistoryMaxCount and SavepointHistoryMaxAge trim the savepoint history.
+	SavepointHistoryMaxCount int
+	SavepointHistoryMaxAge   time.Duration
+	// LastStateFallback lets a savepoint upgrade of a job that is not running fall back to
+	// last-state when HA metadata is available.
+	LastStateFallback bool
+	// SavepointOnDeletion takes a savepoint (stop-with-savepoint) before deleting a job.
+	SavepointOnDeletion bool
+	// SavepointFormat is CANONICAL or NATIVE.
+	SavepointFormat string
+	// DeploymentReadyTimeout bounds how long a new spec may take to become stable.
+	DeploymentReadyTimeout time.Duration
+	// RollbackEnabled, JMDeploymentRecovery and PeriodicSavepoint are read for the
+	// resilience features.
+	RollbackEnabled      bool
+	JMDeploymentRecovery bool
+	PeriodicSavepoint    time.Duration
+	// FlinkClientTimeout bounds every Flink REST call.
+	FlinkClientTimeout time.Duration
+}
+
+// Defaults are the Apache operator's defaults.
+func Defaults() Options {
+	return Options{
+		ReconcileInterval: time.Minute, ProgressCheckInterval: 10 * time.Second, RestReadyDelay: 10 * time.Second,
+		SavepointHistoryMaxCount: 10, SavepointHistoryMaxAge: 24 * time.Hour, LastStateFallback: true,
+		SavepointFormat: "CANONICAL", DeploymentReadyTimeout: 5 * time.Minute, JMDeploymentRecovery: true,
+		FlinkClientTimeout: 10 * time.Second,
+	}
+}
+
+// Load reads flat "key: value" options from a YAML file over the defaults. An empty path
+// gives the defaults.
+func Load(path string) (Options, map[string]string, error) {
+	if path == "" {
+		return Defaults(), map[string]string{}, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Options{}, nil, err
+	}
+	raw := map[string]any{}
+	if err := yaml.Unmarshal(data, &raw); err != nil {
+		return Options{}, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	flat := map[string]string{}
+	for k, v := range raw {
+		flat[k] = fmt.Sprint(v)
+	}
+	opts, err := Defaults().With(flat)
+	if err != nil {
+		return Options{}, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return opts, flat, nil
+}
+
+// With returns o overridden by the kubernetes.operator.* keys of conf (a flattened Flink
+// configuration). Other keys are ignored; a malformed value is an error naming the key.
+func (o Options) With(conf map[string]string) (Options, error) {
+	var errs []string
+	dur := func(key string, dst *time.Duration) {
+		if v, ok := conf[key]; ok {
+			d, err := ParseDuration(v)
+			if err != nil {
+				errs = append(errs, fmt.Sprintf("%s: %v", key, err))
+				return
+			}
+			*dst = d
+		}
+	}
+	boolean := func(key string, dst *bool) {
+		if v, ok := conf[key]; ok {
+			b, err := strconv.ParseBool(strings.TrimSpace(v))
+			if err != nil {
+				errs = append(errs, fmt.Sprintf("%s: %q is not true or false", key, v))
+				return
+			}
+			*dst = b
+		}
+	}
+	dur(KeyReconcileInterval, &o.ReconcileInterval)
+	dur(KeyProgressCheckInterval, &o.ProgressCheckInterval)
+	dur(KeyRestReadyDelay, &o.RestReadyDelay)
+	dur(KeySavepointHistoryMaxAge, &o.SavepointHistoryMaxAge)
+	dur(KeyDeploymentReadyTimeout, &o.DeploymentReadyTimeout)
+	dur(KeyPeriodicSavepoint, &o.PeriodicSavepoint)
+	dur(KeyFlinkClientTimeout, &o.FlinkClientTimeout)
+	boolean(KeyLastStateFallback, &o.LastStateFallback)
+	boolean(KeySavepointOnDeletion, &o.SavepointOnDeletion)
+	boolean(KeyRollbackEnabled, &o.RollbackEnabled)
+	boolean(KeyJMDeploymentRecovery, &o.JMDeploymentRecovery)
+	if v, ok := conf[KeySavepointHistoryMaxCount]; ok {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 1 {
+			errs = append(errs, fmt.Sprintf("%s: %q is not a positive number", KeySavepointHistoryMaxCount, v))
+		} else {
+			o.SavepointHistoryMaxCount = n
+		}
+	}
+	if v, ok := conf[KeySavepointFormat]; ok {
+		switch f := strings.ToUpper(strings.TrimSpace(v)); f {
+		case "CANONICAL", "NATIVE":
+			o.SavepointFormat = f
+		default:
+			errs = append(errs, fmt.Sprintf("%s: %q is not CANONICAL or NATIVE", KeySavepointFormat, v))
+		}
+	}
+	if len(errs) > 0 {
+		return o, fmt.Errorf("invalid operator options: %s", strings.Join(errs, "; "))
+	}
+	return o, nil
+}
+
+// OperatorKeys returns the kubernetes.operator.* entries of conf.
+func OperatorKeys(conf map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range conf {
+		if strings.HasPrefix(k, "kubernetes.operator.") {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// Merge returns base overridden by over.
+func Merge(base, over map[string]string) map[string]string {
+	out := maps.Clone(base)
+	if out == nil {
+		out = map[string]string{}
+	}
+	maps.Copy(out, over)
+	return out
+}
+
+// ParseDuration reads a duration in Flink's notation ("10s", "1 min", "5m", "2h", "1d"; a bare
+// number is milliseconds).
+func ParseDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(strings.ToLower(s))
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	n, err := strconv.ParseInt(s[:i], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration", s)
+	}
+	units := map[string]time.Duration{
+		"": time.Millisecond, "ms": time.Millisecond, "s": time.Second, "sec": time.Second, "second": time.Second,
+		"seconds": time.Second, "m": time.Minute, "min": time.Minute, "minute": time.Minute, "minutes": time.Minute,
+		"h": time.Hour, "hour": time.Hour, "hours": time.Hour, "d": 24 * time.Hour, "day": 24 * time.Hour, "days": 24 * time.Hour,
+	}
+	unit, ok := units[strings.TrimSpace(s[i:])]
+	if !ok {
+		return 0, fmt.Errorf("%q has an unknown time unit", s)
+	}
+	return time.Duration(n) * unit, nil
+}

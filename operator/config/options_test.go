@@ -1,0 +1,71 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestWith(t *testing.T) {
+	cases := map[string]struct {
+		conf    map[string]string
+		want    func(*Options)
+		wantErr string
+	}{
+		"no keys keep the defaults": {conf: map[string]string{"taskmanager.numberOfTaskSlots": "2"}, want: func(*Options) {}},
+		"durations in Flink notation": {
+			conf: map[string]string{KeyReconcileInterval: "30 s", KeyProgressCheckInterval: "5s", KeySavepointHistoryMaxAge: "2d"},
+			want: func(o *Options) {
+				o.ReconcileInterval, o.ProgressCheckInterval, o.SavepointHistoryMaxAge = 30*time.Second, 5*time.Second, 48*time.Hour
+			},
+		},
+		"booleans, counts and the savepoint format": {
+			conf: map[string]string{KeyLastStateFallback: "false", KeySavepointHistoryMaxCount: "3", KeySavepointFormat: "native"},
+			want: func(o *Options) { o.LastStateFallback, o.SavepointHistoryMaxCount, o.SavepointFormat = false, 3, "NATIVE" },
+		},
+		"malformed values name their key": {
+			conf:    map[string]string{KeyReconcileInterval: "soon", KeyLastStateFallback: "maybe"},
+			wantErr: "kubernetes.operator.reconcile.interval",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := Defaults().With(tc.conf)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("With() error = %v, want one naming %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := Defaults()
+			tc.want(&want)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("With() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestLoad(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "operator.yaml")
+	if err := os.WriteFile(path, []byte("kubernetes.operator.reconcile.interval: 15s\nkubernetes.operator.deployment.rollback.enabled: true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o, raw, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.ReconcileInterval != 15*time.Second || !o.RollbackEnabled || raw[KeyReconcileInterval] != "15s" {
+		t.Errorf("Load = %+v, %v", o, raw)
+	}
+	if d, _, err := Load(""); err != nil || d != Defaults() {
+		t.Errorf("Load(\"\") = %+v, %v", d, err)
+	}
+}
