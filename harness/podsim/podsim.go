@@ -1,0 +1,293 @@
+// Package podsim is the harness's fake kubelet: it turns the JobManager and TaskManager
+// Deployments the operator renders into fakeflink JobManagers and TaskManagers, writes the
+// Deployments' status and the pods' state back, and routes the operator's Flink REST calls to
+// the right in-process fakeflink server (no sockets). Images whose name contains "crashloop"
+// or "missing" make pods crash-loop or fail to pull, for error-path tests.
+package podsim
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math/rand"
+	"slices"
+	"strconv"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/flinkop/flinkop/fakeflink"
+	"github.com/flinkop/flinkop/fakeflink/rest"
+	"github.com/flinkop/flinkop/operator/act"
+)
+
+// Sim is the fake kubelet of one Kubernetes backend.
+type Sim struct {
+	client client.Client
+	clock  clock.PassiveClock
+	rand   *rand.Rand
+	// Store is the durable store of every cluster (checkpoints, savepoints).
+	Store *fakeflink.Store
+	clusters map[string]*node // by namespace/name of the JobManager Deployment
+}
+
+// node is one running fakeflink JobManager with its TaskManagers.
+type node struct {
+	cluster *fakeflink.Cluster
+	server  *rest.Server
+	hash    string
+	tms     []string
+	broken  string // pod failure reason, when the pods cannot start
+}
+
+// New returns a simulator over c.
+func New(c client.Client, clk clock.PassiveClock, r *rand.Rand) *Sim {
+	return &Sim{
+		client: c, clock: clk, rand: r, Store: fakeflink.NewStore(), clusters: map[string]*node{},
+	}
+}
+
+// Cluster returns the fakeflink cluster behind a JobManager Deployment, or nil.
+func (s *Sim) Cluster(namespace, name string) *fakeflink.Cluster {
+	if n := s.clusters[namespace+"/"+name]; n != nil {
+		return n.cluster
+	}
+	return nil
+}
+
+// Do runs f on the cluster behind a JobManager Deployment, with its REST server locked.
+func (s *Sim) Do(namespace, name string, f func(*fakeflink.Cluster)) bool {
+	n := s.clusters[namespace+"/"+name]
+	if n == nil {
+		return false
+	}
+	n.server.Do(f)
+	return true
+}
+
+// Tick advances every cluster to the clock's time.
+func (s *Sim) Tick() {
+	for _, k := range slices.Sorted(maps.Keys(s.clusters)) {
+		s.clusters[k].server.Do(func(c *fakeflink.Cluster) { c.Tick() })
+	}
+}
+
+// Sync makes the fake world match the Deployments: it starts, restarts and stops JobManagers,
+// registers TaskManagers, and writes Deployment status and pods.
+func (s *Sim) Sync(ctx context.Context) error {
+	var deps appsv1.DeploymentList
+	if err := s.client.List(ctx, &deps, client.MatchingLabels{act.LabelManagedBy: act.ManagedBy}); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	slices.SortFunc(deps.Items, func(a, b appsv1.Deployment) int { return strings.Compare(a.Labels[act.LabelComponent], b.Labels[act.LabelComponent]) })
+	for i := range deps.Items {
+		dep := &deps.Items[i]
+		if dep.DeletionTimestamp != nil {
+			continue
+		}
+		var err error
+		switch dep.Labels[act.LabelComponent] {
+		case act.ComponentJobManager:
+			seen[dep.Namespace+"/"+dep.Name] = true
+			err = s.syncJobManager(ctx, dep)
+		case act.ComponentTaskManager:
+			err = s.syncTaskManager(ctx, dep)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.clusters)) {
+		if !seen[k] {
+			s.clusters[k].server.Do(func(c *fakeflink.Cluster) { c.CrashJobManager() })
+			delete(s.clusters, k)
+		}
+	}
+	return nil
+}
+
+func (s *Sim) syncJobManager(ctx context.Context, dep *appsv1.Deployment) error {
+	key := dep.Namespace + "/" + dep.Name
+	conf, err := s.flinkConf(ctx, dep)
+	if err != nil {
+		return err
+	}
+	hash := templateHash(dep, conf)
+	n := s.clusters[key]
+	if n == nil || n.hash != hash {
+		if n != nil {
+			n.server.Do(func(c *fakeflink.Cluster) { c.CrashJobManager() })
+		}
+		if n, err = s.startJobManager(dep, conf, hash); err != nil {
+			return err
+		}
+		s.clusters[key] = n
+	}
+	return s.writeStatus(ctx, dep, n.broken)
+}
+
+func (s *Sim) startJobManager(dep *appsv1.Deployment, conf map[string]string, hash string) (*node, error) {
+	main := mainContainer(dep)
+	n := &node{hash: hash, broken: brokenReason(main.Image)}
+	spec := fakeflink.ClusterSpec{ID: conf["kubernetes.cluster-id"], Config: conf}
+	if len(main.Args) > 0 && main.Args[0] == "standalone-job" {
+		prog, err := fakeflink.ProgramFromConfig(conf, conf["pipeline.jars"], conf["$internal.application.main"], nil)
+		if err != nil {
+			return nil, err
+		}
+		spec.Application = &prog
+	}
+	ha := &ConfigMapHA{Client: s.client, Namespace: dep.Namespace}
+	c, err := fakeflink.NewCluster(spec, fakeflink.Options{Clock: s.clock, Rand: s.rand, Store: s.Store, HA: ha})
+	if err != nil {
+		return nil, err
+	}
+	if n.broken == "" {
+		if err := c.StartJobManager(); err != nil {
+			return nil, err
+		}
+	}
+	n.cluster, n.server = c, rest.NewServer(c)
+	return n, nil
+}
+
+func (s *Sim) syncTaskManager(ctx context.Context, dep *appsv1.Deployment) error {
+	n := s.clusters[dep.Namespace+"/"+dep.Labels[act.LabelApp]]
+	broken := brokenReason(mainContainer(dep).Image)
+	if n != nil && broken == "" {
+		slots, _ := strconv.Atoi(n.cluster.Spec().Config["taskmanager.numberOfTaskSlots"])
+		want := int(ptrOr(dep.Spec.Replicas, 1))
+		var ids []string
+		for i := range want {
+			ids = append(ids, fmt.Sprintf("%s-%d", dep.Name, i+1))
+		}
+		n.server.Do(func(c *fakeflink.Cluster) {
+			for _, id := range n.tms {
+				if !slices.Contains(ids, id) {
+					c.RemoveTaskManager(id)
+				}
+			}
+			for _, id := range ids {
+				c.RegisterTaskManager(id, max(slots, 1))
+			}
+		})
+		n.tms = ids
+	}
+	return s.writeStatus(ctx, dep, broken)
+}
+
+// writeStatus writes the Deployment's status and its one pod, as a kubelet and the deployment
+// controller would.
+func (s *Sim) writeStatus(ctx context.Context, dep *appsv1.Deployment, broken string) error {
+	want := ptrOr(dep.Spec.Replicas, 1)
+	st := appsv1.DeploymentStatus{ObservedGeneration: dep.Generation, Replicas: want, UpdatedReplicas: want}
+	if broken == "" {
+		st.ReadyReplicas, st.AvailableReplicas = want, want
+	} else {
+		st.UnavailableReplicas = want
+	}
+	if !equalStatus(dep.Status, st) {
+		dep.Status = st
+		if err := s.client.Status().Update(ctx, dep); err != nil && !apierrors.IsConflict(err) {
+			return fmt.Errorf("deployment status %s: %w", dep.Name, err)
+		}
+	}
+	return s.writePod(ctx, dep, broken)
+}
+
+func (s *Sim) writePod(ctx context.Context, dep *appsv1.Deployment, broken string) error {
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: dep.Namespace, Name: dep.Name + "-0", Labels: maps.Clone(dep.Spec.Template.Labels)}}
+	status := corev1.ContainerStatus{Name: act.MainContainer, Ready: broken == ""}
+	if broken != "" {
+		status.State.Waiting = &corev1.ContainerStateWaiting{Reason: broken, Message: "simulated: " + mainContainer(dep).Image}
+	} else {
+		status.State.Running = &corev1.ContainerStateRunning{}
+	}
+	var existing corev1.Pod
+	err := s.client.Get(ctx, client.ObjectKeyFromObject(pod), &existing)
+	if apierrors.IsNotFound(err) {
+		if err := s.client.Create(ctx, pod); err != nil {
+			return err
+		}
+		existing = *pod
+	} else if err != nil {
+		return err
+	}
+	if len(existing.Status.ContainerStatuses) == 1 && statusEqual(existing.Status.ContainerStatuses[0], status) {
+		return nil
+	}
+	existing.Status.ContainerStatuses = []corev1.ContainerStatus{status}
+	return client.IgnoreNotFound(s.client.Status().Update(ctx, &existing))
+}
+
+// flinkConf reads the Flink configuration the operator rendered for a Deployment.
+func (s *Sim) flinkConf(ctx context.Context, dep *appsv1.Deployment) (map[string]string, error) {
+	var cm corev1.ConfigMap
+	key := client.ObjectKey{Namespace: dep.Namespace, Name: act.ConfigMapName(dep.Labels[act.LabelApp])}
+	if err := s.client.Get(ctx, key, &cm); err != nil {
+		return nil, fmt.Errorf("flink config of %s: %w", dep.Name, err)
+	}
+	conf := map[string]string{}
+	for _, file := range []string{"config.yaml", "flink-conf.yaml"} {
+		if data, ok := cm.Data[file]; ok {
+			if err := yaml.Unmarshal([]byte(data), &conf); err != nil {
+				return nil, fmt.Errorf("%s of %s: %w", file, dep.Name, err)
+			}
+		}
+	}
+	return conf, nil
+}
+
+func templateHash(dep *appsv1.Deployment, conf map[string]string) string {
+	data, _ := json.Marshal([]any{dep.Spec.Template, conf})
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:8])
+}
+
+func mainContainer(dep *appsv1.Deployment) corev1.Container {
+	for _, c := range dep.Spec.Template.Spec.Containers {
+		if c.Name == act.MainContainer {
+			return c
+		}
+	}
+	return corev1.Container{}
+}
+
+// brokenReason is the simulated pod failure an image name asks for.
+func brokenReason(image string) string {
+	switch {
+	case strings.Contains(image, "crashloop"):
+		return "CrashLoopBackOff"
+	case strings.Contains(image, "missing"):
+		return "ImagePullBackOff"
+	}
+	return ""
+}
+
+func ptrOr(p *int32, def int32) int32 {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+func equalStatus(a, b appsv1.DeploymentStatus) bool {
+	return a.ObservedGeneration == b.ObservedGeneration && a.Replicas == b.Replicas && a.UpdatedReplicas == b.UpdatedReplicas &&
+		a.ReadyReplicas == b.ReadyReplicas && a.AvailableReplicas == b.AvailableReplicas && a.UnavailableReplicas == b.UnavailableReplicas
+}
+
+func statusEqual(a, b corev1.ContainerStatus) bool {
+	aj, _ := json.Marshal(a)
+	bj, _ := json.Marshal(b)
+	return string(aj) == string(bj)
+}

@@ -1,0 +1,171 @@
+package act
+
+import (
+	"context"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/decide"
+	"github.com/flinkop/flinkop/operator/flink"
+)
+
+// FlinkAPI is what executing actions needs from a JobManager's REST API.
+type FlinkAPI interface {
+	CancelJob(ctx context.Context, jobID string) error
+	StopWithSavepoint(ctx context.Context, jobID string, req flink.StopRequest) (string, error)
+	TriggerSavepoint(ctx context.Context, jobID string, req flink.SavepointRequest) (string, error)
+	TriggerCheckpoint(ctx context.Context, jobID, checkpointType, triggerID string) (string, error)
+}
+
+// Executor carries out decide's actions.
+type Executor struct {
+	// Client writes Kubernetes objects.
+	Client client.Client
+	// Flink returns the REST client of a deployment's JobManager.
+	Flink func(d *flinkv1beta1.FlinkDeployment) FlinkAPI
+	// HASelector selects a deployment's HA ConfigMaps.
+	HASelector func(d *flinkv1beta1.FlinkDeployment) client.MatchingLabels
+}
+
+// Execute performs one action. An error means it did not (fully) happen; retrying is safe.
+func (e *Executor) Execute(ctx context.Context, d *flinkv1beta1.FlinkDeployment, a decide.Action) error {
+	switch a.Kind {
+	case decide.ActNone:
+		return nil
+	case decide.ActDeploy:
+		return e.deploy(ctx, d, a.Deploy)
+	case decide.ActDeleteCluster:
+		return e.deleteCluster(ctx, d, a.DeleteHA)
+	case decide.ActDeleteAll:
+		return e.deleteAll(ctx, d)
+	case decide.ActCancelJob:
+		err := e.Flink(d).CancelJob(ctx, a.JobID)
+		if flink.IsConflict(err) || flink.IsNotFound(err) {
+			return nil // already ended, or gone with its JobManager
+		}
+		return wrap("cancel job", err)
+	case decide.ActStopWithSavepoint:
+		_, err := e.Flink(d).StopWithSavepoint(ctx, a.JobID, flink.StopRequest{TriggerID: a.TriggerID, FormatType: a.FormatType})
+		return wrap("stop with savepoint", err)
+	case decide.ActTriggerSavepoint:
+		_, err := e.Flink(d).TriggerSavepoint(ctx, a.JobID, flink.SavepointRequest{TriggerID: a.TriggerID, FormatType: a.FormatType})
+		return wrap("trigger savepoint", err)
+	case decide.ActTriggerCheckpoint:
+		_, err := e.Flink(d).TriggerCheckpoint(ctx, a.JobID, "FULL", a.TriggerID)
+		return wrap("trigger checkpoint", err)
+	}
+	return fmt.Errorf("unknown action %q", a.Kind)
+}
+
+func wrap(what string, err error) error {
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
+
+func (e *Executor) deploy(ctx context.Context, d *flinkv1beta1.FlinkDeployment, dep *decide.Deploy) error {
+	objs, err := Render(Cluster{Resource: d, Spec: dep.Spec, Generation: dep.Generation, JobID: dep.JobID, RestorePath: dep.RestorePath})
+	if err != nil {
+		return err
+	}
+	for _, obj := range objs.All() {
+		if err := e.apply(ctx, obj); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// apply creates obj or updates the existing object to it (labels, annotations, owner, content).
+func (e *Executor) apply(ctx context.Context, obj client.Object) error {
+	existing := obj.DeepCopyObject().(client.Object)
+	err := e.Client.Get(ctx, client.ObjectKeyFromObject(obj), existing)
+	if apierrors.IsNotFound(err) {
+		return wrap("create "+describe(obj), e.Client.Create(ctx, obj))
+	}
+	if err != nil {
+		return wrap("get "+describe(obj), err)
+	}
+	want := existing.DeepCopyObject().(client.Object)
+	want.SetLabels(obj.GetLabels())
+	want.SetAnnotations(obj.GetAnnotations())
+	want.SetOwnerReferences(obj.GetOwnerReferences())
+	copyContent(want, obj)
+	if equality.Semantic.DeepEqual(existing, want) {
+		return nil
+	}
+	return wrap("update "+describe(obj), e.Client.Update(ctx, want))
+}
+
+// copyContent copies the desired content of src into dst, keeping what the API server set.
+func copyContent(dst, src client.Object) {
+	switch s := src.(type) {
+	case *appsv1.Deployment:
+		dst.(*appsv1.Deployment).Spec = s.Spec
+	case *corev1.ConfigMap:
+		dst.(*corev1.ConfigMap).Data = s.Data
+	case *corev1.Service:
+		svc := dst.(*corev1.Service)
+		ip, ips := svc.Spec.ClusterIP, svc.Spec.ClusterIPs
+		svc.Spec = s.Spec
+		if ip != "" {
+			svc.Spec.ClusterIP, svc.Spec.ClusterIPs = ip, ips
+		}
+	}
+}
+
+func describe(obj client.Object) string {
+	return fmt.Sprintf("%T %s", obj, types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()})
+}
+
+func (e *Executor) deleteCluster(ctx context.Context, d *flinkv1beta1.FlinkDeployment, deleteHA bool) error {
+	for _, name := range []string{JobManagerName(d.Name), TaskManagerName(d.Name)} {
+		dep := &appsv1.Deployment{}
+		dep.Namespace, dep.Name = d.Namespace, name
+		if err := e.Client.Delete(ctx, dep, client.PropagationPolicy("Background")); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("delete deployment %s: %w", name, err)
+		}
+	}
+	if deleteHA {
+		return e.deleteHA(ctx, d)
+	}
+	return nil
+}
+
+func (e *Executor) deleteHA(ctx context.Context, d *flinkv1beta1.FlinkDeployment) error {
+	err := e.Client.DeleteAllOf(ctx, &corev1.ConfigMap{}, client.InNamespace(d.Namespace), e.HASelector(d))
+	return wrap("delete HA ConfigMaps", err)
+}
+
+func (e *Executor) deleteAll(ctx context.Context, d *flinkv1beta1.FlinkDeployment) error {
+	if err := e.deleteCluster(ctx, d, true); err != nil {
+		return err
+	}
+	objs := []client.Object{svc(d.Namespace, RESTServiceName(d.Name)), svc(d.Namespace, InternalServiceName(d.Name)), cm(d.Namespace, ConfigMapName(d.Name))}
+	for _, obj := range objs {
+		if err := e.Client.Delete(ctx, obj); client.IgnoreNotFound(err) != nil {
+			return wrap("delete "+describe(obj), err)
+		}
+	}
+	return nil
+}
+
+func svc(ns, name string) *corev1.Service {
+	s := &corev1.Service{}
+	s.Namespace, s.Name = ns, name
+	return s
+}
+
+func cm(ns, name string) *corev1.ConfigMap {
+	c := &corev1.ConfigMap{}
+	c.Namespace, c.Name = ns, name
+	return c
+}

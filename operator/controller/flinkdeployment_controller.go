@@ -1,0 +1,128 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/config"
+	"github.com/flinkop/flinkop/operator/decide"
+	"github.com/flinkop/flinkop/operator/observe"
+)
+
+// Finalizer keeps a FlinkDeployment until its cluster is cleaned up (the Apache operator's
+// name, so resources move between the operators).
+const Finalizer = "flinkdeployments.flink.apache.org/finalizer"
+
+// Executor carries out one action.
+type Executor interface {
+	Execute(ctx context.Context, d *flinkv1beta1.FlinkDeployment, a decide.Action) error
+}
+
+// Observer observes a deployment's cluster.
+type Observer interface {
+	Observe(ctx context.Context, d *flinkv1beta1.FlinkDeployment) (decide.Observation, error)
+}
+
+// FlinkDeploymentReconciler reconciles FlinkDeployments: fetch, finalizer, observe, decide,
+// one action, one status patch, requeue.
+type FlinkDeploymentReconciler struct {
+	Client   client.Client
+	Recorder record.EventRecorder
+	Clock    clock.PassiveClock
+	// Options are the operator-wide options; a resource's kubernetes.operator.* keys override
+	// them.
+	Options  config.Options
+	Observer Observer
+	Executor Executor
+}
+
+// Reconcile implements reconcile.Reconciler.
+func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var d flinkv1beta1.FlinkDeployment
+	if err := r.Client.Get(ctx, req.NamespacedName, &d); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if d.DeletionTimestamp == nil && !controllerutil.ContainsFinalizer(&d, Finalizer) {
+		controllerutil.AddFinalizer(&d, Finalizer)
+		if err := r.Client.Update(ctx, &d); err != nil {
+			return ctrl.Result{}, fmt.Errorf("add finalizer: %w", err)
+		}
+	}
+	if d.DeletionTimestamp != nil && !controllerutil.ContainsFinalizer(&d, Finalizer) {
+		return ctrl.Result{}, nil
+	}
+	opts, optErr := r.optionsFor(&d)
+	obs, err := r.Observer.Observe(ctx, &d)
+	if err != nil {
+		return ctrl.Result{}, fmt.Errorf("observe: %w", err)
+	}
+	res := decide.Decide(decide.Input{Resource: &d, Options: opts, Observed: obs, Now: r.Clock.Now()})
+	if optErr != nil && res.Status.Error == "" {
+		res.Status.Error = optErr.Error()
+		res.Events = append(res.Events, decide.Event{Type: decide.Warning, Reason: "InvalidOptions", Message: optErr.Error()})
+	}
+	if err := r.Executor.Execute(ctx, &d, res.Action); err != nil {
+		log.FromContext(ctx).Error(err, "action failed", "action", res.Action.Kind)
+		r.Recorder.Event(&d, corev1.EventTypeWarning, "ActionFailed", fmt.Sprintf("%s failed: %v", res.Action.Kind, err))
+		return ctrl.Result{}, fmt.Errorf("%s: %w", res.Action.Kind, err)
+	}
+	for _, e := range res.Events {
+		r.Recorder.Event(&d, string(e.Type), e.Reason, e.Message)
+	}
+	if err := r.patchStatus(ctx, &d, res.Status); err != nil {
+		return ctrl.Result{}, err
+	}
+	if res.RemoveFinalizer {
+		controllerutil.RemoveFinalizer(&d, Finalizer)
+		if err := r.Client.Update(ctx, &d); client.IgnoreNotFound(err) != nil {
+			return ctrl.Result{}, fmt.Errorf("remove finalizer: %w", err)
+		}
+	}
+	return ctrl.Result{RequeueAfter: res.RequeueAfter}, nil
+}
+
+// optionsFor applies the resource's kubernetes.operator.* overrides to the operator options.
+func (r *FlinkDeploymentReconciler) optionsFor(d *flinkv1beta1.FlinkDeployment) (config.Options, error) {
+	conf, err := d.Spec.FlinkConfiguration.Flatten()
+	if err != nil {
+		return r.Options, nil // Validate reports it
+	}
+	return r.Options.With(config.OperatorKeys(conf))
+}
+
+// patchStatus writes status once, with optimistic locking, and not at all when nothing changed.
+func (r *FlinkDeploymentReconciler) patchStatus(ctx context.Context, d *flinkv1beta1.FlinkDeployment, st flinkv1beta1.FlinkDeploymentStatus) error {
+	if equality.Semantic.DeepEqual(d.Status, st) {
+		return nil
+	}
+	patch := client.MergeFromWithOptions(d.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	d.Status = st
+	if err := r.Client.Status().Patch(ctx, d, patch); err != nil {
+		return fmt.Errorf("patch status: %w", err)
+	}
+	return nil
+}
+
+// SetupWithManager registers the reconciler, watching the objects it owns.
+func (r *FlinkDeploymentReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&flinkv1beta1.FlinkDeployment{}).
+		Owns(&appsv1.Deployment{}).
+		Owns(&corev1.Service{}).
+		Owns(&corev1.ConfigMap{}).
+		Named("flinkdeployment").
+		Complete(r)
+}
+
+var _ Observer = (*observe.Observer)(nil)

@@ -1,0 +1,49 @@
+package controller_test
+
+import (
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flinkop/flinkop/operator/act"
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/controller"
+)
+
+func TestDeployReachesRunning(t *testing.T) {
+	e := newEnv(t)
+	e.create(deployment("basic", flinkv1beta1.UpgradeModeStateless))
+	d := e.until("basic", 20, "running and stable", running(1))
+
+	if d.Status.JobManagerDeploymentStatus != flinkv1beta1.JobManagerReady {
+		t.Errorf("JobManager status %s, want READY", d.Status.JobManagerDeploymentStatus)
+	}
+	if d.Status.ReconciliationStatus.LastStableSpec != d.Status.ReconciliationStatus.LastReconciledSpec {
+		t.Error("the running spec was not recorded as stable")
+	}
+	if !controllerContainsFinalizer(d) {
+		t.Error("no finalizer")
+	}
+	var tm appsv1.Deployment
+	if err := e.client.Get(e.ctx, client.ObjectKey{Namespace: ns, Name: act.TaskManagerName("basic")}, &tm); err != nil || *tm.Spec.Replicas != 1 {
+		t.Errorf("TaskManager deployment %v, %v; want 1 replica for parallelism 2 with 2 slots", tm.Spec.Replicas, err)
+	}
+	for _, want := range []string{"Normal Submit", "Normal Deploy", "JobStatusChanged"} {
+		if !e.hasEvent(want) {
+			t.Errorf("no %q event in %v", want, e.events)
+		}
+	}
+	if d.Status.Error != "" {
+		t.Errorf("status.error = %q", d.Status.Error)
+	}
+}
+
+func controllerContainsFinalizer(d *flinkv1beta1.FlinkDeployment) bool {
+	for _, f := range d.Finalizers {
+		if f == controller.Finalizer {
+			return true
+		}
+	}
+	return false
+}

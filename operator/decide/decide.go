@@ -1,0 +1,193 @@
+package decide
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"time"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+)
+
+// step is one reconcile's working state.
+type step struct {
+	in     Input
+	d      *flinkv1beta1.FlinkDeployment
+	st     *flinkv1beta1.FlinkDeploymentStatus
+	res    Result
+	last   *ReconciledSpec
+	conf   map[string]string // flattened desired configuration ("" when invalid)
+	errMsg string            // the error this reconcile reports (status.error)
+	errWhy string            // the Warning reason for errMsg
+}
+
+// immediately is the requeue used after a step that only wrote status (the write-ahead log),
+// so the next step follows at once.
+const immediately = time.Second
+
+// Decide is the FlinkDeployment state machine: from the resource, its status and what was
+// observed it picks one action, the new status, the events to record and when to look again.
+// It is pure: no I/O, time comes from in.Now.
+func Decide(in Input) Result {
+	s := &step{in: in, d: in.Resource, st: in.Resource.Status.DeepCopy()}
+	s.res.Action = None
+	switch {
+	case s.d.DeletionTimestamp != nil:
+		s.delete()
+	case s.d.IsCanary():
+		s.st.ObservedGeneration = s.d.Generation
+		s.res.RequeueAfter = in.Options.ReconcileInterval
+	default:
+		s.reconcile()
+	}
+	s.finish()
+	s.res.Status = *s.st
+	return s.res
+}
+
+func (s *step) reconcile() {
+	last, err := ParseReconciledSpec(s.st.ReconciliationStatus.LastReconciledSpec)
+	if err != nil {
+		s.fail("StatusCorrupt", fmt.Sprintf("status.reconciliationStatus.lastReconciledSpec cannot be read (%v); fix or clear it", err))
+		return
+	}
+	s.last = last
+	valid := s.validate()
+	s.observeStatus()
+	if !valid && last == nil {
+		return
+	}
+	if valid {
+		switch {
+		case last == nil:
+			s.beginFirstDeployment()
+			return
+		case s.beginUpgradeIfChanged():
+			return
+		}
+	}
+	if s.st.ReconciliationStatus.State == flinkv1beta1.ReconciliationUpgrading {
+		s.upgrade()
+		return
+	}
+	s.steady(valid)
+}
+
+// validate reports validation errors; the last valid spec keeps running.
+func (s *step) validate() bool {
+	errs := s.d.Validate()
+	if len(errs) > 0 {
+		s.fail("ValidationError", "invalid spec, the last valid spec keeps running: "+errs.ToAggregate().Error())
+		s.observed()
+		return false
+	}
+	s.conf, _ = s.d.Spec.FlinkConfiguration.Flatten()
+	return true
+}
+
+// observed marks the current generation as looked at.
+func (s *step) observed() {
+	s.st.ObservedGeneration = max(s.st.ObservedGeneration, s.d.Generation)
+}
+
+func (s *step) beginFirstDeployment() {
+	restore := restoreModeFor(s.d.Spec, DiffUpgrade)
+	s.record(newReconciledSpec(s.d.Spec, s.d.Generation, true, restore))
+	if j := s.d.Spec.Job; j != nil {
+		s.st.JobStatus.UpgradeSavepointPath = j.InitialSavepointPath
+	}
+	s.event(Normal, "Submit", "Starting the first deployment of generation "+strconv.FormatInt(s.d.Generation, 10))
+	s.res.RequeueAfter = immediately
+}
+
+// beginUpgradeIfChanged records a changed spec in the write-ahead log and starts the upgrade.
+// Changes that run nothing (nonces, upgrade mode, operator options) wait until no upgrade is
+// in flight and are handled by steady.
+func (s *step) beginUpgradeIfChanged() bool {
+	diff, fields := Diff(s.last.Spec, s.d.Spec)
+	if diff == DiffIgnore {
+		return false
+	}
+	restore := restoreModeFor(s.d.Spec, diff)
+	next := newReconciledSpec(s.d.Spec, s.d.Generation, s.last.Metadata.FirstDeployment, restore)
+	next.Metadata.Redeploy = diff == DiffSavepointRedeploy
+	s.record(next)
+	s.event(Normal, "SpecChanged", fmt.Sprintf("%s change(s) detected (%v), starting reconciliation", diff, fields))
+	if s.clusterHasLiveJob() || next.Metadata.Redeploy {
+		// The state to restore will be taken from the running job (or is the initial
+		// savepoint for a redeploy); an older upgrade's path must not be reused.
+		s.st.JobStatus.UpgradeSavepointPath = ""
+		if next.Metadata.Redeploy && s.d.Spec.Job != nil {
+			s.st.JobStatus.UpgradeSavepointPath = s.d.Spec.Job.InitialSavepointPath
+		}
+	}
+	s.res.RequeueAfter = immediately
+	return true
+}
+
+// record writes the write-ahead log: the target spec and state UPGRADING, before any cluster
+// action.
+func (s *step) record(r *ReconciledSpec) {
+	s.last = r
+	rs := &s.st.ReconciliationStatus
+	rs.LastReconciledSpec = r.Encode()
+	rs.State = flinkv1beta1.ReconciliationUpgrading
+	rs.ReconciliationTimestamp = s.in.Now.UnixMilli()
+	s.observed()
+}
+
+// clusterHasLiveJob reports whether a job that is not globally terminal runs on the cluster.
+func (s *step) clusterHasLiveJob() bool {
+	o := s.in.Observed
+	return o.JobManager != nil && (o.Job == nil || !jobState(o.Job.State).globallyTerminal())
+}
+
+func restoreModeFor(spec flinkv1beta1.FlinkDeploymentSpec, diff DiffType) RestoreMode {
+	if spec.Job == nil {
+		return RestoreNone
+	}
+	if diff == DiffSavepointRedeploy {
+		return RestoreSavepoint
+	}
+	switch spec.Job.EffectiveUpgradeMode() {
+	case flinkv1beta1.UpgradeModeSavepoint:
+		return RestoreSavepoint
+	case flinkv1beta1.UpgradeModeLastState:
+		return RestoreHA
+	}
+	return RestoreNone
+}
+
+// fail reports an error: status.error and a Warning event (once per distinct message).
+func (s *step) fail(reason, msg string) {
+	if s.errMsg != "" {
+		return // the first error of a reconcile wins
+	}
+	s.errMsg, s.errWhy = msg, reason
+}
+
+func (s *step) event(t EventType, reason, msg string) {
+	s.res.Events = append(s.res.Events, Event{Type: t, Reason: reason, Message: msg})
+}
+
+// requeue asks to look again after at most d.
+func (s *step) requeue(d time.Duration) {
+	if s.res.RequeueAfter == 0 || d < s.res.RequeueAfter {
+		s.res.RequeueAfter = d
+	}
+}
+
+// triggerID derives an idempotent Flink trigger id: a retried trigger after a crash reuses it
+// and Flink does not start a second operation.
+func triggerID(uid, kind string, n int64) string {
+	sum := sha256.Sum256(fmt.Appendf(nil, "%s/%s/%d", uid, kind, n))
+	return hex.EncodeToString(sum[:16])
+}
+
+// jobState wraps Flink's job state strings.
+type jobState string
+
+func (j jobState) globallyTerminal() bool {
+	return j == "FAILED" || j == "CANCELED" || j == "FINISHED"
+}

@@ -1,0 +1,106 @@
+package decide
+
+import (
+	"encoding/json"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+)
+
+// DiffType classifies a spec change, from least to most disruptive (Apache's order).
+type DiffType int
+
+// The diff types.
+const (
+	// DiffIgnore changes nothing that runs (nonces, upgrade mode, operator options, …).
+	DiffIgnore DiffType = iota
+	// DiffScale changes only the scale (TaskManager replicas, parallelism in standalone mode).
+	DiffScale
+	// DiffUpgrade needs the cluster and job redeployed.
+	DiffUpgrade
+	// DiffSavepointRedeploy redeploys from initialSavepointPath, discarding current state.
+	DiffSavepointRedeploy
+)
+
+func (t DiffType) String() string {
+	return [...]string{"IGNORE", "SCALE", "UPGRADE", "SAVEPOINT_REDEPLOY"}[t]
+}
+
+// ignoredJobFields change nothing that runs.
+var ignoredJobFields = []string{
+	"upgradeMode", "savepointTriggerNonce", "checkpointTriggerNonce", "initialSavepointPath", "autoscalerResetNonce",
+}
+
+// Diff classifies the change from old to new and names the changed fields
+// ("job.parallelism", "flinkConfiguration.state.savepoints.dir", …), sorted.
+func Diff(old, new flinkv1beta1.FlinkDeploymentSpec) (DiffType, []string) {
+	a, b := specFields(old), specFields(new)
+	var changed []string
+	for _, k := range slices.Sorted(maps.Keys(mergeKeys(a, b))) {
+		if !reflect.DeepEqual(a[k], b[k]) {
+			changed = append(changed, k)
+		}
+	}
+	worst := DiffIgnore
+	for _, f := range changed {
+		worst = max(worst, classify(f, new))
+	}
+	return worst, changed
+}
+
+func classify(field string, spec flinkv1beta1.FlinkDeploymentSpec) DiffType {
+	switch {
+	case field == "job.savepointRedeployNonce":
+		return DiffSavepointRedeploy
+	case strings.HasPrefix(field, "flinkConfiguration.kubernetes.operator."), field == "ingress" || strings.HasPrefix(field, "ingress."):
+		return DiffIgnore
+	case strings.HasPrefix(field, "job.") && slices.Contains(ignoredJobFields, strings.TrimPrefix(field, "job.")):
+		return DiffIgnore
+	case field == "taskManager.replicas", field == "job.parallelism" && spec.Mode == flinkv1beta1.DeploymentModeStandalone:
+		return DiffScale
+	}
+	return DiffUpgrade
+}
+
+// specFields flattens a spec to field path → value; flinkConfiguration is compared by its
+// flattened keys, so the same setting written flat or nested is no change.
+func specFields(s flinkv1beta1.FlinkDeploymentSpec) map[string]any {
+	conf, _ := s.FlinkConfiguration.Flatten()
+	s.FlinkConfiguration = nil
+	raw, _ := json.Marshal(s)
+	var m map[string]any
+	_ = json.Unmarshal(raw, &m)
+	out := map[string]any{}
+	flattenFields(out, "", m)
+	for k, v := range conf {
+		out["flinkConfiguration."+k] = v
+	}
+	return out
+}
+
+// flattenFields descends into job, jobManager and taskManager so their fields are named one
+// by one; everything else is compared whole.
+func flattenFields(out map[string]any, prefix string, m map[string]any) {
+	for k, v := range m {
+		sub, isMap := v.(map[string]any)
+		if isMap && prefix == "" && (k == "job" || k == "jobManager" || k == "taskManager") {
+			flattenFields(out, k+".", sub)
+			continue
+		}
+		out[prefix+k] = v
+	}
+}
+
+func mergeKeys(a, b map[string]any) map[string]bool {
+	out := map[string]bool{}
+	for k := range a {
+		out[k] = true
+	}
+	for k := range b {
+		out[k] = true
+	}
+	return out
+}

@@ -1,0 +1,85 @@
+package decide
+
+import (
+	"encoding/json"
+	"fmt"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+)
+
+// RestoreMode says where a deployment's job restores its state from.
+type RestoreMode string
+
+// The restore modes.
+const (
+	// RestoreNone starts from empty state (stateless), or from the initial savepoint on a
+	// first deployment.
+	RestoreNone RestoreMode = "none"
+	// RestoreSavepoint restores status.jobStatus.upgradeSavepointPath (a savepoint or, after a
+	// failed savepoint, the newest externalized checkpoint).
+	RestoreSavepoint RestoreMode = "savepoint"
+	// RestoreHA lets the new JobManager recover from the HA metadata (last-state).
+	RestoreHA RestoreMode = "last-state"
+)
+
+// ReconciledSpec is the JSON stored in reconciliationStatus.lastReconciledSpec and
+// lastStableSpec: the spec, and metadata about its deployment, as the Apache operator stores it.
+type ReconciledSpec struct {
+	Spec     flinkv1beta1.FlinkDeploymentSpec `json:"spec"`
+	Metadata SpecMetadata                     `json:"resource_metadata"`
+}
+
+// SpecMetadata is the metadata part of a ReconciledSpec.
+type SpecMetadata struct {
+	APIVersion string `json:"apiVersion"`
+	Metadata   struct {
+		Generation int64 `json:"generation"`
+	} `json:"metadata"`
+	// FirstDeployment is true until the resource was deployed once.
+	FirstDeployment bool `json:"firstDeployment"`
+	// Restore is how the job of this deployment restores (decided when the upgrade began, and
+	// changed by fallbacks).
+	Restore RestoreMode `json:"restoreMode,omitempty"`
+	// Redeploy is set for a savepointRedeployNonce change: the old job is cancelled and its
+	// HA metadata dropped, and the job restores from initialSavepointPath.
+	Redeploy bool `json:"redeploy,omitempty"`
+	// SavepointFailed is set when this upgrade's savepoint failed and no newer checkpoint
+	// could stand in: the upgrade waits for a new spec instead of retrying on its own.
+	SavepointFailed bool `json:"savepointFailed,omitempty"`
+	// CheckpointFallback is set when this upgrade restores from the newest externalized
+	// checkpoint after its savepoint failed: the job is cancelled first.
+	CheckpointFallback bool `json:"checkpointFallback,omitempty"`
+}
+
+// Generation is the resource generation the spec belongs to.
+func (r *ReconciledSpec) Generation() int64 { return r.Metadata.Metadata.Generation }
+
+// Encode renders the JSON stored in status.
+func (r *ReconciledSpec) Encode() string {
+	data, err := json.Marshal(r)
+	if err != nil {
+		panic(fmt.Sprintf("encode reconciled spec: %v", err)) // plain structs always encode
+	}
+	return string(data)
+}
+
+// ParseReconciledSpec reads a stored spec; "" gives nil.
+func ParseReconciledSpec(s string) (*ReconciledSpec, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var r ReconciledSpec
+	if err := json.Unmarshal([]byte(s), &r); err != nil {
+		return nil, fmt.Errorf("parse reconciled spec: %w", err)
+	}
+	return &r, nil
+}
+
+func newReconciledSpec(spec flinkv1beta1.FlinkDeploymentSpec, generation int64, first bool, restore RestoreMode) *ReconciledSpec {
+	r := &ReconciledSpec{Spec: *spec.DeepCopy()}
+	r.Metadata.APIVersion = flinkv1beta1.GroupVersion.String()
+	r.Metadata.Metadata.Generation = generation
+	r.Metadata.FirstDeployment = first
+	r.Metadata.Restore = restore
+	return r
+}

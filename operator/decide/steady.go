@@ -1,0 +1,54 @@
+package decide
+
+import (
+	"strconv"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+)
+
+// steady handles a deployed spec: triggers in flight, nonces, other ignorable changes and
+// stability. valid is false when the current spec failed validation (it is then not applied).
+func (s *step) steady(valid bool) {
+	s.requeue(s.in.Options.ReconcileInterval)
+	if s.pollTriggers() {
+		s.requeue(s.in.Options.ProgressCheckInterval)
+		return
+	}
+	if valid && s.nonces() {
+		s.requeue(s.in.Options.ProgressCheckInterval)
+		return
+	}
+	if valid && s.last.Generation() != s.d.Generation {
+		// Only ignorable fields changed: record them.
+		s.last.Spec = *s.d.Spec.DeepCopy()
+		s.last.Metadata.Metadata.Generation = s.d.Generation
+		s.st.ReconciliationStatus.LastReconciledSpec = s.last.Encode()
+	}
+	s.markStable()
+}
+
+// markStable records the deployed spec as stable once its job runs on a ready cluster (or,
+// for a session cluster or a suspended job, once it is deployed).
+func (s *step) markStable() {
+	rs := &s.st.ReconciliationStatus
+	if rs.State != flinkv1beta1.ReconciliationDeployed || rs.LastStableSpec == rs.LastReconciledSpec {
+		return
+	}
+	ready := s.st.JobManagerDeploymentStatus == flinkv1beta1.JobManagerReady
+	var stable bool
+	switch {
+	case s.last.Spec.Job == nil:
+		stable = ready
+	case s.last.Spec.Job.EffectiveState() == flinkv1beta1.JobStateSuspended:
+		stable = true
+	default:
+		stable = ready && s.st.JobStatus.State == flinkv1beta1.JobStatusRunning
+	}
+	if stable {
+		rs.LastStableSpec = rs.LastReconciledSpec
+	} else {
+		s.requeue(s.in.Options.ProgressCheckInterval)
+	}
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -1,0 +1,168 @@
+package decide
+
+import (
+	"time"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/config"
+)
+
+// Observation is everything the operator saw of one FlinkDeployment's cluster in one
+// reconcile. It is plain data: observe fills it, decide reads it.
+type Observation struct {
+	// JobManager and TaskManager are the Deployments; nil when missing.
+	JobManager  *DeploymentState
+	TaskManager *DeploymentState
+	// PodError is a JobManager pod problem (CrashLoopBackOff, ImagePullBackOff, OOMKilled, …).
+	PodError *PodError
+	// RESTReachable says whether the JobManager's REST API answered; RESTError says why not.
+	RESTReachable bool
+	RESTError     string
+	// Job is the resource's job on the cluster, nil when there is none.
+	Job *JobObservation
+	// Savepoint and Checkpoint are the state of the pending triggers recorded in status.
+	Savepoint  *OperationObservation
+	Checkpoint *OperationObservation
+	// HAMetadata reports whether Flink's HA ConfigMaps for the cluster exist.
+	HAMetadata bool
+	// Leftovers names the other objects the resource still owns (Services, ConfigMaps).
+	Leftovers []string
+}
+
+// DeploymentState is an observed Deployment.
+type DeploymentState struct {
+	// Generation is the FlinkDeployment generation the Deployment was rendered for (its
+	// generation annotation); 0 when absent.
+	Generation int64
+	// Replicas, ReadyReplicas and AvailableReplicas are from the Deployment's status.
+	Replicas, ReadyReplicas, AvailableReplicas int32
+	// Available is true when the Deployment is rolled out and has an available replica.
+	Available bool
+	// ReplicaFailure is the message of a ReplicaFailure condition.
+	ReplicaFailure string
+}
+
+// PodError is a pod problem that needs a person.
+type PodError struct {
+	Reason  string
+	Message string
+}
+
+// JobObservation is the job as Flink reports it.
+type JobObservation struct {
+	ID, Name string
+	State    string
+	// StartTime is the job's start, epoch ms.
+	StartTime int64
+	// FailureCause is the first line of the newest exception of a FAILED job.
+	FailureCause string
+	// LatestCheckpoint is the newest completed externalized checkpoint, if any.
+	LatestCheckpoint *SnapshotRef
+}
+
+// SnapshotRef points at a completed checkpoint or savepoint.
+type SnapshotRef struct {
+	Path string
+	ID   int64
+	// Timestamp is when it was triggered, epoch ms.
+	Timestamp int64
+}
+
+// OperationObservation is the state of a triggered savepoint or checkpoint.
+type OperationObservation struct {
+	Done bool
+	// Location is a completed savepoint's path.
+	Location string
+	// CheckpointID is a completed checkpoint's id.
+	CheckpointID int64
+	// Failure is set when the operation failed.
+	Failure string
+	// Lost is true when Flink no longer knows the trigger (expired, or the JobManager restarted).
+	Lost bool
+}
+
+// Input is everything Decide reads.
+type Input struct {
+	// Resource is the FlinkDeployment as read, with its current status.
+	Resource *flinkv1beta1.FlinkDeployment
+	// Options are the operator options with the resource's overrides applied.
+	Options config.Options
+	// Observed is the cluster as observed.
+	Observed Observation
+	// Now is the current time (from the injected clock).
+	Now time.Time
+}
+
+// EventType is Normal or Warning, as Kubernetes Events have it.
+type EventType string
+
+// The event types.
+const (
+	Normal  EventType = "Normal"
+	Warning EventType = "Warning"
+)
+
+// Event is a Kubernetes Event to record.
+type Event struct {
+	Type    EventType
+	Reason  string
+	Message string
+}
+
+// Result is what Decide chose: one action, the new status, the events and when to look again.
+type Result struct {
+	Action       Action
+	Status       flinkv1beta1.FlinkDeploymentStatus
+	Events       []Event
+	RequeueAfter time.Duration
+	// RemoveFinalizer is set when deletion is complete.
+	RemoveFinalizer bool
+}
+
+// ActionKind names an action.
+type ActionKind string
+
+// The actions.
+const (
+	// ActNone changes nothing in the cluster (a status change may still be written).
+	ActNone ActionKind = "None"
+	// ActDeploy creates or updates the cluster's objects for Deploy.
+	ActDeploy ActionKind = "Deploy"
+	// ActDeleteCluster deletes the JobManager and TaskManager Deployments (and HA metadata when
+	// DeleteHA is set).
+	ActDeleteCluster ActionKind = "DeleteCluster"
+	// ActDeleteAll deletes every object the resource owns, HA metadata included (deletion).
+	ActDeleteAll ActionKind = "DeleteAll"
+	// ActCancelJob cancels JobID.
+	ActCancelJob ActionKind = "CancelJob"
+	// ActStopWithSavepoint stops JobID with a savepoint under TriggerID.
+	ActStopWithSavepoint ActionKind = "StopWithSavepoint"
+	// ActTriggerSavepoint takes a savepoint of JobID under TriggerID.
+	ActTriggerSavepoint ActionKind = "TriggerSavepoint"
+	// ActTriggerCheckpoint takes a checkpoint of JobID under TriggerID.
+	ActTriggerCheckpoint ActionKind = "TriggerCheckpoint"
+)
+
+// Action is the one cluster change of a reconcile.
+type Action struct {
+	Kind ActionKind
+	// Deploy is set for ActDeploy.
+	Deploy *Deploy
+	// JobID and TriggerID are set for job actions.
+	JobID, TriggerID string
+	// FormatType is the savepoint format.
+	FormatType string
+	// DeleteHA is set for ActDeleteCluster when HA metadata goes too.
+	DeleteHA bool
+}
+
+// Deploy is a cluster to create or update.
+type Deploy struct {
+	Spec        flinkv1beta1.FlinkDeploymentSpec
+	Generation  int64
+	JobID       string
+	RestorePath string
+}
+
+// None is the action that changes nothing.
+var None = Action{Kind: ActNone}

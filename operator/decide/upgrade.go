@@ -1,0 +1,280 @@
+package decide
+
+import (
+	"fmt"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+)
+
+// upgrade drives a recorded spec (state UPGRADING) onto the cluster: first the old cluster is
+// taken down the way the restore mode needs (cancel, savepoint, or keep HA), then the new one
+// is deployed from the right state. One action per call.
+func (s *step) upgrade() {
+	o := s.in.Observed
+	gen := s.last.Generation()
+	switch {
+	case o.JobManager != nil && o.JobManager.Generation == gen:
+		// Deployed already (the operator stopped before it wrote status).
+		s.deployed()
+	case o.JobManager != nil:
+		s.teardown()
+	default:
+		s.deployNew()
+	}
+	s.requeue(s.in.Options.ProgressCheckInterval)
+}
+
+// deployed marks the recorded spec as deployed.
+func (s *step) deployed() {
+	s.st.ReconciliationStatus.State = flinkv1beta1.ReconciliationDeployed
+	if s.last.Metadata.FirstDeployment && (s.last.Spec.Job == nil || s.last.Spec.Job.EffectiveState() == flinkv1beta1.JobStateRunning) {
+		s.last.Metadata.FirstDeployment = false
+	}
+	s.st.ReconciliationStatus.LastReconciledSpec = s.last.Encode()
+}
+
+// teardown stops the old cluster one step at a time.
+func (s *step) teardown() {
+	m := s.last.Metadata
+	switch {
+	case m.Redeploy || m.Restore == RestoreNone:
+		s.cancelThenDelete(true)
+	case m.CheckpointFallback:
+		s.checkpointFallback()
+	case m.Restore == RestoreSavepoint:
+		s.savepointTeardown()
+	case m.Restore == RestoreHA:
+		s.lastStateTeardown()
+	}
+}
+
+// cancelThenDelete cancels a live job, then deletes the cluster.
+func (s *step) cancelThenDelete(deleteHA bool) {
+	o := s.in.Observed
+	if o.Job != nil && !jobState(o.Job.State).globallyTerminal() && o.RESTReachable {
+		if o.Job.State != "CANCELLING" {
+			s.res.Action = Action{Kind: ActCancelJob, JobID: o.Job.ID}
+			s.event(Normal, "Cancel", "Cancelling job "+o.Job.ID+" to upgrade")
+		}
+		return
+	}
+	s.res.Action = Action{Kind: ActDeleteCluster, DeleteHA: deleteHA}
+	s.event(Normal, "Cleanup", "Deleting the JobManager and TaskManagers of the previous deployment")
+}
+
+// savepointTeardown stops the job with a savepoint, then deletes the cluster. When the job
+// does not run it falls back to last-state (HA metadata) or to the newest checkpoint of a
+// finished job; when neither exists it refuses and says why.
+func (s *step) savepointTeardown() {
+	o := s.in.Observed
+	sp := s.st.JobStatus.SavepointInfo
+	switch {
+	case sp != nil && sp.TriggerID != "" && sp.TriggerType == flinkv1beta1.SnapshotTriggerUpgrade:
+		s.pollUpgradeSavepoint()
+	case s.st.JobStatus.UpgradeSavepointPath != "":
+		// This upgrade's savepoint is taken; stop-with-savepoint leaves the job FINISHED.
+		if o.Job != nil && !jobState(o.Job.State).globallyTerminal() && o.RESTReachable {
+			return
+		}
+		s.res.Action = Action{Kind: ActDeleteCluster, DeleteHA: true}
+		s.event(Normal, "Cleanup", "Deleting the previous deployment after its savepoint")
+	case s.last.Metadata.SavepointFailed:
+		s.refuse("the upgrade savepoint failed and no externalized checkpoint is newer than the last savepoint; the job keeps running the previous spec (change the spec to try again)")
+	case o.Job != nil && o.Job.State == "RUNNING" && o.RESTReachable:
+		id := triggerID(string(s.d.UID), "upgrade", s.last.Generation())
+		s.res.Action = Action{Kind: ActStopWithSavepoint, JobID: o.Job.ID, TriggerID: id, FormatType: s.in.Options.SavepointFormat}
+		s.setTrigger(id, flinkv1beta1.SnapshotTriggerUpgrade)
+		s.event(Normal, "SavepointTriggered", "Stopping job "+o.Job.ID+" with a savepoint to upgrade")
+	case !o.RESTReachable:
+		s.fail("UpgradeWaiting", "savepoint upgrade waits for the JobManager REST API: "+o.RESTError)
+	default:
+		s.savepointImpossible()
+	}
+}
+
+// savepointImpossible handles a savepoint upgrade of a job that is not RUNNING.
+func (s *step) savepointImpossible() {
+	o := s.in.Observed
+	state := "missing"
+	if o.Job != nil {
+		state = o.Job.State
+	}
+	switch {
+	case s.in.Options.LastStateFallback && flinkv1beta1.HAEnabled(s.conf) && o.HAMetadata:
+		s.last.Metadata.Restore = RestoreHA
+		s.st.ReconciliationStatus.LastReconciledSpec = s.last.Encode()
+		s.event(Normal, "LastStateFallback", fmt.Sprintf("Job is %s, so no savepoint can be taken; upgrading with last-state from HA metadata", state))
+	case o.Job != nil && jobState(o.Job.State).globallyTerminal() && s.newerCheckpoint() != nil:
+		cp := s.newerCheckpoint()
+		s.st.JobStatus.UpgradeSavepointPath = cp.Path
+		s.event(Normal, "CheckpointFallback", fmt.Sprintf("Job is %s; restoring from its newest checkpoint %s", state, cp.Path))
+	default:
+		s.refuse(fmt.Sprintf("savepoint upgrade needs a RUNNING job, but the job is %s and there is neither HA metadata nor a newer checkpoint to restore from; the upgrade is not applied", state))
+	}
+}
+
+// pollUpgradeSavepoint follows the upgrade's stop-with-savepoint.
+func (s *step) pollUpgradeSavepoint() {
+	op := s.in.Observed.Savepoint
+	switch {
+	case op == nil || (!op.Done && !op.Lost):
+		return // still running, or the REST API did not answer
+	case op.Failure == "" && !op.Lost:
+		s.completeSavepoint(op.Location)
+		s.st.JobStatus.UpgradeSavepointPath = op.Location
+		return
+	}
+	why := op.Failure
+	if op.Lost {
+		why = "Flink no longer knows the savepoint trigger"
+	}
+	s.clearTrigger()
+	s.event(Warning, "SavepointError", "Upgrade savepoint failed: "+why)
+	if cp := s.newerCheckpoint(); cp != nil {
+		s.last.Metadata.CheckpointFallback = true
+		s.st.ReconciliationStatus.LastReconciledSpec = s.last.Encode()
+		s.event(Normal, "CheckpointFallback", "Falling back to the newest externalized checkpoint "+cp.Path+", which is newer than the last savepoint")
+		return
+	}
+	s.last.Metadata.SavepointFailed = true
+	s.st.ReconciliationStatus.LastReconciledSpec = s.last.Encode()
+	s.refuse("upgrade savepoint failed (" + why + ") and no externalized checkpoint is newer than the last savepoint; the job keeps running the previous spec")
+}
+
+// checkpointFallback cancels the job, then restores the upgrade from its newest checkpoint
+// (read after the job ended, so no newer one can appear later).
+func (s *step) checkpointFallback() {
+	o := s.in.Observed
+	if o.Job != nil && !jobState(o.Job.State).globallyTerminal() {
+		s.cancelThenDelete(true)
+		return
+	}
+	if s.st.JobStatus.UpgradeSavepointPath == "" {
+		cp := s.newerCheckpoint()
+		if cp == nil {
+			s.refuse("the job ended but its newest checkpoint cannot be read; the upgrade is not applied")
+			return
+		}
+		s.st.JobStatus.UpgradeSavepointPath = cp.Path
+		return
+	}
+	s.res.Action = Action{Kind: ActDeleteCluster, DeleteHA: true}
+}
+
+// lastStateTeardown deletes the cluster but keeps HA metadata, so the new JobManager recovers
+// the job from its latest checkpoint. A finished job has no HA metadata: its newest checkpoint
+// is restored instead.
+func (s *step) lastStateTeardown() {
+	o := s.in.Observed
+	switch {
+	case o.Job != nil && jobState(o.Job.State).globallyTerminal():
+		if s.st.JobStatus.UpgradeSavepointPath == "" {
+			cp := o.Job.LatestCheckpoint
+			if cp == nil {
+				s.refuse("last-state upgrade: the job is " + o.Job.State + ", its HA metadata is gone and it has no checkpoint; refusing to start from empty state")
+				return
+			}
+			s.st.JobStatus.UpgradeSavepointPath = cp.Path
+		}
+		s.last.Metadata.Restore = RestoreSavepoint
+		s.st.ReconciliationStatus.LastReconciledSpec = s.last.Encode()
+		s.res.Action = Action{Kind: ActDeleteCluster, DeleteHA: true}
+	case !o.HAMetadata:
+		s.refuse("last-state upgrade needs HA metadata, but none was found for this cluster; refusing to start from empty state (restore it, or use savepointRedeployNonce with initialSavepointPath)")
+	default:
+		s.res.Action = Action{Kind: ActDeleteCluster}
+		s.event(Normal, "Cleanup", "Deleting the JobManager and TaskManagers, keeping HA metadata for last-state")
+	}
+}
+
+// deployNew deploys the recorded spec once the old cluster is gone.
+func (s *step) deployNew() {
+	spec := s.last.Spec
+	if spec.Job != nil && spec.Job.EffectiveState() == flinkv1beta1.JobStateSuspended {
+		s.deployed()
+		s.st.JobStatus.State = flinkv1beta1.JobStatusSuspended
+		s.event(Normal, "Suspended", "Job suspended")
+		return
+	}
+	path, jobID, ok := s.restorePoint()
+	if !ok {
+		return
+	}
+	s.res.Action = Action{Kind: ActDeploy, Deploy: &Deploy{Spec: spec, Generation: s.last.Generation(), JobID: jobID, RestorePath: path}}
+	s.deployed()
+	s.st.JobManagerDeploymentStatus = flinkv1beta1.JobManagerDeploying
+	if spec.Job != nil {
+		s.st.JobStatus.JobID = jobID
+		s.st.JobStatus.State = flinkv1beta1.JobStatusReconciling
+	}
+	msg := "Deploying generation " + fmt.Sprint(s.last.Generation())
+	if path != "" {
+		msg += ", restoring from " + path
+	} else if s.last.Metadata.Restore == RestoreHA && s.in.Observed.HAMetadata {
+		msg += ", recovering from HA metadata"
+	}
+	s.event(Normal, "Deploy", msg)
+}
+
+// restorePoint picks the path (or HA) the new job starts from, refusing to start a stateful
+// job from empty state on its own.
+func (s *step) restorePoint() (path, jobID string, ok bool) {
+	o := s.in.Observed
+	first := s.last.Metadata.FirstDeployment
+	jobID = jobIDFor(string(s.d.UID), s.last.Generation())
+	upgradePath := s.st.JobStatus.UpgradeSavepointPath
+	if s.last.Spec.Job == nil {
+		return "", "", true
+	}
+	switch s.last.Metadata.Restore {
+	case RestoreNone:
+		if first || s.last.Metadata.Redeploy {
+			return upgradePath, jobID, true
+		}
+		return "", jobID, true
+	case RestoreHA:
+		switch {
+		case o.HAMetadata:
+			if s.st.JobStatus.JobID != "" {
+				jobID = s.st.JobStatus.JobID // HA recovers the same job
+			}
+			return "", jobID, true
+		case upgradePath != "" || first:
+			return upgradePath, jobID, true
+		}
+		s.refuse("last-state: HA metadata is missing and no checkpoint is known; refusing to start the job from empty state (restore the HA ConfigMaps, or set initialSavepointPath and bump savepointRedeployNonce)")
+		return "", "", false
+	default: // RestoreSavepoint
+		switch {
+		case upgradePath != "" || first:
+			return upgradePath, jobID, true
+		case o.HAMetadata:
+			return "", s.st.JobStatus.JobID, true
+		}
+		s.refuse("savepoint upgrade mode: there is no savepoint to restore from; refusing to start the job from empty state (set initialSavepointPath and bump savepointRedeployNonce, or use upgradeMode stateless)")
+		return "", "", false
+	}
+}
+
+// refuse stops the upgrade with an error; it is retried only when the spec changes or the
+// missing precondition appears.
+func (s *step) refuse(msg string) {
+	s.fail("UpgradeRefused", msg)
+	s.requeue(s.in.Options.ReconcileInterval)
+}
+
+// newerCheckpoint returns the job's newest externalized checkpoint when it is newer than the
+// last savepoint.
+func (s *step) newerCheckpoint() *SnapshotRef {
+	o := s.in.Observed
+	if o.Job == nil || o.Job.LatestCheckpoint == nil || o.Job.LatestCheckpoint.Path == "" || o.Job.LatestCheckpoint.Path[0] == '<' {
+		return nil
+	}
+	cp := o.Job.LatestCheckpoint
+	if sp := s.st.JobStatus.SavepointInfo; sp != nil && sp.LastSavepoint != nil && sp.LastSavepoint.TimeStamp > cp.Timestamp {
+		return nil
+	}
+	return cp
+}
+
+func jobIDFor(uid string, generation int64) string { return triggerID(uid, "job", generation) }

@@ -1,0 +1,244 @@
+package observe
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flinkop/flinkop/operator/act"
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/decide"
+	"github.com/flinkop/flinkop/operator/flink"
+)
+
+// FlinkAPI is what observing needs from a JobManager's REST API.
+type FlinkAPI interface {
+	ListJobs(ctx context.Context) ([]flink.JobOverview, error)
+	JobExceptions(ctx context.Context, jobID string) (*flink.ExceptionHistory, error)
+	Checkpoints(ctx context.Context, jobID string) (*flink.CheckpointingStatistics, error)
+	SavepointStatus(ctx context.Context, jobID, triggerID string) (*flink.SavepointResult, error)
+	CheckpointStatus(ctx context.Context, jobID, triggerID string) (*flink.CheckpointResult, error)
+}
+
+// HA ConfigMap labels, as Flink's Kubernetes HA services set them.
+const (
+	LabelHAConfigMapType = "configmap-type"
+	HAConfigMapType      = "high-availability"
+)
+
+// podProblems are the container states that need a person.
+var podProblems = []string{"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "CreateContainerConfigError", "CreateContainerError", "InvalidImageName"}
+
+// Observer builds Observations. It only reads.
+type Observer struct {
+	// Client reads Kubernetes objects (the manager's cache).
+	Client client.Reader
+	// Flink returns the REST client of a deployment's JobManager.
+	Flink func(d *flinkv1beta1.FlinkDeployment) FlinkAPI
+}
+
+// Observe reads the cluster of d. Kubernetes read errors are returned (the reconcile is
+// retried); Flink REST errors are part of the observation.
+func (o *Observer) Observe(ctx context.Context, d *flinkv1beta1.FlinkDeployment) (decide.Observation, error) {
+	var obs decide.Observation
+	var err error
+	if obs.JobManager, err = o.deployment(ctx, d.Namespace, act.JobManagerName(d.Name)); err != nil {
+		return obs, err
+	}
+	if obs.TaskManager, err = o.deployment(ctx, d.Namespace, act.TaskManagerName(d.Name)); err != nil {
+		return obs, err
+	}
+	if obs.JobManager != nil {
+		if obs.PodError, err = o.podError(ctx, d); err != nil {
+			return obs, err
+		}
+	}
+	if obs.HAMetadata, err = o.haMetadata(ctx, d); err != nil {
+		return obs, err
+	}
+	if d.DeletionTimestamp != nil {
+		if obs.Leftovers, err = o.leftovers(ctx, d); err != nil {
+			return obs, err
+		}
+	}
+	if obs.JobManager != nil && obs.JobManager.Available {
+		o.observeFlink(ctx, d, &obs)
+	}
+	return obs, nil
+}
+
+func (o *Observer) deployment(ctx context.Context, ns, name string) (*decide.DeploymentState, error) {
+	var dep appsv1.Deployment
+	if err := o.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &dep); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("get deployment %s/%s: %w", ns, name, err)
+	}
+	if dep.DeletionTimestamp != nil {
+		return nil, nil // going away: treat as gone
+	}
+	s := &decide.DeploymentState{
+		Replicas: dep.Status.Replicas, ReadyReplicas: dep.Status.ReadyReplicas, AvailableReplicas: dep.Status.AvailableReplicas,
+	}
+	s.Generation, _ = strconv.ParseInt(dep.Annotations[act.AnnotationGeneration], 10, 64)
+	want := int32(1)
+	if dep.Spec.Replicas != nil {
+		want = *dep.Spec.Replicas
+	}
+	s.Available = dep.Status.ObservedGeneration >= dep.Generation && dep.Status.UpdatedReplicas >= want &&
+		dep.Status.AvailableReplicas >= 1
+	for _, c := range dep.Status.Conditions {
+		if c.Type == appsv1.DeploymentReplicaFailure && c.Status == corev1.ConditionTrue {
+			s.ReplicaFailure = c.Reason + ": " + c.Message
+		}
+	}
+	return s, nil
+}
+
+func (o *Observer) podError(ctx context.Context, d *flinkv1beta1.FlinkDeployment) (*decide.PodError, error) {
+	var pods corev1.PodList
+	if err := o.Client.List(ctx, &pods, client.InNamespace(d.Namespace), client.MatchingLabels(act.Selector(d.Name, act.ComponentJobManager))); err != nil {
+		return nil, fmt.Errorf("list JobManager pods: %w", err)
+	}
+	for _, p := range pods.Items {
+		for _, cs := range append(slices.Clone(p.Status.InitContainerStatuses), p.Status.ContainerStatuses...) {
+			if w := cs.State.Waiting; w != nil && slices.Contains(podProblems, w.Reason) {
+				return &decide.PodError{Reason: w.Reason, Message: fmt.Sprintf("pod %s container %s: %s", p.Name, cs.Name, w.Message)}, nil
+			}
+			if t := cs.LastTerminationState.Terminated; t != nil && t.Reason == "OOMKilled" && !cs.Ready {
+				return &decide.PodError{Reason: "OOMKilled", Message: fmt.Sprintf("pod %s container %s was killed for using too much memory", p.Name, cs.Name)}, nil
+			}
+		}
+	}
+	return nil, nil
+}
+
+// HAClusterID is the HA cluster id of a deployment: high-availability.cluster-id, or its name.
+func HAClusterID(d *flinkv1beta1.FlinkDeployment) string {
+	if v, ok := d.Spec.FlinkConfiguration.Get("high-availability.cluster-id"); ok && v != "" {
+		return v
+	}
+	return d.Name
+}
+
+// HASelector selects the HA ConfigMaps of a deployment.
+func HASelector(d *flinkv1beta1.FlinkDeployment) client.MatchingLabels {
+	return client.MatchingLabels{act.LabelApp: HAClusterID(d), LabelHAConfigMapType: HAConfigMapType}
+}
+
+func (o *Observer) haMetadata(ctx context.Context, d *flinkv1beta1.FlinkDeployment) (bool, error) {
+	var cms corev1.ConfigMapList
+	if err := o.Client.List(ctx, &cms, client.InNamespace(d.Namespace), HASelector(d)); err != nil {
+		return false, fmt.Errorf("list HA ConfigMaps: %w", err)
+	}
+	return len(cms.Items) > 0, nil
+}
+
+func (o *Observer) leftovers(ctx context.Context, d *flinkv1beta1.FlinkDeployment) ([]string, error) {
+	sel := client.MatchingLabels{act.LabelApp: d.Name, act.LabelManagedBy: act.ManagedBy}
+	var out []string
+	var svcs corev1.ServiceList
+	if err := o.Client.List(ctx, &svcs, client.InNamespace(d.Namespace), sel); err != nil {
+		return nil, err
+	}
+	for _, s := range svcs.Items {
+		out = append(out, "service/"+s.Name)
+	}
+	var cms corev1.ConfigMapList
+	if err := o.Client.List(ctx, &cms, client.InNamespace(d.Namespace), sel); err != nil {
+		return nil, err
+	}
+	for _, c := range cms.Items {
+		out = append(out, "configmap/"+c.Name)
+	}
+	return out, nil
+}
+
+// observeFlink asks the JobManager about the job and the pending triggers.
+func (o *Observer) observeFlink(ctx context.Context, d *flinkv1beta1.FlinkDeployment, obs *decide.Observation) {
+	api := o.Flink(d)
+	jobs, err := api.ListJobs(ctx)
+	if err != nil {
+		obs.RESTError = err.Error()
+		return
+	}
+	obs.RESTReachable = true
+	job := pickJob(jobs, d.Status.JobStatus.JobID)
+	if job == nil {
+		return
+	}
+	obs.Job = &decide.JobObservation{ID: job.ID, Name: job.Name, State: string(job.State), StartTime: job.StartTime}
+	if job.State == flink.JobFailed {
+		if h, err := api.JobExceptions(ctx, job.ID); err == nil && len(h.Entries) > 0 {
+			obs.Job.FailureCause = firstLine(h.Entries[0].StackTrace)
+		}
+	}
+	if st, err := api.Checkpoints(ctx, job.ID); err == nil && st.Latest.Completed != nil {
+		c := st.Latest.Completed
+		obs.Job.LatestCheckpoint = &decide.SnapshotRef{Path: c.ExternalPath, ID: c.ID, Timestamp: c.TriggerTimestamp}
+	}
+	if sp := d.Status.JobStatus.SavepointInfo; sp != nil && sp.TriggerID != "" {
+		obs.Savepoint = savepointObservation(ctx, api, job.ID, sp.TriggerID)
+	}
+	if cp := d.Status.JobStatus.CheckpointInfo; cp != nil && cp.TriggerID != "" {
+		obs.Checkpoint = checkpointObservation(ctx, api, job.ID, cp.TriggerID)
+	}
+}
+
+func savepointObservation(ctx context.Context, api FlinkAPI, jobID, trigger string) *decide.OperationObservation {
+	res, err := api.SavepointStatus(ctx, jobID, trigger)
+	switch {
+	case flink.IsNotFound(err):
+		return &decide.OperationObservation{Lost: true}
+	case err != nil:
+		return nil
+	}
+	op := &decide.OperationObservation{Done: res.Done, Location: res.Location}
+	if res.Failure != nil {
+		op.Failure = res.Failure.Summary()
+	}
+	return op
+}
+
+func checkpointObservation(ctx context.Context, api FlinkAPI, jobID, trigger string) *decide.OperationObservation {
+	res, err := api.CheckpointStatus(ctx, jobID, trigger)
+	switch {
+	case flink.IsNotFound(err):
+		return &decide.OperationObservation{Lost: true}
+	case err != nil:
+		return nil
+	}
+	op := &decide.OperationObservation{Done: res.Done, CheckpointID: res.CheckpointID}
+	if res.Failure != nil {
+		op.Failure = res.Failure.Summary()
+	}
+	return op
+}
+
+// pickJob returns the job with the recorded id, else the newest job.
+func pickJob(jobs []flink.JobOverview, id string) *flink.JobOverview {
+	var best *flink.JobOverview
+	for i := range jobs {
+		j := &jobs[i]
+		if id != "" && j.ID == id {
+			return j
+		}
+		if best == nil || j.StartTime > best.StartTime {
+			best = j
+		}
+	}
+	return best
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return strings.TrimSpace(line)
+}
