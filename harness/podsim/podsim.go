@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -37,6 +38,8 @@ type Sim struct {
 	rand   *rand.Rand
 	// Store is the durable store of every cluster (checkpoints, savepoints).
 	Store *fakeflink.Store
+
+	mu       sync.Mutex       // guards clusters: the operator's REST calls come from other goroutines
 	clusters map[string]*node // by namespace/name of the JobManager Deployment
 }
 
@@ -58,7 +61,7 @@ func New(c client.Client, clk clock.PassiveClock, r *rand.Rand) *Sim {
 
 // Cluster returns the fakeflink cluster behind a JobManager Deployment, or nil.
 func (s *Sim) Cluster(namespace, name string) *fakeflink.Cluster {
-	if n := s.clusters[namespace+"/"+name]; n != nil {
+	if n := s.node(namespace + "/" + name); n != nil {
 		return n.cluster
 	}
 	return nil
@@ -66,7 +69,7 @@ func (s *Sim) Cluster(namespace, name string) *fakeflink.Cluster {
 
 // Do runs f on the cluster behind a JobManager Deployment, with its REST server locked.
 func (s *Sim) Do(namespace, name string, f func(*fakeflink.Cluster)) bool {
-	n := s.clusters[namespace+"/"+name]
+	n := s.node(namespace + "/" + name)
 	if n == nil {
 		return false
 	}
@@ -74,10 +77,27 @@ func (s *Sim) Do(namespace, name string, f func(*fakeflink.Cluster)) bool {
 	return true
 }
 
+func (s *Sim) node(key string) *node {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.clusters[key]
+}
+
+// nodes returns the running nodes in key order.
+func (s *Sim) nodes() []*node {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*node, 0, len(s.clusters))
+	for _, k := range slices.Sorted(maps.Keys(s.clusters)) {
+		out = append(out, s.clusters[k])
+	}
+	return out
+}
+
 // Tick advances every cluster to the clock's time.
 func (s *Sim) Tick() {
-	for _, k := range slices.Sorted(maps.Keys(s.clusters)) {
-		s.clusters[k].server.Do(func(c *fakeflink.Cluster) { c.Tick() })
+	for _, n := range s.nodes() {
+		n.server.Do(func(c *fakeflink.Cluster) { c.Tick() })
 	}
 }
 
@@ -89,7 +109,9 @@ func (s *Sim) Sync(ctx context.Context) error {
 		return err
 	}
 	seen := map[string]bool{}
-	slices.SortFunc(deps.Items, func(a, b appsv1.Deployment) int { return strings.Compare(a.Labels[act.LabelComponent], b.Labels[act.LabelComponent]) })
+	slices.SortFunc(deps.Items, func(a, b appsv1.Deployment) int {
+		return strings.Compare(a.Labels[act.LabelComponent], b.Labels[act.LabelComponent])
+	})
 	for i := range deps.Items {
 		dep := &deps.Items[i]
 		if dep.DeletionTimestamp != nil {
@@ -107,6 +129,8 @@ func (s *Sim) Sync(ctx context.Context) error {
 			return err
 		}
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for _, k := range slices.Sorted(maps.Keys(s.clusters)) {
 		if !seen[k] {
 			s.clusters[k].server.Do(func(c *fakeflink.Cluster) { c.CrashJobManager() })
@@ -123,7 +147,7 @@ func (s *Sim) syncJobManager(ctx context.Context, dep *appsv1.Deployment) error 
 		return err
 	}
 	hash := templateHash(dep, conf)
-	n := s.clusters[key]
+	n := s.node(key)
 	if n == nil || n.hash != hash {
 		if n != nil {
 			n.server.Do(func(c *fakeflink.Cluster) { c.CrashJobManager() })
@@ -131,7 +155,9 @@ func (s *Sim) syncJobManager(ctx context.Context, dep *appsv1.Deployment) error 
 		if n, err = s.startJobManager(dep, conf, hash); err != nil {
 			return err
 		}
+		s.mu.Lock()
 		s.clusters[key] = n
+		s.mu.Unlock()
 	}
 	return s.writeStatus(ctx, dep, n.broken)
 }
@@ -162,7 +188,7 @@ func (s *Sim) startJobManager(dep *appsv1.Deployment, conf map[string]string, ha
 }
 
 func (s *Sim) syncTaskManager(ctx context.Context, dep *appsv1.Deployment) error {
-	n := s.clusters[dep.Namespace+"/"+dep.Labels[act.LabelApp]]
+	n := s.node(dep.Namespace + "/" + dep.Labels[act.LabelApp])
 	broken := brokenReason(mainContainer(dep).Image)
 	if n != nil && broken == "" {
 		slots, _ := strconv.Atoi(n.cluster.Spec().Config["taskmanager.numberOfTaskSlots"])
@@ -206,7 +232,10 @@ func (s *Sim) writeStatus(ctx context.Context, dep *appsv1.Deployment, broken st
 }
 
 func (s *Sim) writePod(ctx context.Context, dep *appsv1.Deployment, broken string) error {
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: dep.Namespace, Name: dep.Name + "-0", Labels: maps.Clone(dep.Spec.Template.Labels)}}
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: dep.Namespace, Name: dep.Name + "-0", Labels: maps.Clone(dep.Spec.Template.Labels)},
+		Spec:       *dep.Spec.Template.Spec.DeepCopy(),
+	}
 	status := corev1.ContainerStatus{Name: act.MainContainer, Ready: broken == ""}
 	if broken != "" {
 		status.State.Waiting = &corev1.ContainerStateWaiting{Reason: broken, Message: "simulated: " + mainContainer(dep).Image}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/flinkop/flinkop/fakeflink"
 	"github.com/flinkop/flinkop/operator/act"
 )
 
@@ -17,8 +18,12 @@ func (s *Sim) RoundTrip(req *http.Request) (*http.Response, error) {
 	svc, rest, _ := strings.Cut(host, ".")
 	ns, _, _ := strings.Cut(rest, ".")
 	name, ok := strings.CutSuffix(svc, "-rest")
-	n := s.clusters[ns+"/"+act.JobManagerName(name)]
-	if !ok || n == nil || n.broken != "" || !n.cluster.Up() {
+	n := s.node(ns + "/" + act.JobManagerName(name))
+	up := false
+	if ok && n != nil && n.broken == "" {
+		n.server.Do(func(c *fakeflink.Cluster) { up = c.Up() })
+	}
+	if !up {
 		return nil, &net0Error{host: host}
 	}
 	rec := httptest.NewRecorder()
@@ -34,4 +39,3 @@ type net0Error struct{ host string }
 func (e *net0Error) Error() string { return "dial tcp " + e.host + ": connect: connection refused" }
 
 func (e *net0Error) Unwrap() error { return syscall.ECONNREFUSED }
-

@@ -2,6 +2,7 @@ package act
 
 import (
 	"maps"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -34,8 +35,8 @@ func mergeTemplates(base, role *flinkv1beta1.PodTemplate) corev1.PodTemplateSpec
 	out.Spec.Containers = mergeContainers(containers, r.Containers)
 	out.Spec.InitContainers = mergeContainers(inits, r.InitContainers)
 	out.Spec.Volumes = mergeVolumes(volumes, r.Volumes)
-	out.Spec.Tolerations = append(tolerations, r.Tolerations...)
-	out.Spec.ImagePullSecrets = append(pullSecrets, r.ImagePullSecrets...)
+	out.Spec.Tolerations = append(slices.Clone(tolerations), r.Tolerations...)
+	out.Spec.ImagePullSecrets = append(slices.Clone(pullSecrets), r.ImagePullSecrets...)
 	return out
 }
 

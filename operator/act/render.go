@@ -90,33 +90,42 @@ func EffectiveConfig(c Cluster, userConf map[string]string) map[string]string {
 		setDefault("high-availability.cluster-id", d.Name)
 	}
 	if j := c.Spec.Job; j != nil {
-		set("$internal.deployment.config-dir", ConfDir)
-		set("pipeline.jars", j.JarURI)
-		set("execution.target", "embedded")
-		set("execution.shutdown-on-application-finish", "false")
-		set("execution.submit-failed-job-on-application-error", "true")
-		setDefault("execution.checkpointing.externalized-checkpoint-retention", "RETAIN_ON_CANCELLATION")
-		if c.JobID != "" {
-			set("$internal.pipeline.job-id", c.JobID)
-		}
-		if j.Parallelism != nil {
-			set("parallelism.default", strconv.Itoa(int(*j.Parallelism)))
-		}
-		if j.EntryClass != "" {
-			set("$internal.application.main", j.EntryClass)
-		}
-		if len(j.Args) > 0 {
-			set("$internal.application.program-args", strings.Join(j.Args, ";"))
-		}
-		delete(conf, "execution.savepoint.path")
-		if c.RestorePath != "" {
-			set("execution.savepoint.path", c.RestorePath)
-			if j.AllowNonRestoredState != nil && *j.AllowNonRestoredState {
-				set("execution.savepoint.ignore-unclaimed-state", "true")
-			}
-		}
+		applicationConfig(c, j, conf)
 	}
 	return conf
+}
+
+// applicationConfig sets the keys of an application cluster's job: what to run, with which
+// id and parallelism, and where it restores from.
+func applicationConfig(c Cluster, j *flinkv1beta1.JobSpec, conf map[string]string) {
+	conf["$internal.deployment.config-dir"] = ConfDir
+	conf["pipeline.jars"] = j.JarURI
+	conf["execution.target"] = "embedded"
+	conf["execution.shutdown-on-application-finish"] = "false"
+	conf["execution.submit-failed-job-on-application-error"] = "true"
+	if _, ok := conf["execution.checkpointing.externalized-checkpoint-retention"]; !ok {
+		conf["execution.checkpointing.externalized-checkpoint-retention"] = "RETAIN_ON_CANCELLATION"
+	}
+	if c.JobID != "" {
+		conf["$internal.pipeline.job-id"] = c.JobID
+	}
+	if j.Parallelism != nil {
+		conf["parallelism.default"] = strconv.Itoa(int(*j.Parallelism))
+	}
+	if j.EntryClass != "" {
+		conf["$internal.application.main"] = j.EntryClass
+	}
+	if len(j.Args) > 0 {
+		conf["$internal.application.program-args"] = strings.Join(j.Args, ";")
+	}
+	delete(conf, "execution.savepoint.path")
+	if c.RestorePath == "" {
+		return
+	}
+	conf["execution.savepoint.path"] = c.RestorePath
+	if j.AllowNonRestoredState != nil && *j.AllowNonRestoredState {
+		conf["execution.savepoint.ignore-unclaimed-state"] = "true"
+	}
 }
 
 // ConfigFileName is config.yaml for Flink ≥ 1.19 and flink-conf.yaml before.

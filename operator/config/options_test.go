@@ -25,7 +25,9 @@ func TestWith(t *testing.T) {
 		},
 		"booleans, counts and the savepoint format": {
 			conf: map[string]string{KeyLastStateFallback: "false", KeySavepointHistoryMaxCount: "3", KeySavepointFormat: "native"},
-			want: func(o *Options) { o.LastStateFallback, o.SavepointHistoryMaxCount, o.SavepointFormat = false, 3, "NATIVE" },
+			want: func(o *Options) {
+				o.LastStateFallback, o.SavepointHistoryMaxCount, o.SavepointFormat = false, 3, "NATIVE"
+			},
 		},
 		"malformed values name their key": {
 			conf:    map[string]string{KeyReconcileInterval: "soon", KeyLastStateFallback: "maybe"},

@@ -51,11 +51,11 @@ func TestFailedUpgradeSavepointWithoutCheckpointIsRefused(t *testing.T) {
 	e.sim.Do(ns, "refuse", func(c *fakeflink.Cluster) { c.FailNextSavepoints(1) })
 
 	e.update("refuse", setParallelism(4))
-	d := e.until("refuse", 30, "refused with an error", func(d *flinkv1beta1.FlinkDeployment) bool {
+	e.until("refuse", 30, "refused with an error", func(d *flinkv1beta1.FlinkDeployment) bool {
 		return strings.Contains(d.Status.Error, "upgrade savepoint failed")
 	})
 	e.advance("refuse", 2*time.Minute)
-	d = e.get("refuse")
+	d := e.get("refuse")
 	if got := e.jmGeneration("refuse"); got != "1" {
 		t.Errorf("JobManager of generation %s, want the old cluster (1) kept running", got)
 	}
@@ -155,11 +155,11 @@ func TestInvalidSpecKeepsTheLastValidRunning(t *testing.T) {
 		d.Spec.Job.UpgradeMode = flinkv1beta1.UpgradeModeLastState // without HA: invalid
 		d.Spec.Image = "flink:2.0"
 	})
-	d := e.until("valid", 10, "reporting the validation error", func(d *flinkv1beta1.FlinkDeployment) bool {
+	e.until("valid", 10, "reporting the validation error", func(d *flinkv1beta1.FlinkDeployment) bool {
 		return strings.Contains(d.Status.Error, "last-state needs high availability")
 	})
 	e.advance("valid", time.Minute)
-	d = e.get("valid")
+	d := e.get("valid")
 	if got := e.jmGeneration("valid"); got != "1" || d.Status.JobStatus.State != flinkv1beta1.JobStatusRunning {
 		t.Errorf("JobManager generation %s, job %s; want the valid spec (1) still running", got, d.Status.JobStatus.State)
 	}

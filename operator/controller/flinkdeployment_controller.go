@@ -7,7 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/client-go/tools/record"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -34,11 +34,16 @@ type Observer interface {
 	Observe(ctx context.Context, d *flinkv1beta1.FlinkDeployment) (decide.Observation, error)
 }
 
+// EventRecorder records Kubernetes Events about a resource (record.EventRecorder's Event).
+type EventRecorder interface {
+	Event(object runtime.Object, eventtype, reason, message string)
+}
+
 // FlinkDeploymentReconciler reconciles FlinkDeployments: fetch, finalizer, observe, decide,
 // one action, one status patch, requeue.
 type FlinkDeploymentReconciler struct {
 	Client   client.Client
-	Recorder record.EventRecorder
+	Recorder EventRecorder
 	Clock    clock.PassiveClock
 	// Options are the operator-wide options; a resource's kubernetes.operator.* keys override
 	// them.
@@ -96,7 +101,7 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 func (r *FlinkDeploymentReconciler) optionsFor(d *flinkv1beta1.FlinkDeployment) (config.Options, error) {
 	conf, err := d.Spec.FlinkConfiguration.Flatten()
 	if err != nil {
-		return r.Options, nil // Validate reports it
+		conf = nil // Validate reports a configuration that does not flatten
 	}
 	return r.Options.With(config.OperatorKeys(conf))
 }

@@ -89,9 +89,9 @@ func TestSuspendAndResume(t *testing.T) {
 		// wantKeepsState: resume continues from the suspended state.
 		wantKeepsState bool
 	}{
-		"savepoint": {flinkv1beta1.UpgradeModeSavepoint, true},
+		"savepoint":  {flinkv1beta1.UpgradeModeSavepoint, true},
 		"last-state": {flinkv1beta1.UpgradeModeLastState, true},
-		"stateless": {flinkv1beta1.UpgradeModeStateless, false},
+		"stateless":  {flinkv1beta1.UpgradeModeStateless, false},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

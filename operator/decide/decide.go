@@ -20,6 +20,7 @@ type step struct {
 	conf   map[string]string // flattened desired configuration ("" when invalid)
 	errMsg string            // the error this reconcile reports (status.error)
 	errWhy string            // the Warning reason for errMsg
+	errObs bool              // errMsg only reports what was observed; a decision's error replaces it
 }
 
 // immediately is the requeue used after a step that only wrote status (the write-ahead log),
@@ -159,12 +160,21 @@ func restoreModeFor(spec flinkv1beta1.FlinkDeploymentSpec, diff DiffType) Restor
 	return RestoreNone
 }
 
-// fail reports an error: status.error and a Warning event (once per distinct message).
+// fail reports an error: status.error and a Warning event (once per distinct message). The
+// first error of a reconcile wins, except that a decision's error (a refusal, a validation
+// error) replaces an observed one (a failed job), which is usually its cause.
 func (s *step) fail(reason, msg string) {
-	if s.errMsg != "" {
-		return // the first error of a reconcile wins
+	if s.errMsg != "" && !s.errObs {
+		return
 	}
-	s.errMsg, s.errWhy = msg, reason
+	s.errMsg, s.errWhy, s.errObs = msg, reason, false
+}
+
+// failObserved reports an error seen in the cluster.
+func (s *step) failObserved(reason, msg string) {
+	if s.errMsg == "" {
+		s.errMsg, s.errWhy, s.errObs = msg, reason, true
+	}
 }
 
 func (s *step) event(t EventType, reason, msg string) {

@@ -86,6 +86,9 @@ func specFields(s flinkv1beta1.FlinkDeploymentSpec) map[string]any {
 func flattenFields(out map[string]any, prefix string, m map[string]any) {
 	for k, v := range m {
 		sub, isMap := v.(map[string]any)
+		if isMap && len(sub) == 0 {
+			continue // an empty struct is no setting
+		}
 		if isMap && prefix == "" && (k == "job" || k == "jobManager" || k == "taskManager") {
 			flattenFields(out, k+".", sub)
 			continue

@@ -126,7 +126,7 @@ func (s *step) nonces() bool {
 	running := o.Job != nil && o.Job.State == "RUNNING" && o.RESTReachable
 	if n := want.SavepointTriggerNonce; n != nil && !equalNonce(n, had.SavepointTriggerNonce) {
 		had.SavepointTriggerNonce = n
-		s.st.ReconciliationStatus.LastReconciledSpec = s.last.Encode()
+		s.recordIgnorable()
 		if !running {
 			s.event(Warning, "SavepointError", "Cannot trigger the savepoint of nonce "+itoa(*n)+": the job is not running")
 			return true
@@ -139,7 +139,7 @@ func (s *step) nonces() bool {
 	}
 	if n := want.CheckpointTriggerNonce; n != nil && !equalNonce(n, had.CheckpointTriggerNonce) {
 		had.CheckpointTriggerNonce = n
-		s.st.ReconciliationStatus.LastReconciledSpec = s.last.Encode()
+		s.recordIgnorable()
 		if !running {
 			s.event(Warning, "CheckpointError", "Cannot trigger the checkpoint of nonce "+itoa(*n)+": the job is not running")
 			return true
@@ -155,4 +155,17 @@ func (s *step) nonces() bool {
 	return false
 }
 
-func equalNonce(a, b *int64) bool { return (a == nil && b == nil) || (a != nil && b != nil && *a == *b) }
+func equalNonce(a, b *int64) bool {
+	return (a == nil && b == nil) || (a != nil && b != nil && *a == *b)
+}
+
+// recordIgnorable writes a change that runs nothing into the reconciled spec; a stable spec
+// stays stable.
+func (s *step) recordIgnorable() {
+	rs := &s.st.ReconciliationStatus
+	wasStable := rs.LastStableSpec == rs.LastReconciledSpec
+	rs.LastReconciledSpec = s.last.Encode()
+	if wasStable {
+		rs.LastStableSpec = rs.LastReconciledSpec
+	}
+}

@@ -21,10 +21,10 @@ func (s *step) observeStatus() {
 		st.JobManagerDeploymentStatus = flinkv1beta1.JobManagerMissing
 	case o.PodError != nil:
 		st.JobManagerDeploymentStatus = flinkv1beta1.JobManagerError
-		s.fail(o.PodError.Reason, fmt.Sprintf("JobManager pod failing: %s: %s", o.PodError.Reason, o.PodError.Message))
+		s.failObserved(o.PodError.Reason, fmt.Sprintf("JobManager pod failing: %s: %s", o.PodError.Reason, o.PodError.Message))
 	case o.JobManager.ReplicaFailure != "":
 		st.JobManagerDeploymentStatus = flinkv1beta1.JobManagerError
-		s.fail("ReplicaFailure", "JobManager deployment failing: "+o.JobManager.ReplicaFailure)
+		s.failObserved("ReplicaFailure", "JobManager deployment failing: "+o.JobManager.ReplicaFailure)
 	case !o.JobManager.Available:
 		st.JobManagerDeploymentStatus = flinkv1beta1.JobManagerDeploying
 	case !o.RESTReachable:
@@ -64,7 +64,7 @@ func (s *step) observeJob() {
 		if cause == "" {
 			cause = "no failure cause reported"
 		}
-		s.fail("JobFailed", "Job "+o.Job.ID+" failed: "+cause)
+		s.failObserved("JobFailed", "Job "+o.Job.ID+" failed: "+cause)
 	}
 }
 

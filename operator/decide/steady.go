@@ -22,7 +22,7 @@ func (s *step) steady(valid bool) {
 		// Only ignorable fields changed: record them.
 		s.last.Spec = *s.d.Spec.DeepCopy()
 		s.last.Metadata.Metadata.Generation = s.d.Generation
-		s.st.ReconciliationStatus.LastReconciledSpec = s.last.Encode()
+		s.recordIgnorable()
 	}
 	s.markStable()
 }

@@ -1,0 +1,84 @@
+// Command flink-operator is the Flinkop operator: it reconciles FlinkDeployments
+// (flink.apache.org/v1beta1) in the watched namespaces.
+//
+//	flink-operator [--kubeconfig F] [--namespaces a,b] [--leader-elect]
+//	               [--metrics-bind-address :8080] [--health-probe-bind-address :8081]
+//	               [--operator-config operator.yaml] [--zap-log-level info]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/config"
+	"github.com/flinkop/flinkop/operator/controller"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "flink-operator:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	var namespaces, metricsAddr, probeAddr, configFile string
+	var leaderElect bool
+	flag.StringVar(&namespaces, "namespaces", "", "comma-separated namespaces to watch (default: all)")
+	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint (0 disables it)")
+	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address of the /healthz and /readyz probes")
+	flag.BoolVar(&leaderElect, "leader-elect", false, "elect a leader, so only one replica reconciles")
+	flag.StringVar(&configFile, "operator-config", "", "YAML file of kubernetes.operator.* options (default: the Apache defaults)")
+	zapOpts := zap.Options{}
+	zapOpts.BindFlags(flag.CommandLine)
+	flag.Parse()
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+
+	opts, _, err := config.Load(configFile)
+	if err != nil {
+		return err
+	}
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return err
+	}
+	if err := flinkv1beta1.AddToScheme(scheme); err != nil {
+		return err
+	}
+	mgrOpts := ctrl.Options{
+		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: metricsAddr},
+		HealthProbeBindAddress: probeAddr, LeaderElection: leaderElect, LeaderElectionID: "flinkop.flink.apache.org",
+	}
+	if namespaces != "" {
+		mgrOpts.Cache.DefaultNamespaces = map[string]cache.Config{}
+		for _, ns := range strings.Split(namespaces, ",") {
+			mgrOpts.Cache.DefaultNamespaces[strings.TrimSpace(ns)] = cache.Config{}
+		}
+	}
+	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), mgrOpts)
+	if err != nil {
+		return fmt.Errorf("manager: %w", err)
+	}
+	r := controller.Setup{Options: opts}.NewFlinkDeploymentReconciler(mgr)
+	if err := r.SetupWithManager(mgr); err != nil {
+		return err
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return err
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return err
+	}
+	return mgr.Start(ctrl.SetupSignalHandler())
+}

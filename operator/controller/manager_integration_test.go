@@ -1,0 +1,95 @@
+//go:build integration
+
+package controller_test
+
+import (
+	"context"
+	"math/rand"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/flinkop/flinkop/harness/envtest"
+	"github.com/flinkop/flinkop/harness/podsim"
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/config"
+	"github.com/flinkop/flinkop/operator/controller"
+)
+
+// TestManagerAgainstAPIServer runs the wired manager against a real kube-apiserver; the pod
+// simulator plays kubelet (Deployment status, pods) and runs fakeflink behind the JobManager.
+// A FlinkDeployment reaches RUNNING, then deletion cleans up and releases the finalizer.
+func TestManagerAgainstAPIServer(t *testing.T) {
+	env, err := envtest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = env.Stop() }()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := env.Client
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		t.Fatal(err)
+	}
+	sim := podsim.New(c, clock.RealClock{}, rand.New(rand.NewSource(1)))
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+		Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := config.Defaults()
+	opts.ProgressCheckInterval = 500 * time.Millisecond
+	r := controller.Setup{Options: opts, Transport: sim}.NewFlinkDeploymentReconciler(mgr)
+	if err := r.SetupWithManager(mgr); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = mgr.Start(ctx) }()
+
+	d := deployment("basic", flinkv1beta1.UpgradeModeStateless)
+	d.UID, d.Generation = "", 0
+	if err := c.Create(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	key := client.ObjectKeyFromObject(d)
+	waitFor(t, sim, 60*time.Second, "RUNNING and STABLE", func() bool {
+		var got flinkv1beta1.FlinkDeployment
+		return c.Get(ctx, key, &got) == nil && got.Status.JobStatus.State == flinkv1beta1.JobStatusRunning &&
+			got.Status.LifecycleState == flinkv1beta1.LifecycleStable &&
+			got.Status.JobManagerDeploymentStatus == flinkv1beta1.JobManagerReady
+	})
+
+	if err := c.Delete(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, sim, 60*time.Second, "deleted with nothing left", func() bool {
+		var got flinkv1beta1.FlinkDeployment
+		var deps appsv1.DeploymentList
+		_ = c.List(ctx, &deps, client.InNamespace(ns))
+		return apierrors.IsNotFound(c.Get(ctx, key, &got)) && len(deps.Items) == 0
+	})
+}
+
+// waitFor syncs the pod simulator until cond holds, polling with a bound.
+func waitFor(t *testing.T, sim *podsim.Sim, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, limit, true, func(ctx context.Context) (bool, error) {
+		if err := sim.Sync(ctx); err != nil && !apierrors.IsConflict(err) {
+			t.Logf("pod simulator: %v", err)
+		}
+		sim.Tick()
+		return cond(), nil
+	})
+	if err != nil {
+		t.Fatalf("not %s within %s: %v", what, limit, err)
+	}
+}

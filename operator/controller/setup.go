@@ -1,0 +1,72 @@
+package controller
+
+import (
+	"fmt"
+	"net/http"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/flinkop/flinkop/operator/act"
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/config"
+	"github.com/flinkop/flinkop/operator/flink"
+	"github.com/flinkop/flinkop/operator/observe"
+)
+
+// eventsAPI records through the events.k8s.io API.
+type eventsAPI struct{ rec events.EventRecorder }
+
+func (e eventsAPI) Event(obj runtime.Object, eventtype, reason, message string) {
+	e.rec.Eventf(obj, nil, eventtype, reason, "Reconcile", "%s", message)
+}
+
+// RESTResolver returns the base URL of a deployment's JobManager REST API.
+type RESTResolver func(d *flinkv1beta1.FlinkDeployment) string
+
+// ServiceDNS is the default RESTResolver: the REST Service's cluster DNS name.
+func ServiceDNS(d *flinkv1beta1.FlinkDeployment) string {
+	return fmt.Sprintf("http://%s.%s.svc:%d", act.RESTServiceName(d.Name), d.Namespace, act.RESTPort)
+}
+
+// Setup wires the FlinkDeployment reconciler into a manager.
+type Setup struct {
+	// Options are the operator-wide options.
+	Options config.Options
+	// Resolver finds the JobManager REST API (default ServiceDNS).
+	Resolver RESTResolver
+	// Transport carries Flink REST calls (default: Go's default transport).
+	Transport http.RoundTripper
+	// Clock is the time source (default: the real clock).
+	Clock clock.PassiveClock
+}
+
+// NewFlinkDeploymentReconciler builds the reconciler from its parts.
+func (s Setup) NewFlinkDeploymentReconciler(mgr ctrl.Manager) *FlinkDeploymentReconciler {
+	if s.Resolver == nil {
+		s.Resolver = ServiceDNS
+	}
+	if s.Clock == nil {
+		s.Clock = clock.RealClock{}
+	}
+	clients := func(d *flinkv1beta1.FlinkDeployment) *flink.Client {
+		opts := []flink.Option{flink.WithTimeout(s.Options.FlinkClientTimeout)}
+		if s.Transport != nil {
+			opts = append(opts, flink.WithTransport(s.Transport))
+		}
+		return flink.NewClient(s.Resolver(d), opts...)
+	}
+	return &FlinkDeploymentReconciler{
+		Client:   mgr.GetClient(),
+		Recorder: eventsAPI{mgr.GetEventRecorder("flinkop")},
+		Clock:    s.Clock,
+		Options:  s.Options,
+		Observer: &observe.Observer{Client: mgr.GetClient(), Flink: func(d *flinkv1beta1.FlinkDeployment) observe.FlinkAPI { return clients(d) }},
+		Executor: &act.Executor{
+			Client: mgr.GetClient(), HASelector: observe.HASelector,
+			Flink: func(d *flinkv1beta1.FlinkDeployment) act.FlinkAPI { return clients(d) },
+		},
+	}
+}

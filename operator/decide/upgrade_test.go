@@ -1,0 +1,226 @@
+package decide
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+)
+
+const (
+	sp   = flinkv1beta1.UpgradeModeSavepoint
+	ls   = flinkv1beta1.UpgradeModeLastState
+	none = flinkv1beta1.UpgradeModeStateless
+)
+
+// TestUpgrade covers the upgrade state machine: every upgrade mode against every job state,
+// each fallback and each refusal. Cases name the rule they check.
+func TestUpgrade(t *testing.T) {
+	upgradeTrigger := triggerID("uid-1", "upgrade", 2)
+	cases := map[string]struct {
+		in Input
+		// wantAction is the action chosen (Kind plus the fields that matter).
+		wantAction Action
+		// wantError is a substring of status.error ("" for none).
+		wantError string
+		// wantPath is status.jobStatus.upgradeSavepointPath after the step.
+		wantPath string
+		// wantRestore is the restore mode recorded in the write-ahead log.
+		wantRestore RestoreMode
+		// wantEvent is a substring of one event's reason or message.
+		wantEvent string
+	}{
+		"stateless, job RUNNING: cancel first": {
+			in:          input(upgrading(none), cluster(1, "RUNNING")),
+			wantAction:  Action{Kind: ActCancelJob, JobID: "job-1"},
+			wantRestore: RestoreNone, wantEvent: "Cancelling job",
+		},
+		"stateless, job CANCELLING: wait": {
+			in:         input(upgrading(none), cluster(1, "CANCELLING")),
+			wantAction: None, wantRestore: RestoreNone,
+		},
+		"stateless, job CANCELED: delete the cluster and its HA data": {
+			in:         input(upgrading(none), cluster(1, "CANCELED")),
+			wantAction: Action{Kind: ActDeleteCluster, DeleteHA: true}, wantRestore: RestoreNone,
+		},
+		"stateless, job FAILED: delete without cancelling": {
+			in:         input(upgrading(none), cluster(1, "FAILED")),
+			wantAction: Action{Kind: ActDeleteCluster, DeleteHA: true}, wantRestore: RestoreNone, wantError: "Job job-1 failed",
+		},
+		"stateless, REST unreachable: delete anyway": {
+			in:         input(upgrading(none), cluster(1, "RUNNING", unreachable)),
+			wantAction: Action{Kind: ActDeleteCluster, DeleteHA: true}, wantRestore: RestoreNone,
+		},
+		"stateless, cluster gone: deploy from empty state": {
+			in:         input(upgrading(none), missing()),
+			wantAction: Action{Kind: ActDeploy, Deploy: &Deploy{Generation: 2, JobID: jobIDFor("uid-1", 2)}}, wantRestore: RestoreNone,
+		},
+		"savepoint, job RUNNING: stop with an idempotent savepoint": {
+			in:          input(upgrading(sp), cluster(1, "RUNNING")),
+			wantAction:  Action{Kind: ActStopWithSavepoint, JobID: "job-1", TriggerID: upgradeTrigger, FormatType: "CANONICAL"},
+			wantRestore: RestoreSavepoint, wantEvent: "SavepointTriggered",
+		},
+		"savepoint, trigger in progress: wait": {
+			in:         input(upgrading(sp, withTrigger(upgradeTrigger, "UPGRADE")), cluster(1, "RUNNING", savepointOp(OperationObservation{}))),
+			wantAction: None, wantRestore: RestoreSavepoint,
+		},
+		"savepoint, trigger completed: record the path": {
+			in: input(upgrading(sp, withTrigger(upgradeTrigger, "UPGRADE")),
+				cluster(1, "FINISHED", savepointOp(OperationObservation{Done: true, Location: "file:///sp/savepoint-1"}))),
+			wantAction: None, wantPath: "file:///sp/savepoint-1", wantRestore: RestoreSavepoint, wantEvent: "SavepointCompleted",
+		},
+		"savepoint, savepoint taken and job FINISHED: delete the cluster": {
+			in:         input(upgrading(sp, withUpgradePath("file:///sp/savepoint-1")), cluster(1, "FINISHED")),
+			wantAction: Action{Kind: ActDeleteCluster, DeleteHA: true}, wantPath: "file:///sp/savepoint-1", wantRestore: RestoreSavepoint,
+		},
+		"savepoint, cluster gone: deploy from the savepoint": {
+			in:         input(upgrading(sp, withUpgradePath("file:///sp/savepoint-1")), missing()),
+			wantAction: Action{Kind: ActDeploy, Deploy: &Deploy{Generation: 2, JobID: jobIDFor("uid-1", 2), RestorePath: "file:///sp/savepoint-1"}},
+			wantPath:   "file:///sp/savepoint-1", wantRestore: RestoreSavepoint,
+		},
+		"savepoint failed, newer checkpoint: fall back to it": {
+			in: input(upgrading(sp, withTrigger(upgradeTrigger, "UPGRADE")),
+				cluster(1, "RUNNING", checkpoint("file:///cp/job-1/chk-3", now.UnixMilli()), savepointOp(OperationObservation{Done: true, Failure: "disk full"}))),
+			wantAction: None, wantRestore: RestoreSavepoint, wantEvent: "CheckpointFallback",
+		},
+		"savepoint lost, newer checkpoint: fall back to it": {
+			in: input(upgrading(sp, withTrigger(upgradeTrigger, "UPGRADE")),
+				cluster(1, "RUNNING", checkpoint("file:///cp/job-1/chk-3", now.UnixMilli()), savepointOp(OperationObservation{Lost: true}))),
+			wantAction: None, wantRestore: RestoreSavepoint, wantEvent: "no longer knows",
+		},
+		"savepoint failed, no checkpoint: refuse and keep the job": {
+			in: input(upgrading(sp, withTrigger(upgradeTrigger, "UPGRADE")),
+				cluster(1, "RUNNING", savepointOp(OperationObservation{Done: true, Failure: "disk full"}))),
+			wantAction: None, wantError: "upgrade savepoint failed (disk full)", wantRestore: RestoreSavepoint,
+		},
+		"savepoint failed earlier: stay refused, no new savepoint": {
+			in:         input(upgrading(sp, withMeta(func(m *SpecMetadata) { m.SavepointFailed = true })), cluster(1, "RUNNING")),
+			wantAction: None, wantError: "upgrade savepoint failed", wantRestore: RestoreSavepoint,
+		},
+		"checkpoint fallback, job RUNNING: cancel it first": {
+			in:         input(upgrading(sp, withMeta(func(m *SpecMetadata) { m.CheckpointFallback = true })), cluster(1, "RUNNING")),
+			wantAction: Action{Kind: ActCancelJob, JobID: "job-1"}, wantRestore: RestoreSavepoint,
+		},
+		"checkpoint fallback, job CANCELED: take the newest checkpoint, read after it ended": {
+			in: input(upgrading(sp, withMeta(func(m *SpecMetadata) { m.CheckpointFallback = true })),
+				cluster(1, "CANCELED", checkpoint("file:///cp/job-1/chk-4", now.UnixMilli()))),
+			wantAction: None, wantPath: "file:///cp/job-1/chk-4", wantRestore: RestoreSavepoint,
+		},
+		"savepoint, job FAILED with HA metadata: fall back to last-state": {
+			in:         input(upgrading(sp), cluster(1, "FAILED")),
+			wantAction: None, wantRestore: RestoreHA, wantEvent: "LastStateFallback", wantError: "Job job-1 failed",
+		},
+		"savepoint, job RESTARTING with HA metadata: fall back to last-state": {
+			in:         input(upgrading(sp), cluster(1, "RESTARTING")),
+			wantAction: None, wantRestore: RestoreHA, wantEvent: "LastStateFallback",
+		},
+		"savepoint, job FAILED, no HA, newer checkpoint: restore the checkpoint": {
+			in:         input(upgrading(sp), cluster(1, "FAILED", noHA, checkpoint("file:///cp/job-1/chk-3", now.UnixMilli()))),
+			wantAction: None, wantPath: "file:///cp/job-1/chk-3", wantRestore: RestoreSavepoint, wantEvent: "CheckpointFallback",
+			wantError: "Job job-1 failed",
+		},
+		"savepoint, job FAILED, no HA, no checkpoint: refuse": {
+			in:         input(upgrading(sp), cluster(1, "FAILED", noHA)),
+			wantAction: None, wantError: "savepoint upgrade needs a RUNNING job, but the job is FAILED", wantRestore: RestoreSavepoint,
+		},
+		"savepoint, job RESTARTING, fallback disabled: refuse": {
+			in: func() Input {
+				in := input(upgrading(sp), cluster(1, "RESTARTING"))
+				in.Options.LastStateFallback = false
+				return in
+			}(),
+			wantAction: None, wantError: "but the job is RESTARTING", wantRestore: RestoreSavepoint,
+		},
+		"savepoint, REST unreachable: wait and say so": {
+			in:         input(upgrading(sp), cluster(1, "", unreachable)),
+			wantAction: None, wantError: "waits for the JobManager REST API", wantRestore: RestoreSavepoint,
+		},
+		"savepoint, cluster gone, no savepoint, no HA: refuse to start empty": {
+			in:         input(upgrading(sp), Observation{}),
+			wantAction: None, wantError: "no savepoint to restore from", wantRestore: RestoreSavepoint,
+		},
+		"last-state, job RUNNING with HA metadata: delete the cluster, keep HA": {
+			in:         input(upgrading(ls), cluster(1, "RUNNING")),
+			wantAction: Action{Kind: ActDeleteCluster}, wantRestore: RestoreHA,
+		},
+		"last-state, job FAILED with HA metadata: delete, keep HA": {
+			in:         input(upgrading(ls), cluster(1, "RESTARTING")),
+			wantAction: Action{Kind: ActDeleteCluster}, wantRestore: RestoreHA,
+		},
+		"last-state, job RUNNING, HA metadata missing: refuse": {
+			in:         input(upgrading(ls), cluster(1, "RUNNING", noHA)),
+			wantAction: None, wantError: "needs HA metadata", wantRestore: RestoreHA,
+		},
+		"last-state, job FINISHED: restore its newest checkpoint": {
+			in:         input(upgrading(ls), cluster(1, "FINISHED", noHA, checkpoint("file:///cp/job-1/chk-9", 5))),
+			wantAction: Action{Kind: ActDeleteCluster, DeleteHA: true}, wantPath: "file:///cp/job-1/chk-9", wantRestore: RestoreSavepoint,
+		},
+		"last-state, job FAILED for good, no checkpoint: refuse": {
+			in:         input(upgrading(ls), cluster(1, "FAILED", noHA)),
+			wantAction: None, wantError: "refusing to start from empty state", wantRestore: RestoreHA,
+		},
+		"last-state, cluster gone, HA metadata: deploy and recover the same job": {
+			in:         input(upgrading(ls), missing()),
+			wantAction: Action{Kind: ActDeploy, Deploy: &Deploy{Generation: 2, JobID: "job-1"}}, wantRestore: RestoreHA,
+		},
+		"last-state, cluster gone, HA metadata missing: refuse to start empty": {
+			in:         input(upgrading(ls), Observation{}),
+			wantAction: None, wantError: "HA metadata is missing", wantRestore: RestoreHA,
+		},
+		"savepoint redeploy: cancel, then restore initialSavepointPath": {
+			in: input(upgradingSpec(sp, func(s *flinkv1beta1.FlinkDeploymentSpec) {
+				n := int64(1)
+				s.Job.SavepointRedeployNonce, s.Job.InitialSavepointPath = &n, "file:///sp/known-good"
+			}, withUpgradePath("file:///sp/known-good")), cluster(1, "RUNNING")),
+			wantAction: Action{Kind: ActCancelJob, JobID: "job-1"}, wantPath: "file:///sp/known-good", wantRestore: RestoreSavepoint,
+		},
+		"new cluster already deployed (operator restarted after the deploy): mark DEPLOYED": {
+			in:         input(upgrading(sp, withUpgradePath("file:///sp/s")), cluster(2, "RUNNING")),
+			wantAction: None, wantPath: "file:///sp/s", wantRestore: RestoreSavepoint,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := Decide(tc.in)
+			if diff := cmp.Diff(tc.wantAction, withoutSpec(got.Action)); diff != "" {
+				t.Errorf("action (-want +got):\n%s", diff)
+			}
+			if !strings.Contains(got.Status.Error, tc.wantError) || (tc.wantError == "" && got.Status.Error != "") {
+				t.Errorf("status.error = %q, want %q", got.Status.Error, tc.wantError)
+			}
+			if got.Status.JobStatus.UpgradeSavepointPath != tc.wantPath {
+				t.Errorf("upgradeSavepointPath = %q, want %q", got.Status.JobStatus.UpgradeSavepointPath, tc.wantPath)
+			}
+			if r := reconciled(got.Status); r.Metadata.Restore != tc.wantRestore {
+				t.Errorf("restore mode %q, want %q", r.Metadata.Restore, tc.wantRestore)
+			}
+			if tc.wantEvent != "" && !hasEvent(got.Events, tc.wantEvent) {
+				t.Errorf("no event with %q in %+v", tc.wantEvent, got.Events)
+			}
+			if got.Status.Error != "" && !hasEvent(got.Events, got.Status.Error) && got.Status.Error != tc.in.Resource.Status.Error {
+				t.Errorf("status.error %q has no Warning event", got.Status.Error)
+			}
+		})
+	}
+}
+
+// withoutSpec drops the deployed spec from an action, so cases compare what matters.
+func withoutSpec(a Action) Action {
+	if a.Deploy != nil {
+		d := *a.Deploy
+		d.Spec = flinkv1beta1.FlinkDeploymentSpec{}
+		a.Deploy = &d
+	}
+	return a
+}
+
+func hasEvent(events []Event, s string) bool {
+	for _, e := range events {
+		if strings.Contains(e.Reason, s) || strings.Contains(e.Message, s) {
+			return true
+		}
+	}
+	return false
+}
