@@ -80,7 +80,8 @@ envtest-assets: ## Put kube-apiserver (built from the Go module proxy) and etcd 
 ##@ Build
 
 .PHONY: build
-build: ## Build the binaries into ./bin (fakeflink).
+build: ## Build the binaries into ./bin (flink-operator, fakeflink).
+	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o $(LOCALBIN)/flink-operator ./cmd/flink-operator
 	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o $(LOCALBIN)/fakeflink ./cmd/fakeflink
 
 .PHONY: fakeflink-image

@@ -47,3 +47,19 @@ func controllerContainsFinalizer(d *flinkv1beta1.FlinkDeployment) bool {
 	}
 	return false
 }
+
+func TestSessionClusterBecomesReady(t *testing.T) {
+	e := newEnv(t)
+	d := deployment("session", flinkv1beta1.UpgradeModeStateless)
+	d.Spec.Job = nil
+	e.create(d)
+	got := e.until("session", 20, "stable", func(d *flinkv1beta1.FlinkDeployment) bool {
+		return d.Status.LifecycleState == flinkv1beta1.LifecycleStable && d.Status.JobManagerDeploymentStatus == flinkv1beta1.JobManagerReady
+	})
+	if got.Status.JobStatus.State != "" {
+		t.Errorf("a session cluster reports job state %s", got.Status.JobStatus.State)
+	}
+	if c := e.cluster("session"); c.Spec().Application != nil {
+		t.Error("the session cluster was started in application mode")
+	}
+}

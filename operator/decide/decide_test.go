@@ -322,3 +322,38 @@ func TestTrimHistory(t *testing.T) {
 		t.Errorf("the newest is kept even when too old (-want +got):\n%s", diff)
 	}
 }
+
+func TestSuspendedSpecUpdateStartsNothing(t *testing.T) {
+	d := deployed(sp)
+	d.Spec.Job.State = flinkv1beta1.JobStateSuspended
+	r := newReconciledSpec(d.Spec, 1, false, RestoreSavepoint)
+	d.Status.ReconciliationStatus.LastReconciledSpec, d.Status.ReconciliationStatus.LastStableSpec = r.Encode(), r.Encode()
+	d.Status.JobStatus.State, d.Status.JobManagerDeploymentStatus = flinkv1beta1.JobStatusSuspended, flinkv1beta1.JobManagerMissing
+	d.Status.JobStatus.UpgradeSavepointPath = "file:///sp/savepoint-1"
+	d.Spec.Image, d.Generation = "flink:2.0", 2
+
+	first := Decide(input(d, missing()))
+	d.Status = first.Status
+	second := Decide(input(d, missing()))
+	if first.Action.Kind != ActNone || second.Action.Kind != ActNone {
+		t.Errorf("actions %s, %s: a suspended spec change must start nothing", first.Action.Kind, second.Action.Kind)
+	}
+	if second.Status.LifecycleState != flinkv1beta1.LifecycleSuspended || reconciled(second.Status).Spec.Image != "flink:2.0" {
+		t.Errorf("lifecycle %s, recorded image %s", second.Status.LifecycleState, reconciled(second.Status).Spec.Image)
+	}
+	if second.Status.JobStatus.UpgradeSavepointPath != "file:///sp/savepoint-1" {
+		t.Error("the savepoint of the suspend was forgotten")
+	}
+}
+
+func TestUnchangedObservationWritesNoStatus(t *testing.T) {
+	d := deployed(sp)
+	first := Decide(input(d, cluster(1, "RUNNING")))
+	d.Status = first.Status
+	in := input(d, cluster(1, "RUNNING"))
+	in.Now = now.Add(time.Minute)
+	second := Decide(in)
+	if diff := cmp.Diff(first.Status, second.Status); diff != "" {
+		t.Errorf("a reconcile with nothing new changed the status (-first +second):\n%s", diff)
+	}
+}

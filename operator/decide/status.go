@@ -55,9 +55,12 @@ func (s *step) observeJob() {
 	js.JobID, js.JobName = o.Job.ID, o.Job.Name
 	js.State = flinkv1beta1.JobStatusState(o.Job.State)
 	js.StartTime = strconv.FormatInt(o.Job.StartTime, 10)
-	js.UpdateTime = strconv.FormatInt(s.in.Now.UnixMilli(), 10)
-	if prev != js.State && prev != "" {
-		s.event(Normal, "JobStatusChanged", fmt.Sprintf("Job status changed from %s to %s", prev, js.State))
+	if prev != js.State {
+		// updateTime moves only with the state, so an unchanged job writes no status.
+		js.UpdateTime = strconv.FormatInt(s.in.Now.UnixMilli(), 10)
+		if prev != "" {
+			s.event(Normal, "JobStatusChanged", fmt.Sprintf("Job status changed from %s to %s", prev, js.State))
+		}
 	}
 	if js.State == flinkv1beta1.JobStatusFailed {
 		cause := o.Job.FailureCause
