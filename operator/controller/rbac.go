@@ -2,10 +2,12 @@ package controller
 
 // The operator's permissions, kept in alphabetical order of API group and resource.
 //
-// +kubebuilder:rbac:groups="",resources=configmaps;services,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create;update;patch;delete;deletecollection
+// +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=flink.apache.org,resources=flinkdeployments;flinksessionjobs,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=flink.apache.org,resources=flinkdeployments/finalizers;flinksessionjobs/finalizers,verbs=update
