@@ -16,6 +16,10 @@ KUBEBUILDER_ASSETS ?= $(LOCALBIN)/k8s
 export KUBEBUILDER_ASSETS
 
 GO_TEST_FLAGS ?= -race -count=1
+# Property checks the CI-sized scenario sweep runs (make test); make sim takes SEEDS.
+SCENARIO_CHECKS ?= 500
+SEEDS ?= 5000
+UNIT_PKGS = $(shell go list ./... | grep -v /scenarios)
 # Packages with envtest tests (files tagged `integration`).
 INTEGRATION_PKGS = $(shell grep -rl --include='*_test.go' '^//go:build integration' . | xargs -r -n1 dirname | sort -u)
 
@@ -26,6 +30,12 @@ help: ## Show this help.
 	@awk 'BEGIN {FS = ":.*##"; printf "Usage: make \033[36m<target>\033[0m\n"} \
 		/^[a-zA-Z_0-9-]+:.*?##/ { printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2 } \
 		/^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) }' $(MAKEFILE_LIST)
+
+##@ Run
+
+.PHONY: demo
+demo: ## Run the operator's main job in the simulated world (no cluster needed).
+	go run ./cmd/flinksim demo --timeline flinksim-timeline.txt
 
 ##@ Development
 
@@ -63,11 +73,19 @@ verify: generate manifests ## Regenerate, tidy and fail if anything changed or i
 ##@ Testing
 
 .PHONY: test
-test: test-unit test-integration ## Run every test: unit and envtest (a real kube-apiserver).
+test: test-unit test-scenarios test-integration ## Run every test: unit, the scenario sweep and envtest.
 
 .PHONY: test-unit
-test-unit: ## Run the unit tests (no API server needed).
-	go test $(GO_TEST_FLAGS) -v ./... 2>&1 | hack/test-summary.sh unit
+test-unit: ## Run the unit tests with -race (no API server needed).
+	go test $(GO_TEST_FLAGS) -v $(UNIT_PKGS) 2>&1 | hack/test-summary.sh unit
+
+.PHONY: test-scenarios
+test-scenarios: ## Run the property-based scenarios (SCENARIO_CHECKS random runs, fake backend).
+	go test -count=1 -v ./scenarios/ -rapid.checks=$(SCENARIO_CHECKS) 2>&1 | hack/test-summary.sh scenarios
+
+.PHONY: sim
+sim: ## Run a long property sweep: make sim SEEDS=5000.
+	go test -count=1 -v ./scenarios/ -run TestOperatorStateMachine -rapid.checks=$(SEEDS) -timeout 0 2>&1 | hack/test-summary.sh sim
 
 .PHONY: test-integration
 test-integration: envtest-assets ## Run the envtest tests against a real kube-apiserver and etcd.

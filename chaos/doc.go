@@ -1,5 +1,5 @@
-// Package chaos describes faults as data: a Plan of (trigger, fault) pairs chosen from a seeded
-// random source, and the injectors that apply them (HTTP round-tripper for Flink REST,
-// controller-runtime client interceptors for the API server, fakeflink and pod-simulator hooks).
-// It arrives with the harness issue.
+// Package chaos describes faults as data. A Fault is one small value (a JobManager crash, a
+// failed savepoint, vanished HA metadata, an operator restart, …) applied to a Target, the
+// simulated world; a Plan is a seeded list of (time, fault) pairs. Each fault class lives in
+// its own small type, so adding one is a few lines.
 package chaos

@@ -153,7 +153,12 @@ func (c *Cluster) StartJobManager() error {
 		if id == "" {
 			id = c.newID()
 		}
-		if _, recovered := c.jobs[id]; !recovered && len(c.jobs) == 0 {
+		final, done := c.opts.Store.Result(c.settings.HAClusterID, id)
+		switch _, recovered := c.jobs[id]; {
+		case recovered || len(c.jobs) > 0:
+		case c.settings.HAEnabled && done:
+			c.finished(*app, id, final) // the job result store says it already ended
+		default:
 			c.submit(*app, id, app.RestorePath)
 		}
 	}

@@ -370,3 +370,23 @@ func TestDeletedHAMetadataMeansNoRecovery(t *testing.T) {
 		t.Errorf("with its HA metadata deleted the application restarted at offset %d from %v, want a fresh start", got, j.Restored())
 	}
 }
+
+func TestFinishedJobIsNotRerunAfterJobManagerRestart(t *testing.T) {
+	w := newWorld(t)
+	conf := statefulConf(append(haKeys, "$internal.pipeline.job-id", strings.Repeat("ab", 16))...)
+	c := w.app("jrs", conf)
+	w.advance(5*time.Second, c)
+	trigger, _ := c.TriggerSavepoint(onlyJob(t, c).ID, SavepointRequest{Stop: true})
+	w.advance(time.Second, c)
+	if res, _ := c.OperationStatus(OpSavepoint, onlyJob(t, c).ID, trigger); res.Location == "" {
+		t.Fatal("stop-with-savepoint did not complete")
+	}
+	c.CrashJobManager()
+	_ = c.StartJobManager()
+	w.advance(5*time.Second, c)
+	j := onlyJob(t, c)
+	wantStatus(t, j, StatusFinished)
+	if n := len(c.Starts()); n != 1 {
+		t.Errorf("%d job starts: the finished job ran again", n)
+	}
+}

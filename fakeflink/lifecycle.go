@@ -83,13 +83,13 @@ func (c *Cluster) tickJob(j *Job, now time.Time) {
 	switch j.Status {
 	case StatusInitializing:
 		_ = j.setStatus(StatusCreated, at)
-		c.schedule(j, now)
+		c.schedule(j, at)
 	case StatusCancelling:
 		_ = j.setStatus(StatusCanceled, at)
 		c.terminated(j)
 	case StatusRestarting:
 		c.restoreLatest(j)
-		c.schedule(j, now)
+		c.schedule(j, at)
 	}
 }
 
@@ -105,7 +105,7 @@ func (c *Cluster) schedule(j *Job, now time.Time) {
 	if c.settings.CheckpointInterval > 0 {
 		j.nextCheckpoint = now.Add(c.settings.CheckpointInterval)
 	}
-	c.tickJob(j, now) // a bounded job may already be at its end
+	c.tickJob(j, c.Now()) // checkpoints and the end of a bounded input since then
 }
 
 // restoreLatest resets a restarting job to its latest completed checkpoint, or to the snapshot
@@ -150,11 +150,24 @@ func (c *Cluster) recordException(j *Job, class, msg string, now time.Time) {
 	j.Exceptions = append(j.Exceptions, Exception{Name: class, Message: msg, StackTrace: trace, Time: now})
 }
 
-// terminated drops the HA metadata of a globally terminal job, as Flink does.
+// terminated drops the HA metadata of a globally terminal job and records its result, as
+// Flink does (so a restarted JobManager does not run it again).
 func (c *Cluster) terminated(j *Job) {
 	if c.settings.HAEnabled && j.Status.IsGloballyTerminal() {
+		c.opts.Store.RecordResult(c.settings.HAClusterID, j.ID, j.Status)
 		_ = c.opts.HA.Remove(c.settings.HAClusterID, j.ID)
 	}
+}
+
+// finished re-creates a job whose result is recorded, in its final state, without running it.
+func (c *Cluster) finished(prog Program, id string, final JobStatus) {
+	now := c.Now()
+	j := &Job{
+		ID: id, Program: prog, Status: final, StartTime: now, EndTime: now, LastModification: now,
+		Timestamps: map[JobStatus]time.Time{final: now}, parallelism: max(prog.Parallelism, 1),
+	}
+	c.jobs[id] = j
+	c.order = append(c.order, id)
 }
 
 // CancelJob cancels a job (PATCH /jobs/:id?mode=cancel).

@@ -38,11 +38,24 @@ type Snapshot struct {
 // Store is the durable fake file system where checkpoints and savepoints live. One Store is
 // shared by every cluster of a world and outlives JobManager crashes, like a real bucket.
 type Store struct {
-	files map[string]Snapshot
+	files   map[string]Snapshot
+	results map[string]JobStatus // job result store: "<ha cluster id>/<job id>" → final state
 }
 
 // NewStore returns an empty store.
-func NewStore() *Store { return &Store{files: map[string]Snapshot{}} }
+func NewStore() *Store { return &Store{files: map[string]Snapshot{}, results: map[string]JobStatus{}} }
+
+// RecordResult notes that a job of an HA cluster ended for good (Flink's JobResultStore, kept
+// in the HA storage directory): a restarted JobManager does not run it again.
+func (s *Store) RecordResult(haClusterID, jobID string, final JobStatus) {
+	s.results[haClusterID+"/"+jobID] = final
+}
+
+// Result returns the recorded final state of a job, if any.
+func (s *Store) Result(haClusterID, jobID string) (JobStatus, bool) {
+	st, ok := s.results[haClusterID+"/"+jobID]
+	return st, ok
+}
 
 // Put writes a snapshot at its path.
 func (s *Store) Put(snap Snapshot) { s.files[snap.Path] = snap }

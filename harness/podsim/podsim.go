@@ -41,6 +41,7 @@ type Sim struct {
 
 	mu       sync.Mutex       // guards clusters: the operator's REST calls come from other goroutines
 	clusters map[string]*node // by namespace/name of the JobManager Deployment
+	serial   int              // JobManager incarnations started so far
 }
 
 // node is one running fakeflink JobManager with its TaskManagers.
@@ -50,6 +51,7 @@ type node struct {
 	hash    string
 	tms     []string
 	broken  string // pod failure reason, when the pods cannot start
+	serial  int    // which JobManager incarnation this is
 }
 
 // New returns a simulator over c.
@@ -65,6 +67,15 @@ func (s *Sim) Cluster(namespace, name string) *fakeflink.Cluster {
 		return n.cluster
 	}
 	return nil
+}
+
+// Incarnation numbers the JobManager behind a Deployment: it changes whenever the simulator
+// starts a new one (a new pod); 0 when none runs.
+func (s *Sim) Incarnation(namespace, name string) int {
+	if n := s.node(namespace + "/" + name); n != nil {
+		return n.serial
+	}
+	return 0
 }
 
 // Do runs f on the cluster behind a JobManager Deployment, with its REST server locked.
@@ -164,7 +175,8 @@ func (s *Sim) syncJobManager(ctx context.Context, dep *appsv1.Deployment) error 
 
 func (s *Sim) startJobManager(dep *appsv1.Deployment, conf map[string]string, hash string) (*node, error) {
 	main := mainContainer(dep)
-	n := &node{hash: hash, broken: brokenReason(main.Image)}
+	s.serial++
+	n := &node{hash: hash, broken: brokenReason(main.Image), serial: s.serial}
 	spec := fakeflink.ClusterSpec{ID: conf["kubernetes.cluster-id"], Config: conf}
 	if len(main.Args) > 0 && main.Args[0] == "standalone-job" {
 		prog, err := fakeflink.ProgramFromConfig(conf, conf["pipeline.jars"], conf["$internal.application.main"], nil)

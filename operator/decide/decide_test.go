@@ -357,3 +357,16 @@ func TestUnchangedObservationWritesNoStatus(t *testing.T) {
 		t.Errorf("a reconcile with nothing new changed the status (-first +second):\n%s", diff)
 	}
 }
+
+func TestIgnorableChangeIsObserved(t *testing.T) {
+	d := deployed(sp)
+	d.Spec.Job.UpgradeMode, d.Generation = ls, 2
+	got := Decide(input(d, cluster(1, "RUNNING")))
+	if got.Status.ObservedGeneration != 2 || reconciled(got.Status).Generation() != 2 || got.Action.Kind != ActNone {
+		t.Errorf("observedGeneration %d, recorded generation %d, action %s; want 2, 2, None",
+			got.Status.ObservedGeneration, reconciled(got.Status).Generation(), got.Action.Kind)
+	}
+	if got.Status.LifecycleState != flinkv1beta1.LifecycleStable {
+		t.Errorf("an ignorable change made the resource %s", got.Status.LifecycleState)
+	}
+}

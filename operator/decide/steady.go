@@ -24,6 +24,9 @@ func (s *step) steady(valid bool) {
 		s.last.Metadata.Metadata.Generation = s.d.Generation
 		s.recordIgnorable()
 	}
+	if valid {
+		s.observed()
+	}
 	s.markStable()
 }
 

@@ -1,0 +1,292 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flinkop/flinkop/fakeflink"
+	"github.com/flinkop/flinkop/operator/act"
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/decide"
+)
+
+// Checker checks the world's invariants after every step (DESIGN §5). It remembers what it
+// saw: the newest snapshot of every job, the job starts, the observed generations.
+type Checker struct {
+	w *World
+	// snapshots are the completed snapshots seen per job id.
+	snapshots   map[string]map[string]fakeflink.Snapshot
+	starts      map[string]int // job starts already checked, per cluster
+	lastGen     map[string]int64
+	lastJob     map[string]string // resource → id of the job that ran last
+	deployedGen map[string]string // resource → JobManager generation annotation at the last start
+	crashes     map[string]bool   // resource → a JobManager crash fault happened since the last start
+}
+
+// NewChecker returns a checker of w.
+func NewChecker(w *World) *Checker {
+	return &Checker{
+		w: w, snapshots: map[string]map[string]fakeflink.Snapshot{}, starts: map[string]int{},
+		lastGen: map[string]int64{}, lastJob: map[string]string{}, deployedGen: map[string]string{}, crashes: map[string]bool{},
+	}
+}
+
+// JobManagerCrashed tells the checker that a crash fault hit the resource's JobManager: the
+// restart that follows is Flink's own recovery, not an operator deploy.
+func (c *Checker) JobManagerCrashed(resource string) { c.crashes[resource] = true }
+
+// Check checks every invariant for the named resources and returns the violations.
+func (c *Checker) Check(resources ...string) []string {
+	var out []string
+	for _, r := range resources {
+		out = append(out, c.check(r)...)
+	}
+	return out
+}
+
+func (c *Checker) check(name string) []string {
+	d, err := c.w.Get(name)
+	if apierrors.IsNotFound(err) {
+		c.forget(name)
+		return c.nothingLeft(name)
+	}
+	if err != nil {
+		return []string{fmt.Sprintf("%s: read: %v", name, err)}
+	}
+	var out []string
+	out = append(out, c.statusConsistent(d)...)
+	cl := c.w.Sim.Cluster(Namespace, act.JobManagerName(name))
+	if cl == nil {
+		return out
+	}
+	live := 0
+	for _, j := range cl.Jobs() {
+		if !j.Status.IsTerminal() {
+			live++
+		}
+	}
+	if live > 1 {
+		out = append(out, fmt.Sprintf("%s: %d jobs run at once (invariant 2)", name, live))
+	}
+	return append(out, c.noRegression(d, cl)...)
+}
+
+// forget drops what the checker remembered of a deleted resource: a new one of the same name
+// is a new object.
+func (c *Checker) forget(name string) {
+	delete(c.lastGen, name)
+	delete(c.lastJob, name)
+	delete(c.deployedGen, name)
+	delete(c.crashes, name)
+}
+
+// noRegression: a stateful job never starts from an offset older than the newest completed
+// snapshot of the run before it (invariant 1), unless the user asked for it.
+func (c *Checker) noRegression(d *flinkv1beta1.FlinkDeployment, cl *fakeflink.Cluster) []string {
+	name := d.Name
+	for _, j := range cl.Jobs() {
+		for _, s := range j.Checkpoints() {
+			if c.snapshots[j.ID] == nil {
+				c.snapshots[j.ID] = map[string]fakeflink.Snapshot{}
+			}
+			c.snapshots[j.ID][fmt.Sprintf("%s#%d", s.Path, s.ID)] = s
+		}
+	}
+	key := fmt.Sprintf("%s/%d", name, c.w.Sim.Incarnation(Namespace, act.JobManagerName(name)))
+	starts := cl.Starts()
+	var out []string
+	for _, s := range starts[c.starts[key]:] {
+		out = append(out, c.checkStart(d, s)...)
+		c.lastJob[name] = s.JobID
+	}
+	c.starts[key] = len(starts)
+	return out
+}
+
+func (c *Checker) checkStart(d *flinkv1beta1.FlinkDeployment, s fakeflink.JobStart) []string {
+	name := d.Name
+	prev := c.lastJob[name]
+	gen := c.jmGeneration(name)
+	crashed := c.crashes[name]
+	operatorDeploy := gen != c.deployedGen[name]
+	c.deployedGen[name], c.crashes[name] = gen, false
+	if prev == "" {
+		return nil // the first start: nothing to regress from
+	}
+	r, err := decide.ParseReconciledSpec(d.Status.ReconciliationStatus.LastReconciledSpec)
+	if err != nil || r == nil || r.Spec.Job == nil {
+		return nil
+	}
+	var floor int64
+	switch {
+	case !operatorDeploy && crashed:
+		// Flink's own recovery after a JobManager crash: only HA recovery must keep state.
+		if !haEnabled(r) || s.JobID != prev {
+			return nil
+		}
+		floor = c.newest(prev, s.Time, true)
+	case !operatorDeploy:
+		return nil
+	case r.Metadata.Redeploy || r.Metadata.Restore == decide.RestoreNone:
+		return nil // the user asked for empty or initial state
+	case r.Metadata.Restore == decide.RestoreHA:
+		floor = c.newest(prev, s.Time, true)
+	default:
+		floor = c.newest(prev, s.Time, false)
+	}
+	if s.Offset < floor {
+		return []string{fmt.Sprintf("%s: job %s started at offset %d from %q, older than the newest snapshot (%d) of job %s before it (invariant 1)",
+			name, s.JobID, s.Offset, s.RestorePath, floor, prev)}
+	}
+	return nil
+}
+
+// newest is the highest offset of a snapshot of job completed before t (checkpoints only when
+// checkpointsOnly: HA recovery restores checkpoints, not savepoints).
+func (c *Checker) newest(job string, t time.Time, checkpointsOnly bool) int64 {
+	var n int64
+	for _, s := range c.snapshots[job] {
+		if s.Time.After(t) || (checkpointsOnly && s.Kind != fakeflink.KindCheckpoint) {
+			continue
+		}
+		n = max(n, s.Offset)
+	}
+	return n
+}
+
+func haEnabled(r *decide.ReconciledSpec) bool {
+	conf, _ := r.Spec.FlinkConfiguration.Flatten()
+	return flinkv1beta1.HAEnabled(conf)
+}
+
+func (c *Checker) jmGeneration(name string) string {
+	var dep appsv1.Deployment
+	if err := c.w.Client.Get(context.Background(), client.ObjectKey{Namespace: Namespace, Name: act.JobManagerName(name)}, &dep); err != nil {
+		return ""
+	}
+	return dep.Annotations[act.AnnotationGeneration]
+}
+
+// statusConsistent: errors come with Warning events, observedGeneration never goes back, the
+// lifecycle agrees with the reconciliation state, and a deployed spec is what runs
+// (invariant 3).
+func (c *Checker) statusConsistent(d *flinkv1beta1.FlinkDeployment) []string {
+	var out []string
+	st := d.Status
+	if st.Error != "" && !c.hasWarning(d.Name, st.Error) {
+		out = append(out, fmt.Sprintf("%s: status.error %q has no Warning event (invariant 3)", d.Name, st.Error))
+	}
+	if st.ObservedGeneration < c.lastGen[d.Name] {
+		out = append(out, fmt.Sprintf("%s: observedGeneration went back from %d to %d (invariant 3)", d.Name, c.lastGen[d.Name], st.ObservedGeneration))
+	}
+	c.lastGen[d.Name] = max(c.lastGen[d.Name], st.ObservedGeneration)
+	rs := st.ReconciliationStatus
+	if (rs.State == flinkv1beta1.ReconciliationUpgrading) != (st.LifecycleState == flinkv1beta1.LifecycleUpgrading) && d.DeletionTimestamp == nil {
+		out = append(out, fmt.Sprintf("%s: lifecycle %s with reconciliation state %s (invariant 3)", d.Name, st.LifecycleState, rs.State))
+	}
+	if st.LifecycleState == flinkv1beta1.LifecycleStable && rs.LastStableSpec != rs.LastReconciledSpec {
+		out = append(out, fmt.Sprintf("%s: STABLE but the reconciled spec is not the stable one (invariant 3)", d.Name))
+	}
+	if rs.State == flinkv1beta1.ReconciliationDeployed {
+		out = append(out, c.deployedMatches(d)...)
+	}
+	return out
+}
+
+// deployedMatches checks that the running JobManager uses the reconciled spec's image.
+func (c *Checker) deployedMatches(d *flinkv1beta1.FlinkDeployment) []string {
+	r, err := decide.ParseReconciledSpec(d.Status.ReconciliationStatus.LastReconciledSpec)
+	if err != nil || r == nil {
+		return nil
+	}
+	var dep appsv1.Deployment
+	if err := c.w.Client.Get(context.Background(), client.ObjectKey{Namespace: Namespace, Name: act.JobManagerName(d.Name)}, &dep); err != nil {
+		return nil
+	}
+	for _, ct := range dep.Spec.Template.Spec.Containers {
+		if ct.Name == act.MainContainer && ct.Image != r.Spec.Image {
+			return []string{fmt.Sprintf("%s: DEPLOYED spec has image %s but the JobManager runs %s (invariant 3)", d.Name, r.Spec.Image, ct.Image)}
+		}
+	}
+	return nil
+}
+
+func (c *Checker) hasWarning(name, msg string) bool {
+	for _, e := range c.w.events.events {
+		if e.Object == name && e.Type == "Warning" && strings.Contains(e.Message, msg) {
+			return true
+		}
+	}
+	return false
+}
+
+// nothingLeft: after deletion no object the resource owned remains (invariant 4).
+func (c *Checker) nothingLeft(name string) []string {
+	ctx := context.Background()
+	sel := client.MatchingLabels{act.LabelApp: name}
+	var deps appsv1.DeploymentList
+	var svcs corev1.ServiceList
+	var cms corev1.ConfigMapList
+	_ = c.w.Client.List(ctx, &deps, client.InNamespace(Namespace), sel)
+	_ = c.w.Client.List(ctx, &svcs, client.InNamespace(Namespace), sel)
+	_ = c.w.Client.List(ctx, &cms, client.InNamespace(Namespace), sel)
+	var left []string
+	for _, d := range deps.Items {
+		left = append(left, "deployment/"+d.Name)
+	}
+	for _, s := range svcs.Items {
+		left = append(left, "service/"+s.Name)
+	}
+	for _, m := range cms.Items {
+		left = append(left, "configmap/"+m.Name)
+	}
+	if len(left) > 0 {
+		return []string{fmt.Sprintf("%s: deleted, but %v remain (invariant 4)", name, left)}
+	}
+	return nil
+}
+
+// Converged reports whether a resource reached its desired state (invariant 5): the current
+// generation observed, no upgrade in flight, and the job RUNNING (or SUSPENDED when asked),
+// or an explicit refusal (status.error with its Warning event).
+func (c *Checker) Converged(name string) (bool, string) {
+	d, err := c.w.Get(name)
+	if apierrors.IsNotFound(err) {
+		return true, "deleted"
+	}
+	if err != nil {
+		return false, err.Error()
+	}
+	st := d.Status
+	if st.Error != "" {
+		return c.hasWarning(name, st.Error), "refused: " + st.Error
+	}
+	if st.ObservedGeneration != d.Generation || st.ReconciliationStatus.State != flinkv1beta1.ReconciliationDeployed {
+		return false, fmt.Sprintf("generation %d observed %d, reconciliation %s", d.Generation, st.ObservedGeneration, st.ReconciliationStatus.State)
+	}
+	want := flinkv1beta1.JobStatusRunning
+	if d.Spec.Job != nil && d.Spec.Job.EffectiveState() == flinkv1beta1.JobStateSuspended {
+		want = flinkv1beta1.JobStatusSuspended
+	}
+	if st.JobStatus.State != want {
+		return false, fmt.Sprintf("job %s, want %s", st.JobStatus.State, want)
+	}
+	return st.LifecycleState == flinkv1beta1.LifecycleStable || st.LifecycleState == flinkv1beta1.LifecycleSuspended,
+		"lifecycle " + string(st.LifecycleState)
+}
+
+// ResourceVersion returns a resource's resourceVersion ("" when gone), to detect writes.
+func (c *Checker) ResourceVersion(name string) string {
+	d, err := c.w.Get(name)
+	if err != nil {
+		return ""
+	}
+	return d.ResourceVersion
+}

@@ -1,0 +1,118 @@
+package harness
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+)
+
+func savepointJob() *flinkv1beta1.FlinkDeployment {
+	p := int32(2)
+	d := &flinkv1beta1.FlinkDeployment{Spec: flinkv1beta1.FlinkDeploymentSpec{
+		Image: "flink:1.20", FlinkVersion: "v1_20",
+		FlinkConfiguration: flinkv1beta1.NewFlinkConfiguration(map[string]string{
+			"taskmanager.numberOfTaskSlots": "2", "execution.checkpointing.interval": "10s",
+			"state.checkpoints.dir": "file:///data/cp", "state.savepoints.dir": "file:///data/sp",
+		}),
+		Job: &flinkv1beta1.JobSpec{JarURI: "local:///job.jar", Parallelism: &p, UpgradeMode: flinkv1beta1.UpgradeModeSavepoint},
+	}}
+	d.Name = "job"
+	return d
+}
+
+// stepUntil steps the world until cond holds, checking the invariants on the way.
+func stepUntil(t *testing.T, w *World, c *Checker, what string, cond func(d *flinkv1beta1.FlinkDeployment) bool) []string {
+	t.Helper()
+	var violations []string
+	for range 300 {
+		if _, err := w.Step(); err != nil {
+			t.Fatal(err)
+		}
+		violations = append(violations, c.Check("job")...)
+		if d, err := w.Get("job"); err == nil && cond(d) {
+			return violations
+		}
+	}
+	t.Fatalf("never %s\n%s", what, w.Trace)
+	return nil
+}
+
+func runningGen(gen int64) func(d *flinkv1beta1.FlinkDeployment) bool {
+	return func(d *flinkv1beta1.FlinkDeployment) bool {
+		return d.Status.JobStatus.State == flinkv1beta1.JobStatusRunning && d.Status.ObservedGeneration == gen &&
+			d.Status.ReconciliationStatus.State == flinkv1beta1.ReconciliationDeployed
+	}
+}
+
+// TestCheckerCatchesStateRegression makes the operator restore an old savepoint (by
+// tampering with its status mid-upgrade) and expects invariant 1 to fire; the same upgrade
+// without tampering passes.
+func TestCheckerCatchesStateRegression(t *testing.T) {
+	for _, tamper := range []bool{false, true} {
+		w, err := NewWorld(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := NewChecker(w)
+		d := savepointJob()
+		if err := w.Apply(d); err != nil {
+			t.Fatal(err)
+		}
+		if v := stepUntil(t, w, c, "running", runningGen(1)); len(v) > 0 {
+			t.Fatalf("violations on a plain deploy: %v", v)
+		}
+		n := int64(1)
+		d.Spec.Job.SavepointTriggerNonce = &n
+		_ = w.Apply(d)
+		var early string
+		stepUntil(t, w, c, "savepoint taken", func(d *flinkv1beta1.FlinkDeployment) bool {
+			sp := d.Status.JobStatus.SavepointInfo
+			if sp != nil && sp.LastSavepoint != nil {
+				early = sp.LastSavepoint.Location
+			}
+			return early != ""
+		})
+		_ = w.RunFor(time.Minute)
+		p := int32(4)
+		d.Spec.Job.Parallelism = &p
+		_ = w.Apply(d)
+		stepUntil(t, w, c, "upgrade savepoint taken", func(d *flinkv1beta1.FlinkDeployment) bool {
+			return d.Status.JobStatus.UpgradeSavepointPath != "" && d.Status.JobStatus.UpgradeSavepointPath != early
+		})
+		if tamper {
+			cur, _ := w.Get("job")
+			cur.Status.JobStatus.UpgradeSavepointPath = early // a bug: restore an older savepoint
+			if err := w.Client.Status().Update(context.Background(), cur); err != nil {
+				t.Fatal(err)
+			}
+		}
+		v := stepUntil(t, w, c, "running the upgrade", runningGen(3))
+		found := len(v) > 0 && strings.Contains(strings.Join(v, "\n"), "invariant 1")
+		if found != tamper {
+			t.Errorf("tamper=%v: violations %v", tamper, v)
+		}
+	}
+}
+
+// TestCheckerCatchesErrorWithoutEvent writes a status.error no Warning event explains.
+func TestCheckerCatchesErrorWithoutEvent(t *testing.T) {
+	w, err := NewWorld(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewChecker(w)
+	_ = w.Apply(savepointJob())
+	stepUntil(t, w, c, "running", runningGen(1))
+	cur, _ := w.Get("job")
+	cur.Status.Error = "something nobody reported"
+	if err := w.Client.Status().Update(context.Background(), cur); err != nil {
+		t.Fatal(err)
+	}
+	v := c.Check("job")
+	if len(v) != 1 || !strings.Contains(v[0], "invariant 3") {
+		t.Errorf("violations %v, want one of invariant 3", v)
+	}
+}

@@ -1,0 +1,287 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"slices"
+	"sort"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	clocktesting "k8s.io/utils/clock/testing"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/flinkop/flinkop/fakeflink"
+	"github.com/flinkop/flinkop/harness/podsim"
+	"github.com/flinkop/flinkop/operator/act"
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/config"
+	"github.com/flinkop/flinkop/operator/controller"
+	"github.com/flinkop/flinkop/operator/flink"
+	"github.com/flinkop/flinkop/operator/observe"
+)
+
+// Namespace is where the world's resources live.
+const Namespace = "flink"
+
+// Start is the virtual time every world starts at.
+var Start = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// World is one deterministic simulation: a virtual clock, a seeded random source, a fake
+// Kubernetes API, the pod simulator with fakeflink behind it, the real reconciler called
+// directly (no manager goroutines), a queue of due reconciles and timers, and a trace.
+type World struct {
+	Clock   *clocktesting.FakeClock
+	Rand    *rand.Rand
+	Client  client.Client
+	Sim     *podsim.Sim
+	Options config.Options
+	Trace   *Trace
+
+	reconciler *controller.FlinkDeploymentReconciler
+	due        map[string]time.Time // resource name → next reconcile
+	notes      []string             // lines the demo prints
+	timers     []timer
+	events     *recorder
+}
+
+type timer struct {
+	at time.Time
+	f  func()
+}
+
+// NewWorld returns a world seeded with seed.
+func NewWorld(seed int64) (*World, error) {
+	scheme, err := smallScheme()
+	if err != nil {
+		return nil, err
+	}
+	c := fake.NewClientBuilder().WithScheme(scheme).
+		WithStatusSubresource(&flinkv1beta1.FlinkDeployment{}, &appsv1.Deployment{}, &corev1.Pod{}).Build()
+	clk := clocktesting.NewFakeClock(Start)
+	r := rand.New(rand.NewSource(seed))
+	opts := config.Defaults()
+	opts.ProgressCheckInterval = 2 * time.Second
+	opts.ReconcileInterval = 30 * time.Second
+	w := &World{
+		Clock: clk, Rand: r, Client: c, Sim: podsim.New(c, clk, rand.New(rand.NewSource(r.Int63()))),
+		Options: opts, Trace: &Trace{start: Start}, due: map[string]time.Time{},
+	}
+	w.events = &recorder{world: w}
+	w.RestartOperator()
+	return w, nil
+}
+
+// smallScheme registers only the kinds the world uses: the fake client looks types up often,
+// and a small scheme keeps thousands of runs per minute possible.
+func smallScheme() (*runtime.Scheme, error) {
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, flinkv1beta1.AddToScheme} {
+		if err := add(s); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// RestartOperator replaces the reconciler by a fresh one (nothing carried over but what is in
+// the API), as an operator pod restart would, and reconciles every resource at once.
+func (w *World) RestartOperator() {
+	clients := func(d *flinkv1beta1.FlinkDeployment) *flink.Client {
+		return flink.NewClient(controller.ServiceDNS(d), flink.WithTransport(w.Sim), flink.WithTimeout(time.Second))
+	}
+	w.reconciler = &controller.FlinkDeploymentReconciler{
+		Client: w.Client, Recorder: w.events, Clock: w.Clock, Options: w.Options,
+		Observer: &observe.Observer{Client: w.Client, Flink: func(d *flinkv1beta1.FlinkDeployment) observe.FlinkAPI { return clients(d) }},
+		Executor: &act.Executor{
+			Client: w.Client, HASelector: observe.HASelector,
+			Flink: func(d *flinkv1beta1.FlinkDeployment) act.FlinkAPI { return clients(d) },
+		},
+	}
+	for name := range w.due {
+		w.due[name] = w.Clock.Now()
+	}
+}
+
+// Apply creates a FlinkDeployment or replaces the spec of the existing one (generation + 1),
+// as kubectl apply would.
+func (w *World) Apply(d *flinkv1beta1.FlinkDeployment) error {
+	ctx := context.Background()
+	d = d.DeepCopy()
+	d.Namespace = Namespace
+	var cur flinkv1beta1.FlinkDeployment
+	err := w.Client.Get(ctx, client.ObjectKeyFromObject(d), &cur)
+	switch {
+	case apierrors.IsNotFound(err):
+		d.Generation, d.UID = 1, types.UID(fmt.Sprintf("uid-%s-%d", d.Name, w.Rand.Int63()))
+		err = w.Client.Create(ctx, d)
+	case err == nil:
+		cur.Spec = d.Spec
+		cur.Generation++
+		err = w.Client.Update(ctx, &cur)
+	}
+	if err != nil {
+		return err
+	}
+	w.Trace.add(w.Clock.Now(), "spec", d.Name, "applied generation "+fmt.Sprint(max(cur.Generation, 1)))
+	w.due[d.Name] = w.Clock.Now()
+	return nil
+}
+
+// Delete deletes a FlinkDeployment.
+func (w *World) Delete(name string) error {
+	d, err := w.Get(name)
+	if err != nil {
+		return err
+	}
+	w.Trace.add(w.Clock.Now(), "spec", name, "deleted")
+	w.due[name] = w.Clock.Now()
+	return w.Client.Delete(context.Background(), d)
+}
+
+// Get reads a FlinkDeployment.
+func (w *World) Get(name string) (*flinkv1beta1.FlinkDeployment, error) {
+	var d flinkv1beta1.FlinkDeployment
+	err := w.Client.Get(context.Background(), client.ObjectKey{Namespace: Namespace, Name: name}, &d)
+	return &d, err
+}
+
+// Step advances to the next due reconcile or timer, runs it, lets the pod simulator and the
+// Flink clusters catch up, and returns the virtual time it ran at.
+func (w *World) Step() (time.Time, error) {
+	next, name, isTimer := w.next()
+	if next.After(w.Clock.Now()) {
+		w.advanceTo(next)
+	}
+	if isTimer {
+		t := w.timers[0]
+		w.timers = w.timers[1:]
+		t.f()
+		return w.Clock.Now(), w.sync()
+	}
+	if name == "" {
+		return w.Clock.Now(), nil
+	}
+	delete(w.due, name)
+	res, err := w.reconciler.Reconcile(context.Background(), ctrl.Request{NamespacedName: types.NamespacedName{Namespace: Namespace, Name: name}})
+	switch {
+	case err != nil:
+		w.Trace.add(w.Clock.Now(), "error", name, err.Error())
+		w.due[name] = w.Clock.Now().Add(time.Second)
+	case res.RequeueAfter > 0:
+		w.due[name] = w.Clock.Now().Add(res.RequeueAfter)
+	}
+	if _, gerr := w.Get(name); gerr == nil && w.due[name].IsZero() {
+		w.due[name] = w.Clock.Now().Add(w.Options.ReconcileInterval)
+	} else if apierrors.IsNotFound(gerr) {
+		delete(w.due, name)
+	}
+	return w.Clock.Now(), w.sync()
+}
+
+// next returns the earliest due reconcile or timer.
+func (w *World) next() (at time.Time, name string, isTimer bool) {
+	names := make([]string, 0, len(w.due))
+	for n := range w.due {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		if name == "" || w.due[n].Before(at) {
+			at, name = w.due[n], n
+		}
+	}
+	if len(w.timers) > 0 && (name == "" || w.timers[0].at.Before(at)) {
+		return w.timers[0].at, "", true
+	}
+	if name == "" {
+		return w.Clock.Now().Add(time.Second), "", false
+	}
+	return at, name, false
+}
+
+// advanceTo moves the clock to t and lets the Flink clusters catch up (fakeflink processes
+// everything due in between, in time order).
+func (w *World) advanceTo(t time.Time) {
+	w.Clock.SetTime(t)
+	w.Sim.Tick()
+}
+
+func (w *World) sync() error {
+	if err := w.Sim.Sync(context.Background()); err != nil {
+		return fmt.Errorf("pod simulator: %w", err)
+	}
+	w.Sim.Tick()
+	return nil
+}
+
+// RunFor steps until d of virtual time has passed.
+func (w *World) RunFor(d time.Duration) error {
+	end := w.Clock.Now().Add(d)
+	for w.Clock.Now().Before(end) {
+		if _, err := w.Step(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Cluster implements chaos.Target.
+func (w *World) Cluster(name string, f func(c *fakeflink.Cluster)) bool {
+	return w.Sim.Do(Namespace, act.JobManagerName(name), f)
+}
+
+// DeleteHAMetadata implements chaos.Target.
+func (w *World) DeleteHAMetadata(name string) error {
+	d, err := w.Get(name)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return w.Client.DeleteAllOf(context.Background(), &corev1.ConfigMap{}, client.InNamespace(Namespace), observe.HASelector(d))
+}
+
+// Now implements chaos.Target.
+func (w *World) Now() time.Time { return w.Clock.Now() }
+
+// Schedule implements chaos.Target.
+func (w *World) Schedule(d time.Duration, f func()) {
+	w.timers = append(w.timers, timer{at: w.Clock.Now().Add(d), f: f})
+	sort.SliceStable(w.timers, func(i, j int) bool { return w.timers[i].at.Before(w.timers[j].at) })
+}
+
+// Events returns the events recorded so far.
+func (w *World) Events() []Event { return slices.Clone(w.events.events) }
+
+// Event is a recorded Kubernetes Event.
+type Event struct {
+	Time         time.Time
+	Object       string
+	Type, Reason string
+	Message      string
+}
+
+// recorder records the operator's Events into the world (and its trace).
+type recorder struct {
+	world  *World
+	events []Event
+}
+
+func (r *recorder) Event(obj runtime.Object, eventtype, reason, message string) {
+	name := ""
+	if o, ok := obj.(client.Object); ok {
+		name = o.GetName()
+	}
+	e := Event{Time: r.world.Clock.Now(), Object: name, Type: eventtype, Reason: reason, Message: message}
+	r.events = append(r.events, e)
+	r.world.Trace.add(e.Time, "event", name, eventtype+" "+reason+": "+message)
+}
