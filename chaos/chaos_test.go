@@ -43,6 +43,7 @@ func TestFaultsTakeEffect(t *testing.T) {
 		check func(t *testing.T, w *harness.World)
 	}{
 		"a JobManager crash restarts the job from HA": {chaos.JobManagerCrash{}, func(t *testing.T, w *harness.World) {
+			t.Helper()
 			w.Cluster("demo", func(c *fakeflink.Cluster) {
 				s := c.Starts()
 				if len(s) != 2 || s[1].RestorePath == "" || s[1].JobID != s[0].JobID || s[1].Offset == 0 {
@@ -51,6 +52,7 @@ func TestFaultsTakeEffect(t *testing.T) {
 			})
 		}},
 		"a lost TaskManager fails the job over": {chaos.TaskManagerLoss{}, func(t *testing.T, w *harness.World) {
+			t.Helper()
 			w.Cluster("demo", func(c *fakeflink.Cluster) {
 				if c.Jobs()[0].Status == fakeflink.StatusRunning {
 					t.Error("the job kept running without its TaskManager")
@@ -58,6 +60,7 @@ func TestFaultsTakeEffect(t *testing.T) {
 			})
 		}},
 		"a failed job restarts": {chaos.JobFailure{}, func(t *testing.T, w *harness.World) {
+			t.Helper()
 			w.Cluster("demo", func(c *fakeflink.Cluster) {
 				if c.Jobs()[0].Restarts() != 1 {
 					t.Errorf("restarts %d, want 1", c.Jobs()[0].Restarts())
@@ -65,6 +68,7 @@ func TestFaultsTakeEffect(t *testing.T) {
 			})
 		}},
 		"HA metadata loss deletes the HA ConfigMaps": {chaos.HAMetadataLoss{}, func(t *testing.T, w *harness.World) {
+			t.Helper()
 			var cms corev1.ConfigMapList
 			_ = w.Client.List(context.Background(), &cms, client.InNamespace(harness.Namespace), client.MatchingLabels{"configmap-type": "high-availability"})
 			if len(cms.Items) != 0 {
@@ -72,6 +76,7 @@ func TestFaultsTakeEffect(t *testing.T) {
 			}
 		}},
 		"a savepoint failure fails the next savepoint": {chaos.SavepointFailure{Count: 1}, func(t *testing.T, w *harness.World) {
+			t.Helper()
 			d := harness.DemoDeployment()
 			n := int64(1)
 			d.Spec.Job.SavepointTriggerNonce = &n
@@ -86,6 +91,7 @@ func TestFaultsTakeEffect(t *testing.T) {
 			}
 		}},
 		"a REST outage answers 503": {chaos.RESTOutage{For: time.Minute}, func(t *testing.T, w *harness.World) {
+			t.Helper()
 			w.Cluster("demo", func(c *fakeflink.Cluster) {
 				if c.RESTState() != fakeflink.RESTUnavailable {
 					t.Errorf("REST state %v during the outage", c.RESTState())
@@ -93,6 +99,7 @@ func TestFaultsTakeEffect(t *testing.T) {
 			})
 		}},
 		"checkpoint failures end after their time": {chaos.CheckpointFailure{For: 30 * time.Second}, func(t *testing.T, w *harness.World) {
+			t.Helper()
 			var before int
 			w.Cluster("demo", func(c *fakeflink.Cluster) { before = len(c.Jobs()[0].Checkpoints()) })
 			_ = w.RunFor(25 * time.Second)
