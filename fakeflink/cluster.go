@@ -145,7 +145,13 @@ func (c *Cluster) StartJobManager() error {
 			if path == "" {
 				path = rec.Program.RestorePath
 			}
-			c.submit(rec.Program, rec.JobID, path)
+			prog := rec.Program
+			if app := c.spec.Application; app != nil {
+				// Application mode re-runs main() on recovery: the job takes the new
+				// configuration (parallelism, …); HA only supplies its id and checkpoint.
+				prog = *app
+			}
+			c.submit(prog, rec.JobID, path)
 		}
 	}
 	if app := c.spec.Application; app != nil {

@@ -390,3 +390,23 @@ func TestFinishedJobIsNotRerunAfterJobManagerRestart(t *testing.T) {
 		t.Errorf("%d job starts: the finished job ran again", n)
 	}
 }
+
+func TestApplicationHARecoveryTakesTheNewConfiguration(t *testing.T) {
+	w := newWorld(t)
+	id := strings.Repeat("cd", 16)
+	c := w.app("rescale", statefulConf(append(haKeys, "$internal.pipeline.job-id", id, "parallelism.default", "4")...))
+	c.RegisterTaskManager("rescale-tm-2", 2)
+	w.advance(15*time.Second, c)
+	c.CrashJobManager() // last-state upgrade: the JobManager goes, HA stays
+
+	prog, _ := ProgramFromConfig(statefulConf(append(haKeys, "$internal.pipeline.job-id", id, "parallelism.default", "1")...), "local:///job.jar", "", nil)
+	c2 := w.cluster(ClusterSpec{ID: "rescale", Config: statefulConf(append(haKeys, "$internal.pipeline.job-id", id, "parallelism.default", "1")...), Application: &prog})
+	c2.RegisterTaskManager("rescale-tm-1", 2)
+	_ = c2.StartJobManager()
+	w.advance(3*time.Second, c2)
+	j := onlyJob(t, c2)
+	wantStatus(t, j, StatusRunning)
+	if j.ID != id || j.Parallelism() != 1 || j.Restored() == nil {
+		t.Errorf("recovered job %s with parallelism %d from %v; want %s, 1, the HA checkpoint", j.ID, j.Parallelism(), j.Restored(), id)
+	}
+}
