@@ -37,7 +37,7 @@ help: ## Show this help.
 
 .PHONY: demo
 demo: ## Run the operator's main job in the simulated world (no cluster needed).
-	go run ./cmd/flinksim demo --timeline flinksim-timeline.txt
+	go run ./cmd/flinksim demo --timeline flinksim-timeline.html
 
 ##@ Development
 

@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/flinkop/flinkop/harness"
 )
@@ -27,7 +28,7 @@ func run(args []string) error {
 	}
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	seed := fs.Int64("seed", 1, "seed of the simulated world (a run replays exactly from it)")
-	timeline := fs.String("timeline", "flinksim-timeline.txt", "file the full timeline is written to")
+	timeline := fs.String("timeline", "flinksim-timeline.html", "file the full timeline is written to (.html: a page with an SVG timeline; otherwise text)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -35,10 +36,26 @@ func run(args []string) error {
 	fmt.Println()
 	w, err := harness.RunDemo(os.Stdout, *seed)
 	if w != nil && *timeline != "" {
-		if werr := os.WriteFile(*timeline, []byte(w.Trace.String()), 0o644); werr != nil {
+		if werr := writeTimeline(w.Trace, *timeline); werr != nil {
 			return werr
 		}
 		fmt.Println("Timeline written to", *timeline)
+	}
+	return err
+}
+
+func writeTimeline(t *harness.Trace, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if strings.HasSuffix(path, ".html") {
+		err = t.WriteHTML(f)
+	} else {
+		_, err = f.WriteString(t.String())
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
 	return err
 }
