@@ -27,8 +27,9 @@ td,th{padding:3px 8px;border-bottom:1px solid #eee;text-align:left;vertical-alig
 <p>{{len .Rows}} entries over {{.Span}} of virtual time.</p>
 <p class="legend">{{range .Legend}}<span><i style="background:{{.Color}}"></i>{{.Kind}}</span>{{end}}</p>
 <svg width="{{.Width}}" height="{{.Height}}" role="img" aria-label="timeline">
-<line x1="40" y1="{{.Axis}}" x2="{{.AxisEnd}}" y2="{{.Axis}}" stroke="#999"/>
-{{range .Ticks}}<text x="{{.X}}" y="{{.Y}}" font-size="10" fill="#666">{{.Label}}</text>{{end}}
+{{range .Lanes}}<text x="4" y="{{.Y}}" font-size="11" fill="#444" dominant-baseline="middle">{{.Kind}}</text>{{end}}
+<line x1="{{.Left}}" y1="{{.Axis}}" x2="{{.AxisEnd}}" y2="{{.Axis}}" stroke="#999"/>
+{{range .Ticks}}<text x="{{.X}}" y="{{.Y}}" font-size="10" fill="#666" text-anchor="middle">{{.Label}}</text>{{end}}
 {{range .Rows}}<circle cx="{{.X}}" cy="{{.Lane}}" r="4" fill="{{.Color}}"><title>{{.At}} {{.Kind}} {{.Resource}}: {{.Text}}</title></circle>
 {{end}}</svg>
 <table><tr><th>time</th><th>kind</th><th>resource</th><th>what</th></tr>
@@ -45,7 +46,7 @@ type timelineRow struct {
 // WriteHTML renders the trace as a self-contained HTML page: an SVG timeline with one lane per
 // entry kind (hover a dot for its text) and the full table below.
 func (t *Trace) WriteHTML(w io.Writer) error {
-	const width, left, right = 1100, 40, 20
+	const width, left, right = 1100, 80, 30
 	var end time.Duration
 	for _, e := range t.Entries {
 		end = max(end, e.Time.Sub(t.start))
@@ -56,11 +57,25 @@ func (t *Trace) WriteHTML(w io.Writer) error {
 	for i, k := range order {
 		lanes[k] = 20 + i*18
 	}
+	var laneList []struct {
+		Kind string
+		Y    int
+	}
+	for _, k := range order {
+		laneList = append(laneList, struct {
+			Kind string
+			Y    int
+		}{k, lanes[k]})
+	}
 	data := struct {
-		Rows                         []timelineRow
-		Span                         string
-		Width, Height, Axis, AxisEnd int
-		Ticks                        []struct {
+		Rows                               []timelineRow
+		Span                               string
+		Width, Height, Axis, AxisEnd, Left int
+		Lanes                              []struct {
+			Kind string
+			Y    int
+		}
+		Ticks []struct {
 			X, Y  int
 			Label string
 		}
@@ -68,8 +83,9 @@ func (t *Trace) WriteHTML(w io.Writer) error {
 			Kind  string
 			Color template.CSS
 		}
-	}{Span: end.String(), Width: width, Height: 20 + len(order)*18 + 30, AxisEnd: width - right}
+	}{Span: end.String(), Width: width, Height: 20 + len(order)*18 + 30, AxisEnd: width - right, Left: left}
 	data.Axis = data.Height - 25
+	data.Lanes = laneList
 	x := func(d time.Duration) int { return left + int(float64(width-left-right)*float64(d)/float64(end)) }
 	for _, e := range t.Entries {
 		lane, ok := lanes[e.Kind]
