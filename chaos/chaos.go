@@ -23,6 +23,8 @@ type Target interface {
 	Now() time.Time
 	// Schedule runs f after d of virtual time.
 	Schedule(d time.Duration, f func())
+	// CrashOperatorAfterWrite makes the operator crash right after its k-th next API write.
+	CrashOperatorAfterWrite(k int)
 }
 
 // Fault is one fault.

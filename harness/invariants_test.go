@@ -116,3 +116,34 @@ func TestCheckerCatchesErrorWithoutEvent(t *testing.T) {
 		t.Errorf("violations %v, want one of invariant 3", v)
 	}
 }
+
+// TestOperatorCrashBetweenWrites crashes the operator right after its k-th API write during a
+// savepoint upgrade, for every k up to 8: the upgrade still completes from the savepoint, with
+// no invariant violated and no second job or savepoint.
+func TestOperatorCrashBetweenWrites(t *testing.T) {
+	for k := 1; k <= 8; k++ {
+		w, err := NewWorld(int64(k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := NewChecker(w)
+		d := savepointJob()
+		_ = w.Apply(d)
+		stepUntil(t, w, c, "running", runningGen(1))
+		_ = w.RunFor(30 * time.Second)
+		p := int32(4)
+		d.Spec.Job.Parallelism = &p
+		_ = w.Apply(d)
+		w.CrashOperatorAfterWrite(k)
+		if v := stepUntil(t, w, c, "running the upgrade", runningGen(2)); len(v) > 0 {
+			t.Errorf("k=%d: violations %v\n%s", k, v, w.Trace)
+		}
+		if !strings.Contains(w.Trace.String(), "operator crashed") {
+			t.Errorf("k=%d: the operator never crashed (fewer than %d writes?)", k, k)
+		}
+		cl := w.Sim.Cluster(Namespace, "job")
+		if starts := cl.Starts(); len(starts) != 1 || starts[0].RestorePath == "" {
+			t.Errorf("k=%d: starts on the new cluster %+v, want one start from the upgrade savepoint", k, starts)
+		}
+	}
+}

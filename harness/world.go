@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand"
 	"slices"
@@ -46,6 +47,8 @@ type World struct {
 	Trace   *Trace
 
 	reconciler *controller.FlinkDeploymentReconciler
+	opClient   client.Client // the operator's view of the API, with the crash hook
+	crash      crashingClient
 	due        map[string]time.Time // resource name → next reconcile
 	notes      []string             // lines the demo prints
 	timers     []timer
@@ -75,6 +78,7 @@ func NewWorld(seed int64) (*World, error) {
 		Options: opts, Trace: &Trace{start: Start}, due: map[string]time.Time{},
 	}
 	w.events = &recorder{world: w}
+	w.opClient = w.crash.wrap(c)
 	w.RestartOperator()
 	return w, nil
 }
@@ -98,10 +102,10 @@ func (w *World) RestartOperator() {
 		return flink.NewClient(controller.ServiceDNS(d), flink.WithTransport(w.Sim), flink.WithTimeout(time.Second))
 	}
 	w.reconciler = &controller.FlinkDeploymentReconciler{
-		Client: w.Client, Recorder: w.events, Clock: w.Clock, Options: w.Options,
-		Observer: &observe.Observer{Client: w.Client, Flink: func(d *flinkv1beta1.FlinkDeployment) observe.FlinkAPI { return clients(d) }},
+		Client: w.opClient, Recorder: w.events, Clock: w.Clock, Options: w.Options,
+		Observer: &observe.Observer{Client: w.opClient, Flink: func(d *flinkv1beta1.FlinkDeployment) observe.FlinkAPI { return clients(d) }},
 		Executor: &act.Executor{
-			Client: w.Client, HASelector: observe.HASelector,
+			Client: w.opClient, HASelector: observe.HASelector,
 			Flink: func(d *flinkv1beta1.FlinkDeployment) act.FlinkAPI { return clients(d) },
 		},
 	}
@@ -172,6 +176,10 @@ func (w *World) Step() (time.Time, error) {
 	delete(w.due, name)
 	res, err := w.reconciler.Reconcile(context.Background(), ctrl.Request{NamespacedName: types.NamespacedName{Namespace: Namespace, Name: name}})
 	switch {
+	case errors.Is(err, errOperatorCrashed):
+		w.Trace.add(w.Clock.Now(), "fault", name, "operator crashed after an API write; restarting it")
+		w.RestartOperator()
+		w.due[name] = w.Clock.Now().Add(time.Second)
 	case err != nil:
 		w.Trace.add(w.Clock.Now(), "error", name, err.Error())
 		w.due[name] = w.Clock.Now().Add(time.Second)

@@ -14,8 +14,10 @@ func (s *step) upgrade() {
 	gen := s.last.Generation()
 	switch {
 	case o.JobManager != nil && o.JobManager.Generation == gen:
-		// Deployed already (the operator stopped before it wrote status).
-		s.deployed()
+		// A deploy of this generation began but its status was never written: the operator
+		// stopped somewhere between its writes. Applying the same objects again is
+		// idempotent (same job id, same restore point) and completes what is missing.
+		s.deployNew()
 	case o.JobManager != nil:
 		s.teardown()
 	default:

@@ -176,9 +176,10 @@ func TestUpgrade(t *testing.T) {
 			}, withUpgradePath("file:///sp/known-good")), cluster(1, "RUNNING")),
 			wantAction: Action{Kind: ActCancelJob, JobID: "job-1"}, wantPath: "file:///sp/known-good", wantRestore: RestoreSavepoint,
 		},
-		"new cluster already deployed (operator restarted after the deploy): mark DEPLOYED": {
+		"new cluster partly deployed (operator stopped between writes): apply the same objects again": {
 			in:         input(upgrading(sp, withUpgradePath("file:///sp/s")), cluster(2, "RUNNING")),
-			wantAction: None, wantPath: "file:///sp/s", wantRestore: RestoreSavepoint,
+			wantAction: Action{Kind: ActDeploy, Deploy: &Deploy{Generation: 2, JobID: jobIDFor("uid-1", 2), RestorePath: "file:///sp/s"}},
+			wantPath:   "file:///sp/s", wantRestore: RestoreSavepoint,
 		},
 	}
 	for name, tc := range cases {
