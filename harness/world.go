@@ -25,7 +25,6 @@ import (
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/config"
 	"github.com/flinkop/flinkop/operator/controller"
-	"github.com/flinkop/flinkop/operator/flink"
 	"github.com/flinkop/flinkop/operator/observe"
 )
 
@@ -98,17 +97,9 @@ func smallScheme() (*runtime.Scheme, error) {
 // RestartOperator replaces the reconciler by a fresh one (nothing carried over but what is in
 // the API), as an operator pod restart would, and reconciles every resource at once.
 func (w *World) RestartOperator() {
-	clients := func(d *flinkv1beta1.FlinkDeployment) *flink.Client {
-		return flink.NewClient(controller.ServiceDNS(d), flink.WithTransport(w.Sim), flink.WithTimeout(time.Second))
-	}
-	w.reconciler = &controller.FlinkDeploymentReconciler{
-		Client: w.opClient, Recorder: w.events, Clock: w.Clock, Options: w.Options,
-		Observer: &observe.Observer{Client: w.opClient, Flink: func(d *flinkv1beta1.FlinkDeployment) observe.FlinkAPI { return clients(d) }},
-		Executor: &act.Executor{
-			Client: w.opClient, HASelector: observe.HASelector,
-			Flink: func(d *flinkv1beta1.FlinkDeployment) act.FlinkAPI { return clients(d) },
-		},
-	}
+	opts := w.Options
+	opts.FlinkClientTimeout = time.Second
+	w.reconciler = controller.Setup{Options: opts, Transport: w.Sim, Clock: w.Clock}.Reconciler(w.opClient, w.events)
 	for name := range w.due {
 		w.due[name] = w.Clock.Now()
 	}

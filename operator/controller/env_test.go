@@ -2,7 +2,6 @@ package controller_test
 
 import (
 	"context"
-	"fmt"
 	"math/rand"
 	"strings"
 	"testing"
@@ -25,8 +24,6 @@ import (
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/config"
 	"github.com/flinkop/flinkop/operator/controller"
-	"github.com/flinkop/flinkop/operator/flink"
-	"github.com/flinkop/flinkop/operator/observe"
 )
 
 // env is a fake Kubernetes API, the pod simulator with fakeflink behind it, and the real
@@ -57,16 +54,9 @@ func newEnv(t *testing.T) *env {
 	opts := config.Defaults()
 	opts.ProgressCheckInterval = 2 * time.Second
 	opts.ReconcileInterval = 30 * time.Second
-	clients := func(d *flinkv1beta1.FlinkDeployment) *flink.Client {
-		return flink.NewClient(fmt.Sprintf("http://%s.%s.svc:%d", act.RESTServiceName(d.Name), d.Namespace, act.RESTPort),
-			flink.WithTransport(sim), flink.WithTimeout(time.Second))
-	}
 	rec := record.NewFakeRecorder(1000)
-	r := &controller.FlinkDeploymentReconciler{
-		Client: c, Recorder: rec, Clock: clk, Options: opts,
-		Observer: &observe.Observer{Client: c, Flink: func(d *flinkv1beta1.FlinkDeployment) observe.FlinkAPI { return clients(d) }},
-		Executor: &act.Executor{Client: c, Flink: func(d *flinkv1beta1.FlinkDeployment) act.FlinkAPI { return clients(d) }, HASelector: observe.HASelector},
-	}
+	opts.FlinkClientTimeout = time.Second
+	r := controller.Setup{Options: opts, Transport: sim, Clock: clk}.Reconciler(c, rec)
 	return &env{t: t, ctx: context.Background(), clock: clk, client: c, sim: sim, rec: rec, r: r}
 }
 

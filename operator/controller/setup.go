@@ -8,6 +8,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
@@ -43,8 +44,14 @@ type Setup struct {
 	Clock clock.PassiveClock
 }
 
-// NewFlinkDeploymentReconciler builds the reconciler from its parts.
+// NewFlinkDeploymentReconciler builds the reconciler for a manager (its client and events).
 func (s Setup) NewFlinkDeploymentReconciler(mgr ctrl.Manager) *FlinkDeploymentReconciler {
+	return s.Reconciler(mgr.GetClient(), eventsAPI{mgr.GetEventRecorder("flinkop")})
+}
+
+// Reconciler builds the reconciler from a client and an event recorder; the harness and tests
+// call it directly, without a manager.
+func (s Setup) Reconciler(c client.Client, rec EventRecorder) *FlinkDeploymentReconciler {
 	if s.Resolver == nil {
 		s.Resolver = ServiceDNS
 	}
@@ -59,13 +66,13 @@ func (s Setup) NewFlinkDeploymentReconciler(mgr ctrl.Manager) *FlinkDeploymentRe
 		return flink.NewClient(s.Resolver(d), opts...)
 	}
 	return &FlinkDeploymentReconciler{
-		Client:   mgr.GetClient(),
-		Recorder: eventsAPI{mgr.GetEventRecorder("flinkop")},
+		Client:   c,
+		Recorder: rec,
 		Clock:    s.Clock,
 		Options:  s.Options,
-		Observer: &observe.Observer{Client: mgr.GetClient(), Flink: func(d *flinkv1beta1.FlinkDeployment) observe.FlinkAPI { return clients(d) }},
+		Observer: &observe.Observer{Client: c, Flink: func(d *flinkv1beta1.FlinkDeployment) observe.FlinkAPI { return clients(d) }},
 		Executor: &act.Executor{
-			Client: mgr.GetClient(), HASelector: observe.HASelector,
+			Client: c, HASelector: observe.HASelector,
 			Flink: func(d *flinkv1beta1.FlinkDeployment) act.FlinkAPI { return clients(d) },
 		},
 	}
