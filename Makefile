@@ -83,7 +83,7 @@ test-unit: ## Run the unit tests with -race (no API server needed).
 
 .PHONY: test-scenarios
 test-scenarios: ## Run the property-based scenarios (SCENARIO_CHECKS random runs, fake backend).
-	go test -count=1 -v ./scenarios/ -rapid.checks=$(SCENARIO_CHECKS) -rapid.seed=$(SCENARIO_SEED) 2>&1 | hack/test-summary.sh scenarios
+	go test -count=1 -v ./scenarios/ -rapid.checks=$(SCENARIO_CHECKS) -rapid.steps=50 -rapid.seed=$(SCENARIO_SEED) 2>&1 | hack/test-summary.sh scenarios
 
 .PHONY: sim
 sim: ## Run a long property sweep: make sim SEEDS=5000.

@@ -2,9 +2,7 @@ package chaos
 
 import (
 	"fmt"
-	"maps"
 	"math/rand"
-	"slices"
 	"time"
 
 	"github.com/flinkop/flinkop/fakeflink"
@@ -25,6 +23,16 @@ type Target interface {
 	Schedule(d time.Duration, f func())
 	// CrashOperatorAfterWrite makes the operator crash right after its k-th next API write.
 	CrashOperatorAfterWrite(k int)
+	// BreakJobManagerPod makes the resource's JobManager pod fail with reason for d.
+	BreakJobManagerPod(name, reason string, d time.Duration)
+	// DelayJobManagerStart makes the resource's next JobManager pod start d later.
+	DelayJobManagerStart(name string, d time.Duration)
+	// FailAPIWrites makes the operator's next n API writes fail with code, without effect.
+	FailAPIWrites(code, n int)
+	// StaleReads serves the operator's reads from a lagging snapshot for d.
+	StaleReads(d time.Duration)
+	// DropWatchEvents makes the operator miss the next n watch events.
+	DropWatchEvents(n int)
 }
 
 // Fault is one fault.
@@ -35,125 +43,28 @@ type Fault interface {
 	Apply(t Target, resource string) error
 }
 
-// JobManagerCrash kills the JobManager process: jobs and in-flight operations are lost; a new
-// JobManager starts (the pod restarts) and recovers from HA metadata when it has some.
-type JobManagerCrash struct{}
-
-// Name implements Fault.
-func (JobManagerCrash) Name() string { return "jm-crash" }
-
-// Apply implements Fault.
-func (JobManagerCrash) Apply(t Target, r string) error {
-	t.Cluster(r, func(c *fakeflink.Cluster) {
-		c.CrashJobManager()
-		_ = c.StartJobManager()
-	})
-	return nil
-}
-
-// TaskManagerLoss takes one TaskManager away; running jobs fail over.
-type TaskManagerLoss struct{}
-
-// Name implements Fault.
-func (TaskManagerLoss) Name() string { return "tm-loss" }
-
-// Apply implements Fault.
-func (TaskManagerLoss) Apply(t Target, r string) error {
-	t.Cluster(r, func(c *fakeflink.Cluster) {
-		if ids := slices.Sorted(maps.Keys(c.TaskManagers())); len(ids) > 0 {
-			c.RemoveTaskManager(ids[0])
-		}
-	})
-	return nil
-}
-
-// SavepointFailure makes the next savepoints fail.
-type SavepointFailure struct{ Count int }
-
-// Name implements Fault.
-func (SavepointFailure) Name() string { return "savepoint-failure" }
-
-// Apply implements Fault.
-func (f SavepointFailure) Apply(t Target, r string) error {
-	t.Cluster(r, func(c *fakeflink.Cluster) { c.FailNextSavepoints(max(f.Count, 1)) })
-	return nil
-}
-
-// CheckpointFailure makes checkpoints fail for a while.
-type CheckpointFailure struct{ For time.Duration }
-
-// Name implements Fault.
-func (CheckpointFailure) Name() string { return "checkpoint-failure" }
-
-// Apply implements Fault.
-func (f CheckpointFailure) Apply(t Target, r string) error {
-	t.Cluster(r, func(c *fakeflink.Cluster) { c.FailCheckpoints(true) })
-	t.Schedule(f.For, func() { t.Cluster(r, func(c *fakeflink.Cluster) { c.FailCheckpoints(false) }) })
-	return nil
-}
-
-// JobFailure makes the job throw; it restarts per its restart strategy.
-type JobFailure struct{}
-
-// Name implements Fault.
-func (JobFailure) Name() string { return "job-failure" }
-
-// Apply implements Fault.
-func (JobFailure) Apply(t Target, r string) error {
-	t.Cluster(r, func(c *fakeflink.Cluster) {
-		for _, j := range c.Jobs() {
-			if !j.Status.IsTerminal() {
-				_ = c.FailJob(j.ID, "injected failure")
-			}
-		}
-	})
-	return nil
-}
-
-// RESTOutage makes the JobManager's REST API answer 503 for a while.
-type RESTOutage struct{ For time.Duration }
-
-// Name implements Fault.
-func (RESTOutage) Name() string { return "rest-outage" }
-
-// Apply implements Fault.
-func (f RESTOutage) Apply(t Target, r string) error {
-	until := t.Now().Add(f.For)
-	t.Cluster(r, func(c *fakeflink.Cluster) { c.SetRESTFault(fakeflink.RESTUnavailable, until) })
-	return nil
-}
-
-// HAMetadataLoss deletes the resource's HA ConfigMaps.
-type HAMetadataLoss struct{}
-
-// Name implements Fault.
-func (HAMetadataLoss) Name() string { return "ha-metadata-lost" }
-
-// Apply implements Fault.
-func (HAMetadataLoss) Apply(t Target, r string) error { return t.DeleteHAMetadata(r) }
-
-// OperatorRestart replaces the operator by a fresh instance.
-type OperatorRestart struct{}
-
-// Name implements Fault.
-func (OperatorRestart) Name() string { return "operator-restart" }
-
-// Apply implements Fault.
-func (OperatorRestart) Apply(t Target, _ string) error {
-	t.RestartOperator()
-	return nil
-}
-
 // Classes are one value of every fault class, for random choice.
 var Classes = []Fault{
 	JobManagerCrash{},
 	TaskManagerLoss{},
+	JobManagerPodFailure{Reason: "CrashLoopBackOff", For: time.Minute},
+	JobManagerPodFailure{Reason: "ImagePullBackOff", For: time.Minute},
+	SlowStart{By: 90 * time.Second},
+	RESTOutage{For: 30 * time.Second},
+	RESTTimeout{For: 30 * time.Second},
+	NetworkPartition{For: 30 * time.Second},
 	SavepointFailure{Count: 1},
+	SavepointHang{For: 2 * time.Minute},
 	CheckpointFailure{For: time.Minute},
 	JobFailure{},
-	RESTOutage{For: 30 * time.Second},
 	HAMetadataLoss{},
 	OperatorRestart{},
+	OperatorCrashAfterWrite{K: 1},
+	OperatorCrashAfterWrite{K: 2},
+	APIErrors{Code: 409, Count: 2},
+	APIErrors{Code: 500, Count: 2},
+	StaleReads{For: 20 * time.Second},
+	MissedWatchEvents{Count: 1},
 }
 
 // Step is one fault of a plan, injected After the previous one.

@@ -2,7 +2,12 @@ package chaos_test
 
 import (
 	"context"
+	"errors"
 	"math/rand"
+	"net"
+	"net/http"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -29,7 +34,7 @@ func running(t *testing.T) *harness.World {
 		t.Fatal(err)
 	}
 	var cms corev1.ConfigMapList
-	_ = w.Client.List(context.Background(), &cms, client.InNamespace(harness.Namespace), client.MatchingLabels{"configmap-type": "high-availability"})
+	_ = w.Client.List(context.Background(), &cms, client.InNamespace(w.Namespace), client.MatchingLabels{"configmap-type": "high-availability"})
 	if len(cms.Items) == 0 {
 		t.Fatal("the running job has no HA metadata to begin with")
 	}
@@ -70,7 +75,7 @@ func TestFaultsTakeEffect(t *testing.T) {
 		"HA metadata loss deletes the HA ConfigMaps": {chaos.HAMetadataLoss{}, func(t *testing.T, w *harness.World) {
 			t.Helper()
 			var cms corev1.ConfigMapList
-			_ = w.Client.List(context.Background(), &cms, client.InNamespace(harness.Namespace), client.MatchingLabels{"configmap-type": "high-availability"})
+			_ = w.Client.List(context.Background(), &cms, client.InNamespace(w.Namespace), client.MatchingLabels{"configmap-type": "high-availability"})
 			if len(cms.Items) != 0 {
 				t.Errorf("%d HA ConfigMaps left", len(cms.Items))
 			}
@@ -112,6 +117,105 @@ func TestFaultsTakeEffect(t *testing.T) {
 				t.Errorf("checkpoints %d before, %d during, %d after the failure window", before, during, after)
 			}
 		}},
+		"a crash-looping JobManager pod is down for the window, then recovers from HA": {
+			chaos.JobManagerPodFailure{Reason: "CrashLoopBackOff", For: time.Minute}, func(t *testing.T, w *harness.World) {
+				t.Helper()
+				_ = w.RunFor(10 * time.Second)
+				if r := podWaiting(t, w, "demo-0"); r != "CrashLoopBackOff" {
+					t.Errorf("JobManager pod waiting reason %q during the fault, want CrashLoopBackOff", r)
+				}
+				_ = w.RunFor(90 * time.Second)
+				w.Cluster("demo", func(c *fakeflink.Cluster) {
+					s := c.Starts()
+					if !c.Up() || len(s) < 2 || s[len(s)-1].RestorePath == "" {
+						t.Errorf("after the window: up %v, starts %+v; want a JobManager recovered from HA", c.Up(), s)
+					}
+				})
+			},
+		},
+		"a slow start keeps the next JobManager pod creating": {chaos.SlowStart{By: 90 * time.Second}, func(t *testing.T, w *harness.World) {
+			t.Helper()
+			d := harness.DemoDeployment()
+			d.Spec.Image = "flink:1.20.1"
+			_ = w.Apply(d)
+			_ = w.RunFor(40 * time.Second)
+			if r := podWaiting(t, w, "demo-0"); r != "ContainerCreating" {
+				t.Errorf("new JobManager pod waiting reason %q, want ContainerCreating", r)
+			}
+			_ = w.RunFor(2 * time.Minute)
+			if r := podWaiting(t, w, "demo-0"); r != "" {
+				t.Errorf("JobManager pod still waiting (%s) after the delay", r)
+			}
+		}},
+		"a REST timeout times requests out": {chaos.RESTTimeout{For: time.Minute}, func(t *testing.T, w *harness.World) {
+			t.Helper()
+			var ne net.Error
+			if err := restCall(w); !errors.As(err, &ne) || !ne.Timeout() {
+				t.Errorf("REST call during the fault: %v, want a timeout", err)
+			}
+		}},
+		"a network partition refuses connections while the job runs": {chaos.NetworkPartition{For: time.Minute}, func(t *testing.T, w *harness.World) {
+			t.Helper()
+			if err := restCall(w); !errors.Is(err, syscall.ECONNREFUSED) {
+				t.Errorf("REST call during the partition: %v, want connection refused", err)
+			}
+			w.Cluster("demo", func(c *fakeflink.Cluster) {
+				if c.Jobs()[0].Status != fakeflink.StatusRunning {
+					t.Errorf("job %s during the partition, want RUNNING", c.Jobs()[0].Status)
+				}
+			})
+		}},
+		"a hanging savepoint stays in progress for the window": {chaos.SavepointHang{For: time.Minute}, func(t *testing.T, w *harness.World) {
+			t.Helper()
+			d := harness.DemoDeployment()
+			n := int64(1)
+			d.Spec.Job.SavepointTriggerNonce = &n
+			_ = w.Apply(d)
+			_ = w.RunFor(30 * time.Second)
+			if got, _ := w.Get("demo"); got.Status.JobStatus.SavepointInfo == nil || got.Status.JobStatus.SavepointInfo.TriggerID == "" {
+				t.Error("no savepoint pending during the hang")
+			}
+			_ = w.RunFor(time.Minute)
+			if got, _ := w.Get("demo"); got.Status.JobStatus.SavepointInfo.LastSavepoint == nil {
+				t.Error("the savepoint did not complete after the hang")
+			}
+		}},
+		"an operator crash after a write restarts the operator": {chaos.OperatorCrashAfterWrite{K: 1}, func(t *testing.T, w *harness.World) {
+			t.Helper()
+			bumpParallelism(w)
+			if !traced(w, "operator crashed") {
+				t.Errorf("no crash in the trace:\n%s", w.Trace)
+			}
+		}},
+		"API conflicts fail the operator's writes": {chaos.APIErrors{Code: 409, Count: 1}, func(t *testing.T, w *harness.World) {
+			t.Helper()
+			bumpParallelism(w)
+			if !traced(w, "the object has been modified (simulated)") {
+				t.Errorf("no conflict in the trace:\n%s", w.Trace)
+			}
+		}},
+		"stale reads make the operator's status patch conflict": {chaos.StaleReads{For: 20 * time.Second}, func(t *testing.T, w *harness.World) {
+			t.Helper()
+			bumpParallelism(w)
+			if !traced(w, "object was modified") {
+				t.Errorf("no conflict from a stale read in the trace:\n%s", w.Trace)
+			}
+		}},
+		"a missed watch event delays the reconcile to the next resync": {chaos.MissedWatchEvents{Count: 1}, func(t *testing.T, w *harness.World) {
+			t.Helper()
+			d := harness.DemoDeployment()
+			d.Spec.Image = "flink:1.20.1"
+			_ = w.Apply(d)
+			got, _ := w.Get("demo")
+			gen := got.Generation
+			if !traced(w, "watch event missed") {
+				t.Error("the watch event was not missed")
+			}
+			_ = w.RunFor(2 * time.Minute)
+			if got, _ := w.Get("demo"); got.Status.ObservedGeneration != gen {
+				t.Errorf("observedGeneration %d after the resync, want %d", got.Status.ObservedGeneration, gen)
+			}
+		}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -124,6 +228,46 @@ func TestFaultsTakeEffect(t *testing.T) {
 	}
 }
 
+// podWaiting returns the waiting reason of a simulated pod ("" when running).
+func podWaiting(t *testing.T, w *harness.World, name string) string {
+	t.Helper()
+	var pod corev1.Pod
+	if err := w.Client.Get(context.Background(), client.ObjectKey{Namespace: w.Namespace, Name: name}, &pod); err != nil {
+		t.Fatal(err)
+	}
+	if cs := pod.Status.ContainerStatuses; len(cs) == 1 && cs[0].State.Waiting != nil {
+		return cs[0].State.Waiting.Reason
+	}
+	return ""
+}
+
+// restCall asks the demo's JobManager for its overview, the way the operator reaches it.
+func restCall(w *harness.World) error {
+	req, _ := http.NewRequest(http.MethodGet, "http://demo-rest.flink.svc:8081/overview", nil)
+	resp, err := w.Sim.RoundTrip(req)
+	if err == nil {
+		_ = resp.Body.Close()
+	}
+	return err
+}
+
+func bumpParallelism(w *harness.World) {
+	d := harness.DemoDeployment()
+	p := int32(3)
+	d.Spec.Job.Parallelism = &p
+	_ = w.Apply(d)
+	_ = w.RunFor(20 * time.Second)
+}
+
+func traced(w *harness.World, text string) bool {
+	for _, e := range w.Trace.Entries {
+		if strings.Contains(e.Text, text) {
+			return true
+		}
+	}
+	return false
+}
+
 func TestRandomPlanIsDeterministic(t *testing.T) {
 	a := chaos.RandomPlan(rand.New(rand.NewSource(9)), 20, time.Minute, chaos.Classes)
 	b := chaos.RandomPlan(rand.New(rand.NewSource(9)), 20, time.Minute, chaos.Classes)
@@ -134,7 +278,11 @@ func TestRandomPlanIsDeterministic(t *testing.T) {
 	for _, s := range chaos.RandomPlan(rand.New(rand.NewSource(1)), 200, time.Minute, chaos.Classes) {
 		seen[s.Fault.Name()] = true
 	}
-	if len(seen) != len(chaos.Classes) {
-		t.Errorf("200 draws covered %d of %d fault classes", len(seen), len(chaos.Classes))
+	classes := map[string]bool{}
+	for _, f := range chaos.Classes {
+		classes[f.Name()] = true
+	}
+	if len(seen) != len(classes) {
+		t.Errorf("200 draws covered %d of %d fault classes", len(seen), len(classes))
 	}
 }

@@ -28,6 +28,10 @@ type Checker struct {
 	lastJob     map[string]string // resource → id of the job that ran last
 	deployedGen map[string]string // resource → JobManager generation annotation at the last start
 	crashes     map[string]bool   // resource → a JobManager crash fault happened since the last start
+	haLost      map[string]bool   // resource → its HA metadata was deleted by a fault since the last start
+	// specs are the reconciled specs seen in status, per resource and generation: a start is
+	// judged by the spec its JobManager was deployed from, not by a newer one recorded since.
+	specs map[string]map[string]*decide.ReconciledSpec
 }
 
 // NewChecker returns a checker of w.
@@ -35,12 +39,19 @@ func NewChecker(w *World) *Checker {
 	return &Checker{
 		w: w, snapshots: map[string]map[string]fakeflink.Snapshot{}, starts: map[string]int{},
 		lastGen: map[string]int64{}, lastJob: map[string]string{}, deployedGen: map[string]string{}, crashes: map[string]bool{},
+		haLost: map[string]bool{}, specs: map[string]map[string]*decide.ReconciledSpec{},
 	}
 }
 
 // JobManagerCrashed tells the checker that a crash fault hit the resource's JobManager: the
 // restart that follows is Flink's own recovery, not an operator deploy.
 func (c *Checker) JobManagerCrashed(resource string) { c.crashes[resource] = true }
+
+// HAMetadataLost tells the checker that a fault deleted the resource's HA metadata. A
+// JobManager that Flink itself restarts after that resubmits the job from its configured
+// savepoint (Flink's behaviour, out of the operator's hands), so such a restart is not held to
+// invariant 1; operator deploys still are.
+func (c *Checker) HAMetadataLost(resource string) { c.haLost[resource] = true }
 
 // Check checks every invariant for the named resources and returns the violations.
 func (c *Checker) Check(resources ...string) []string {
@@ -60,9 +71,10 @@ func (c *Checker) check(name string) []string {
 	if err != nil {
 		return []string{fmt.Sprintf("%s: read: %v", name, err)}
 	}
+	c.remember(d)
 	var out []string
 	out = append(out, c.statusConsistent(d)...)
-	cl := c.w.Sim.Cluster(Namespace, act.JobManagerName(name))
+	cl := c.w.Sim.Cluster(c.w.Namespace, act.JobManagerName(name))
 	if cl == nil {
 		return out
 	}
@@ -85,6 +97,20 @@ func (c *Checker) forget(name string) {
 	delete(c.lastJob, name)
 	delete(c.deployedGen, name)
 	delete(c.crashes, name)
+	delete(c.haLost, name)
+	delete(c.specs, name)
+}
+
+// remember records the reconciled spec in status under its generation.
+func (c *Checker) remember(d *flinkv1beta1.FlinkDeployment) {
+	r, err := decide.ParseReconciledSpec(d.Status.ReconciliationStatus.LastReconciledSpec)
+	if err != nil || r == nil {
+		return
+	}
+	if c.specs[d.Name] == nil {
+		c.specs[d.Name] = map[string]*decide.ReconciledSpec{}
+	}
+	c.specs[d.Name][fmt.Sprint(r.Generation())] = r
 }
 
 // noRegression: a stateful job never starts from an offset older than the newest completed
@@ -99,7 +125,7 @@ func (c *Checker) noRegression(d *flinkv1beta1.FlinkDeployment, cl *fakeflink.Cl
 			c.snapshots[j.ID][fmt.Sprintf("%s#%d", s.Path, s.ID)] = s
 		}
 	}
-	key := fmt.Sprintf("%s/%d", name, c.w.Sim.Incarnation(Namespace, act.JobManagerName(name)))
+	key := fmt.Sprintf("%s/%d", name, c.w.Sim.Incarnation(c.w.Namespace, act.JobManagerName(name)))
 	starts := cl.Starts()
 	var out []string
 	for _, s := range starts[c.starts[key]:] {
@@ -114,21 +140,21 @@ func (c *Checker) checkStart(d *flinkv1beta1.FlinkDeployment, s fakeflink.JobSta
 	name := d.Name
 	prev := c.lastJob[name]
 	gen := c.jmGeneration(name)
-	crashed := c.crashes[name]
+	crashed, haLost := c.crashes[name], c.haLost[name]
 	operatorDeploy := gen != c.deployedGen[name]
-	c.deployedGen[name], c.crashes[name] = gen, false
+	c.deployedGen[name], c.crashes[name], c.haLost[name] = gen, false, false
 	if prev == "" {
 		return nil // the first start: nothing to regress from
 	}
-	r, err := decide.ParseReconciledSpec(d.Status.ReconciliationStatus.LastReconciledSpec)
-	if err != nil || r == nil || r.Spec.Job == nil {
+	r := c.specs[name][gen]
+	if r == nil || r.Spec.Job == nil {
 		return nil
 	}
 	var floor int64
 	switch {
 	case !operatorDeploy && crashed:
 		// Flink's own recovery after a JobManager crash: only HA recovery must keep state.
-		if !haEnabled(r) || s.JobID != prev {
+		if !haEnabled(r) || s.JobID != prev || haLost {
 			return nil
 		}
 		floor = c.newest(prev, s.Time, true)
@@ -168,7 +194,7 @@ func haEnabled(r *decide.ReconciledSpec) bool {
 
 func (c *Checker) jmGeneration(name string) string {
 	var dep appsv1.Deployment
-	if err := c.w.Client.Get(context.Background(), client.ObjectKey{Namespace: Namespace, Name: act.JobManagerName(name)}, &dep); err != nil {
+	if err := c.w.Client.Get(context.Background(), client.ObjectKey{Namespace: c.w.Namespace, Name: act.JobManagerName(name)}, &dep); err != nil {
 		return ""
 	}
 	return dep.Annotations[act.AnnotationGeneration]
@@ -207,7 +233,7 @@ func (c *Checker) deployedMatches(d *flinkv1beta1.FlinkDeployment) []string {
 		return nil
 	}
 	var dep appsv1.Deployment
-	if err := c.w.Client.Get(context.Background(), client.ObjectKey{Namespace: Namespace, Name: act.JobManagerName(d.Name)}, &dep); err != nil {
+	if err := c.w.Client.Get(context.Background(), client.ObjectKey{Namespace: c.w.Namespace, Name: act.JobManagerName(d.Name)}, &dep); err != nil {
 		return nil
 	}
 	for _, ct := range dep.Spec.Template.Spec.Containers {
@@ -234,9 +260,9 @@ func (c *Checker) nothingLeft(name string) []string {
 	var deps appsv1.DeploymentList
 	var svcs corev1.ServiceList
 	var cms corev1.ConfigMapList
-	_ = c.w.Client.List(ctx, &deps, client.InNamespace(Namespace), sel)
-	_ = c.w.Client.List(ctx, &svcs, client.InNamespace(Namespace), sel)
-	_ = c.w.Client.List(ctx, &cms, client.InNamespace(Namespace), sel)
+	_ = c.w.Client.List(ctx, &deps, client.InNamespace(c.w.Namespace), sel)
+	_ = c.w.Client.List(ctx, &svcs, client.InNamespace(c.w.Namespace), sel)
+	_ = c.w.Client.List(ctx, &cms, client.InNamespace(c.w.Namespace), sel)
 	var left []string
 	for _, d := range deps.Items {
 		left = append(left, "deployment/"+d.Name)

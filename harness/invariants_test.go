@@ -141,7 +141,7 @@ func TestOperatorCrashBetweenWrites(t *testing.T) {
 		if !strings.Contains(w.Trace.String(), "operator crashed") {
 			t.Errorf("k=%d: the operator never crashed (fewer than %d writes?)", k, k)
 		}
-		cl := w.Sim.Cluster(Namespace, "job")
+		cl := w.Sim.Cluster(w.Namespace, "job")
 		if starts := cl.Starts(); len(starts) != 1 || starts[0].RestorePath == "" {
 			t.Errorf("k=%d: starts on the new cluster %+v, want one start from the upgrade savepoint", k, starts)
 		}

@@ -9,15 +9,14 @@ import (
 	"sort"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/flinkop/flinkop/fakeflink"
 	"github.com/flinkop/flinkop/harness/podsim"
@@ -28,15 +27,12 @@ import (
 	"github.com/flinkop/flinkop/operator/observe"
 )
 
-// Namespace is where the world's resources live.
-const Namespace = "flink"
-
 // Start is the virtual time every world starts at.
 var Start = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// World is one deterministic simulation: a virtual clock, a seeded random source, a fake
-// Kubernetes API, the pod simulator with fakeflink behind it, the real reconciler called
-// directly (no manager goroutines), a queue of due reconciles and timers, and a trace.
+// World is one deterministic simulation: a virtual clock, a seeded random source, a
+// Kubernetes API (a Backend), the pod simulator with fakeflink behind it, the real reconciler
+// called directly (no manager goroutines), a queue of due reconciles and timers, and a trace.
 type World struct {
 	Clock   *clocktesting.FakeClock
 	Rand    *rand.Rand
@@ -44,10 +40,17 @@ type World struct {
 	Sim     *podsim.Sim
 	Options config.Options
 	Trace   *Trace
+	// Namespace is where the world's resources live.
+	Namespace string
+	// Backend names the Kubernetes API the world runs on.
+	Backend string
+	// Reconciles counts the reconciles run so far.
+	Reconciles int
 
 	reconciler *controller.FlinkDeploymentReconciler
-	opClient   client.Client // the operator's view of the API, with the crash hook
-	crash      crashingClient
+	opClient   client.Client // the operator's view of the API, with the fault hooks
+	api        apiFaults
+	dropEvents int                  // watch events still to be missed
 	due        map[string]time.Time // resource name → next reconcile
 	notes      []string             // lines the demo prints
 	timers     []timer
@@ -59,39 +62,34 @@ type timer struct {
 	f  func()
 }
 
-// NewWorld returns a world seeded with seed.
+// NewWorld returns a world on a fresh fake backend, seeded with seed.
 func NewWorld(seed int64) (*World, error) {
-	scheme, err := smallScheme()
+	b, err := FakeBackend()
 	if err != nil {
 		return nil, err
 	}
-	c := fake.NewClientBuilder().WithScheme(scheme).
-		WithStatusSubresource(&flinkv1beta1.FlinkDeployment{}, &appsv1.Deployment{}, &corev1.Pod{}).Build()
+	return NewWorldOn(b, seed), nil
+}
+
+// NewWorldOn returns a world on backend b, seeded with seed.
+func NewWorldOn(b Backend, seed int64) *World {
+	c := b.Client()
 	clk := clocktesting.NewFakeClock(Start)
 	r := rand.New(rand.NewSource(seed))
 	opts := config.Defaults()
 	opts.ProgressCheckInterval = 2 * time.Second
 	opts.ReconcileInterval = 30 * time.Second
+	sim := podsim.New(c, clk, rand.New(rand.NewSource(r.Int63())))
+	sim.Namespace = b.Namespace()
 	w := &World{
-		Clock: clk, Rand: r, Client: c, Sim: podsim.New(c, clk, rand.New(rand.NewSource(r.Int63()))),
+		Clock: clk, Rand: r, Client: c, Sim: sim, Namespace: b.Namespace(), Backend: b.Name(),
 		Options: opts, Trace: &Trace{start: Start}, due: map[string]time.Time{},
 	}
 	w.events = &recorder{world: w}
-	w.opClient = w.crash.wrap(c)
+	w.api.now = clk.Now
+	w.opClient = w.api.wrap(c)
 	w.RestartOperator()
-	return w, nil
-}
-
-// smallScheme registers only the kinds the world uses: the fake client looks types up often,
-// and a small scheme keeps thousands of runs per minute possible.
-func smallScheme() (*runtime.Scheme, error) {
-	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, flinkv1beta1.AddToScheme} {
-		if err := add(s); err != nil {
-			return nil, err
-		}
-	}
-	return s, nil
+	return w
 }
 
 // RestartOperator replaces the reconciler by a fresh one (nothing carried over but what is in
@@ -105,19 +103,21 @@ func (w *World) RestartOperator() {
 	}
 }
 
-// Apply creates a FlinkDeployment or replaces the spec of the existing one (generation + 1),
-// as kubectl apply would.
+// Apply creates a FlinkDeployment or replaces the spec of the existing one, as kubectl apply
+// would (the generation grows when the spec changes; the fake backend is told, the API server
+// counts itself).
 func (w *World) Apply(d *flinkv1beta1.FlinkDeployment) error {
 	ctx := context.Background()
 	d = d.DeepCopy()
-	d.Namespace = Namespace
+	d.Namespace = w.Namespace
 	var cur flinkv1beta1.FlinkDeployment
 	err := w.Client.Get(ctx, client.ObjectKeyFromObject(d), &cur)
 	switch {
 	case apierrors.IsNotFound(err):
 		d.Generation, d.UID = 1, types.UID(fmt.Sprintf("uid-%s-%d", d.Name, w.Rand.Int63()))
 		err = w.Client.Create(ctx, d)
-	case err == nil:
+		cur = *d
+	case err == nil && !equality.Semantic.DeepEqual(cur.Spec, d.Spec):
 		cur.Spec = d.Spec
 		cur.Generation++
 		err = w.Client.Update(ctx, &cur)
@@ -125,9 +125,20 @@ func (w *World) Apply(d *flinkv1beta1.FlinkDeployment) error {
 	if err != nil {
 		return err
 	}
-	w.Trace.add(w.Clock.Now(), "spec", d.Name, "applied generation "+fmt.Sprint(max(cur.Generation, 1)))
-	w.due[d.Name] = w.Clock.Now()
+	w.Trace.add(w.Clock.Now(), "spec", d.Name, "applied generation "+fmt.Sprint(cur.Generation))
+	w.watchEvent(d.Name)
 	return nil
+}
+
+// watchEvent enqueues a reconcile of the resource, as the operator's watch would, unless a
+// missed-watch-event fault swallows it.
+func (w *World) watchEvent(name string) {
+	if w.dropEvents > 0 {
+		w.dropEvents--
+		w.Trace.add(w.Clock.Now(), "fault", name, "watch event missed")
+		return
+	}
+	w.due[name] = w.Clock.Now()
 }
 
 // Delete deletes a FlinkDeployment.
@@ -137,14 +148,14 @@ func (w *World) Delete(name string) error {
 		return err
 	}
 	w.Trace.add(w.Clock.Now(), "spec", name, "deleted")
-	w.due[name] = w.Clock.Now()
+	w.watchEvent(name)
 	return w.Client.Delete(context.Background(), d)
 }
 
 // Get reads a FlinkDeployment.
 func (w *World) Get(name string) (*flinkv1beta1.FlinkDeployment, error) {
 	var d flinkv1beta1.FlinkDeployment
-	err := w.Client.Get(context.Background(), client.ObjectKey{Namespace: Namespace, Name: name}, &d)
+	err := w.Client.Get(context.Background(), client.ObjectKey{Namespace: w.Namespace, Name: name}, &d)
 	return &d, err
 }
 
@@ -165,7 +176,8 @@ func (w *World) Step() (time.Time, error) {
 		return w.Clock.Now(), nil
 	}
 	delete(w.due, name)
-	res, err := w.reconciler.Reconcile(context.Background(), ctrl.Request{NamespacedName: types.NamespacedName{Namespace: Namespace, Name: name}})
+	w.Reconciles++
+	res, err := w.reconciler.Reconcile(context.Background(), ctrl.Request{NamespacedName: types.NamespacedName{Namespace: w.Namespace, Name: name}})
 	switch {
 	case errors.Is(err, errOperatorCrashed):
 		w.Trace.add(w.Clock.Now(), "fault", name, "operator crashed after an API write; restarting it")
@@ -221,6 +233,25 @@ func (w *World) sync() error {
 	return nil
 }
 
+// RunUntilQuiet steps until nothing has happened for quiet of virtual time (no operator write,
+// no trace entry), and fails when that takes longer than limit.
+func (w *World) RunUntilQuiet(quiet, limit time.Duration) error {
+	start := w.Clock.Now()
+	last, writes, entries := start, w.api.total, len(w.Trace.Entries)
+	for w.Clock.Now().Sub(last) < quiet {
+		if w.Clock.Now().Sub(start) > limit {
+			return fmt.Errorf("not quiet after %s of virtual time", limit)
+		}
+		if _, err := w.Step(); err != nil {
+			return err
+		}
+		if w.api.total != writes || len(w.Trace.Entries) != entries {
+			last, writes, entries = w.Clock.Now(), w.api.total, len(w.Trace.Entries)
+		}
+	}
+	return nil
+}
+
 // RunFor steps until d of virtual time has passed.
 func (w *World) RunFor(d time.Duration) error {
 	end := w.Clock.Now().Add(d)
@@ -234,7 +265,7 @@ func (w *World) RunFor(d time.Duration) error {
 
 // Cluster implements chaos.Target.
 func (w *World) Cluster(name string, f func(c *fakeflink.Cluster)) bool {
-	return w.Sim.Do(Namespace, act.JobManagerName(name), f)
+	return w.Sim.Do(w.Namespace, act.JobManagerName(name), f)
 }
 
 // DeleteHAMetadata implements chaos.Target.
@@ -246,7 +277,18 @@ func (w *World) DeleteHAMetadata(name string) error {
 	if err != nil {
 		return err
 	}
-	return w.Client.DeleteAllOf(context.Background(), &corev1.ConfigMap{}, client.InNamespace(Namespace), observe.HASelector(d))
+	return w.Client.DeleteAllOf(context.Background(), &corev1.ConfigMap{}, client.InNamespace(w.Namespace), observe.HASelector(d))
+}
+
+// BreakJobManagerPod implements chaos.Target.
+func (w *World) BreakJobManagerPod(name, reason string, d time.Duration) {
+	w.Sim.BreakPods(w.Namespace, act.JobManagerName(name), reason, d)
+	w.Schedule(d, func() {}) // a step when the pod heals
+}
+
+// DelayJobManagerStart implements chaos.Target.
+func (w *World) DelayJobManagerStart(name string, d time.Duration) {
+	w.Sim.DelayNextStart(w.Namespace, act.JobManagerName(name), d)
 }
 
 // Now implements chaos.Target.

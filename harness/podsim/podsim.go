@@ -2,7 +2,8 @@
 // Deployments the operator renders into fakeflink JobManagers and TaskManagers, writes the
 // Deployments' status and the pods' state back, and routes the operator's Flink REST calls to
 // the right in-process fakeflink server (no sockets). Images whose name contains "crashloop"
-// or "missing" make pods crash-loop or fail to pull, for error-path tests.
+// or "missing" make pods crash-loop or fail to pull, for error-path tests; BreakPods and the
+// start delays inject the same failures, and slow starts, as chaos.
 package podsim
 
 import (
@@ -17,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -38,10 +40,23 @@ type Sim struct {
 	rand   *rand.Rand
 	// Store is the durable store of every cluster (checkpoints, savepoints).
 	Store *fakeflink.Store
+	// Namespace limits the simulator to one namespace ("" = all).
+	Namespace string
+	// StartDelay is how long every new JobManager pod takes to become ready.
+	StartDelay time.Duration
 
 	mu       sync.Mutex       // guards clusters: the operator's REST calls come from other goroutines
 	clusters map[string]*node // by namespace/name of the JobManager Deployment
 	serial   int              // JobManager incarnations started so far
+	faults   map[string]podFault
+	delays   map[string]time.Duration // extra delay of the next start, by JobManager Deployment
+	confs    map[string]parsedConf    // parsed Flink configurations, by ConfigMap
+}
+
+// podFault keeps a JobManager's pod failing with reason until the given time.
+type podFault struct {
+	reason string
+	until  time.Time
 }
 
 // node is one running fakeflink JobManager with its TaskManagers.
@@ -50,14 +65,17 @@ type node struct {
 	server  *rest.Server
 	hash    string
 	tms     []string
-	broken  string // pod failure reason, when the pods cannot start
-	serial  int    // which JobManager incarnation this is
+	broken  string    // pod failure reason, when the pods cannot start
+	faulted bool      // broken by an injected pod fault (it heals)
+	startAt time.Time // a slow start: the JobManager process starts then
+	serial  int       // which JobManager incarnation this is
 }
 
 // New returns a simulator over c.
 func New(c client.Client, clk clock.PassiveClock, r *rand.Rand) *Sim {
 	return &Sim{
 		client: c, clock: clk, rand: r, Store: fakeflink.NewStore(), clusters: map[string]*node{},
+		faults: map[string]podFault{}, delays: map[string]time.Duration{}, confs: map[string]parsedConf{},
 	}
 }
 
@@ -76,6 +94,38 @@ func (s *Sim) Incarnation(namespace, name string) int {
 		return n.serial
 	}
 	return 0
+}
+
+// BreakPods makes the pods of a JobManager Deployment fail with reason (CrashLoopBackOff,
+// ImagePullBackOff, …) for d: the JobManager process dies at once and a new one starts when
+// the window ends.
+func (s *Sim) BreakPods(namespace, name, reason string, d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults[namespace+"/"+name] = podFault{reason: reason, until: s.clock.Now().Add(d)}
+}
+
+// DelayNextStart makes the next JobManager pod of a Deployment take d longer to start.
+func (s *Sim) DelayNextStart(namespace, name string, d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.delays[namespace+"/"+name] = d
+}
+
+// LiveJobManagers counts the running JobManager processes per HA cluster id (namespace/id).
+func (s *Sim) LiveJobManagers() map[string]int {
+	out := map[string]int{}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for key, n := range s.clusters {
+		ns, _, _ := strings.Cut(key, "/")
+		n.server.Do(func(c *fakeflink.Cluster) {
+			if c.Up() {
+				out[ns+"/"+c.Spec().ID]++
+			}
+		})
+	}
+	return out
 }
 
 // Do runs f on the cluster behind a JobManager Deployment, with its REST server locked.
@@ -116,7 +166,7 @@ func (s *Sim) Tick() {
 // registers TaskManagers, and writes Deployment status and pods.
 func (s *Sim) Sync(ctx context.Context) error {
 	var deps appsv1.DeploymentList
-	if err := s.client.List(ctx, &deps, client.MatchingLabels{act.LabelManagedBy: act.ManagedBy}); err != nil {
+	if err := s.client.List(ctx, &deps, client.InNamespace(s.Namespace), client.MatchingLabels{act.LabelManagedBy: act.ManagedBy}); err != nil {
 		return err
 	}
 	seen := map[string]bool{}
@@ -170,7 +220,33 @@ func (s *Sim) syncJobManager(ctx context.Context, dep *appsv1.Deployment) error 
 		s.clusters[key] = n
 		s.mu.Unlock()
 	}
+	if err := s.heal(key, n); err != nil {
+		return err
+	}
 	return s.writeStatus(ctx, dep, n.broken)
+}
+
+// heal applies the pod faults and slow starts to a JobManager: it breaks the pod when a fault
+// begins and starts the JobManager process when the fault ends or the slow start is over.
+func (s *Sim) heal(key string, n *node) error {
+	s.mu.Lock()
+	f, faulty := s.faults[key]
+	if faulty && !s.clock.Now().Before(f.until) {
+		delete(s.faults, key)
+		faulty = false
+	}
+	s.mu.Unlock()
+	now := s.clock.Now()
+	var err error
+	switch {
+	case faulty && !n.faulted && n.broken == "":
+		n.broken, n.faulted = f.reason, true
+		n.server.Do(func(c *fakeflink.Cluster) { c.CrashJobManager() })
+	case !faulty && n.faulted, n.broken == "ContainerCreating" && !now.Before(n.startAt):
+		n.broken, n.faulted, n.startAt = "", false, time.Time{}
+		n.server.Do(func(c *fakeflink.Cluster) { err = c.StartJobManager() })
+	}
+	return err
 }
 
 func (s *Sim) startJobManager(dep *appsv1.Deployment, conf map[string]string, hash string) (*node, error) {
@@ -189,6 +265,14 @@ func (s *Sim) startJobManager(dep *appsv1.Deployment, conf map[string]string, ha
 	c, err := fakeflink.NewCluster(spec, fakeflink.Options{Clock: s.clock, Rand: s.rand, Store: s.Store, HA: ha})
 	if err != nil {
 		return nil, err
+	}
+	key := dep.Namespace + "/" + dep.Name
+	s.mu.Lock()
+	delay := s.StartDelay + s.delays[key]
+	delete(s.delays, key)
+	s.mu.Unlock()
+	if n.broken == "" && delay > 0 {
+		n.broken, n.startAt = "ContainerCreating", s.clock.Now().Add(delay)
 	}
 	if n.broken == "" {
 		if err := c.StartJobManager(); err != nil {
@@ -278,6 +362,13 @@ func (s *Sim) flinkConf(ctx context.Context, dep *appsv1.Deployment) (map[string
 	if err := s.client.Get(ctx, key, &cm); err != nil {
 		return nil, fmt.Errorf("flink config of %s: %w", dep.Name, err)
 	}
+	version := cm.Data["config.yaml"] + "\x00" + cm.Data["flink-conf.yaml"]
+	s.mu.Lock()
+	cached, ok := s.confs[key.String()]
+	s.mu.Unlock()
+	if ok && cached.version == version {
+		return maps.Clone(cached.conf), nil
+	}
 	conf := map[string]string{}
 	for _, file := range []string{"config.yaml", "flink-conf.yaml"} {
 		if data, ok := cm.Data[file]; ok {
@@ -286,7 +377,16 @@ func (s *Sim) flinkConf(ctx context.Context, dep *appsv1.Deployment) (map[string
 			}
 		}
 	}
+	s.mu.Lock()
+	s.confs[key.String()] = parsedConf{version: version, conf: maps.Clone(conf)}
+	s.mu.Unlock()
 	return conf, nil
+}
+
+// parsedConf is a Flink configuration parsed from one content of its ConfigMap.
+type parsedConf struct {
+	version string // the files it was parsed from
+	conf    map[string]string
 }
 
 func templateHash(dep *appsv1.Deployment, conf map[string]string) string {

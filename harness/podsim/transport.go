@@ -19,12 +19,16 @@ func (s *Sim) RoundTrip(req *http.Request) (*http.Response, error) {
 	ns, _, _ := strings.Cut(rest, ".")
 	name, ok := strings.CutSuffix(svc, "-rest")
 	n := s.node(ns + "/" + act.JobManagerName(name))
-	up := false
+	up, state := false, fakeflink.RESTHealthy
 	if ok && n != nil && n.broken == "" {
-		n.server.Do(func(c *fakeflink.Cluster) { up = c.Up() })
+		n.server.Do(func(c *fakeflink.Cluster) { up, state = c.Up(), c.RESTState() })
 	}
-	if !up {
+	switch {
+	case !up || state == fakeflink.RESTRefuse:
 		return nil, &net0Error{host: host}
+	case state == fakeflink.RESTTimeout:
+		// In process there is no socket to hang on: the client's timeout fires at once.
+		return nil, &timeoutError{host: host}
 	}
 	rec := httptest.NewRecorder()
 	n.server.ServeHTTP(rec, req)
@@ -39,3 +43,16 @@ type net0Error struct{ host string }
 func (e *net0Error) Error() string { return "dial tcp " + e.host + ": connect: connection refused" }
 
 func (e *net0Error) Unwrap() error { return syscall.ECONNREFUSED }
+
+// timeoutError is a request that got no answer before the client's timeout.
+type timeoutError struct{ host string }
+
+func (e *timeoutError) Error() string {
+	return "Get " + e.host + ": context deadline exceeded (Client.Timeout exceeded while awaiting headers)"
+}
+
+// Timeout implements net.Error.
+func (e *timeoutError) Timeout() bool { return true }
+
+// Temporary implements net.Error.
+func (e *timeoutError) Temporary() bool { return true }

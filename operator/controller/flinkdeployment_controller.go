@@ -106,15 +106,16 @@ func (r *FlinkDeploymentReconciler) optionsFor(d *flinkv1beta1.FlinkDeployment) 
 	return r.Options.With(config.OperatorKeys(conf))
 }
 
-// patchStatus writes status once, with optimistic locking, and not at all when nothing changed.
+// patchStatus writes status once, with optimistic locking (the resourceVersion read at the
+// start of the reconcile), and not at all when nothing changed. The status subresource takes
+// the whole status: the operator owns it.
 func (r *FlinkDeploymentReconciler) patchStatus(ctx context.Context, d *flinkv1beta1.FlinkDeployment, st flinkv1beta1.FlinkDeploymentStatus) error {
 	if equality.Semantic.DeepEqual(d.Status, st) {
 		return nil
 	}
-	patch := client.MergeFromWithOptions(d.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	d.Status = st
-	if err := r.Client.Status().Patch(ctx, d, patch); err != nil {
-		return fmt.Errorf("patch status: %w", err)
+	if err := r.Client.Status().Update(ctx, d); err != nil {
+		return fmt.Errorf("update status: %w", err)
 	}
 	return nil
 }

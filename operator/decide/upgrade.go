@@ -73,6 +73,10 @@ func (s *step) savepointTeardown() {
 	switch {
 	case sp != nil && sp.TriggerID != "" && sp.TriggerType == flinkv1beta1.SnapshotTriggerUpgrade:
 		s.pollUpgradeSavepoint()
+	case sp != nil && sp.TriggerID != "":
+		// A manual or periodic savepoint is in flight: it finishes (or fails) first, so the
+		// upgrade never restores from state older than a savepoint Flink completed.
+		s.pollTriggers()
 	case s.st.JobStatus.UpgradeSavepointPath != "":
 		// This upgrade's savepoint is taken; stop-with-savepoint leaves the job FINISHED.
 		if o.Job != nil && !jobState(o.Job.State).globallyTerminal() && o.RESTReachable {

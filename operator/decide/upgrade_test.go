@@ -66,6 +66,15 @@ func TestUpgrade(t *testing.T) {
 			in:         input(upgrading(sp, withTrigger(upgradeTrigger, "UPGRADE")), cluster(1, "RUNNING", savepointOp(OperationObservation{}))),
 			wantAction: None, wantRestore: RestoreSavepoint,
 		},
+		"savepoint, a manual savepoint in flight: wait for it before stopping the job": {
+			in:         input(upgrading(sp, withTrigger("manual-1", "MANUAL")), cluster(1, "RUNNING", savepointOp(OperationObservation{}))),
+			wantAction: None, wantRestore: RestoreSavepoint,
+		},
+		"savepoint, the manual savepoint completed: recorded before the upgrade goes on": {
+			in: input(upgrading(sp, withTrigger("manual-1", "MANUAL")),
+				cluster(1, "RUNNING", savepointOp(OperationObservation{Done: true, Location: "file:///sp/savepoint-m"}))),
+			wantAction: None, wantRestore: RestoreSavepoint, wantEvent: "SavepointCompleted",
+		},
 		"savepoint, trigger completed: record the path": {
 			in: input(upgrading(sp, withTrigger(upgradeTrigger, "UPGRADE")),
 				cluster(1, "FINISHED", savepointOp(OperationObservation{Done: true, Location: "file:///sp/savepoint-1"}))),

@@ -1,0 +1,16 @@
+package chaos
+
+import "time"
+
+// SlowStart makes the resource's next JobManager pod take By longer to become ready (a slow
+// image pull, a busy node).
+type SlowStart struct{ By time.Duration }
+
+// Name implements Fault.
+func (SlowStart) Name() string { return "jm-slow-start" }
+
+// Apply implements Fault.
+func (f SlowStart) Apply(t Target, r string) error {
+	t.DelayJobManagerStart(r, f.By)
+	return nil
+}

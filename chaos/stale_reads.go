@@ -1,0 +1,16 @@
+package chaos
+
+import "time"
+
+// StaleReads serves the operator's reads from a lagging snapshot for a while, as an informer
+// cache that has not caught up: it does not see its own writes, nor anyone else's.
+type StaleReads struct{ For time.Duration }
+
+// Name implements Fault.
+func (StaleReads) Name() string { return "stale-reads" }
+
+// Apply implements Fault.
+func (f StaleReads) Apply(t Target, _ string) error {
+	t.StaleReads(f.For)
+	return nil
+}

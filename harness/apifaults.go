@@ -1,0 +1,128 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+)
+
+// errOperatorCrashed stops a reconcile right after an API write: the operator process dies
+// between two writes (Sieve's intermediate states).
+var errOperatorCrashed = errors.New("operator crashed (simulated) right after an API write")
+
+// apiFaults sits between the operator and the API and injects the API-level faults: a crash
+// right after the k-th write, writes refused with 409 Conflict or 500, and reads served from a
+// lagging snapshot (an informer cache that has not caught up).
+type apiFaults struct {
+	now func() time.Time
+
+	total int // successful writes so far
+
+	crashAfter int // crash after this many more writes; 0 = disarmed
+	writes     int
+
+	failWrites int // the next failWrites writes fail with failCode, without effect
+	failCode   int
+
+	staleUntil time.Time                // reads are stale until then
+	stale      map[string]client.Object // the first read of each object in the window
+}
+
+// wrap returns c with the fault hooks on every read and write.
+func (f *apiFaults) wrap(c client.WithWatch) client.Client {
+	return interceptor.NewClient(c, interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			return f.get(ctx, c, key, obj, opts...)
+		},
+		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			return f.write(obj, func() error { return c.Create(ctx, obj, opts...) })
+		},
+		Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+			return f.write(obj, func() error { return c.Update(ctx, obj, opts...) })
+		},
+		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, p client.Patch, opts ...client.PatchOption) error {
+			return f.write(obj, func() error { return c.Patch(ctx, obj, p, opts...) })
+		},
+		Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
+			return f.write(obj, func() error { return c.Delete(ctx, obj, opts...) })
+		},
+		DeleteAllOf: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteAllOfOption) error {
+			return f.write(obj, func() error { return c.DeleteAllOf(ctx, obj, opts...) })
+		},
+		SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+			return f.write(obj, func() error { return c.SubResource(sub).Update(ctx, obj, opts...) })
+		},
+		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, p client.Patch, opts ...client.SubResourcePatchOption) error {
+			return f.write(obj, func() error { return c.SubResource(sub).Patch(ctx, obj, p, opts...) })
+		},
+	})
+}
+
+// write runs one API write through the armed faults.
+func (f *apiFaults) write(obj client.Object, do func() error) error {
+	if f.failWrites > 0 {
+		f.failWrites--
+		gr := schema.GroupResource{Resource: fmt.Sprintf("%T", obj)}
+		if f.failCode == 409 {
+			return apierrors.NewConflict(gr, obj.GetName(), errors.New("the object has been modified (simulated)"))
+		}
+		return apierrors.NewInternalError(errors.New("etcdserver: request timed out (simulated)"))
+	}
+	if err := do(); err != nil {
+		return err
+	}
+	f.total++
+	if f.crashAfter == 0 {
+		return nil
+	}
+	f.writes++
+	if f.writes >= f.crashAfter {
+		f.crashAfter, f.writes = 0, 0
+		return errOperatorCrashed
+	}
+	return nil
+}
+
+// get serves a read, from the lagging snapshot while stale reads are on: the first read of an
+// object in the window is fresh, later ones see that same version, whatever was written since.
+func (f *apiFaults) get(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if !f.now().Before(f.staleUntil) {
+		f.stale = nil
+		return c.Get(ctx, key, obj, opts...)
+	}
+	id := fmt.Sprintf("%T/%s", obj, key)
+	if snap, ok := f.stale[id]; ok {
+		reflect.ValueOf(obj).Elem().Set(reflect.ValueOf(snap.DeepCopyObject()).Elem())
+		return nil
+	}
+	if err := c.Get(ctx, key, obj, opts...); err != nil {
+		return err
+	}
+	if f.stale == nil {
+		f.stale = map[string]client.Object{}
+	}
+	f.stale[id] = obj.DeepCopyObject().(client.Object)
+	return nil
+}
+
+// CrashOperatorAfterWrite arms the operator to crash right after its k-th next API write
+// (k ≥ 1); the world restarts it, as Kubernetes restarts a crashed pod.
+func (w *World) CrashOperatorAfterWrite(k int) { w.api.crashAfter, w.api.writes = max(k, 1), 0 }
+
+// FailAPIWrites makes the operator's next n API writes fail with code (409 Conflict or 500)
+// without taking effect.
+func (w *World) FailAPIWrites(code, n int) { w.api.failCode, w.api.failWrites = code, n }
+
+// StaleReads serves the operator's reads from a lagging snapshot for d of virtual time.
+func (w *World) StaleReads(d time.Duration) { w.api.staleUntil, w.api.stale = w.Clock.Now().Add(d), nil }
+
+// DropWatchEvents makes the operator miss the next n watch events of its resources (spec
+// changes and deletions): it sees them only at its next periodic reconcile.
+func (w *World) DropWatchEvents(n int) { w.dropEvents = n }

@@ -1,0 +1,226 @@
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/flinkop/flinkop/chaos"
+	"github.com/flinkop/flinkop/fakeflink"
+	"github.com/flinkop/flinkop/harness"
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+)
+
+// resource is the name of the FlinkDeployment a machine drives.
+const resource = "job"
+
+// Settle bounds invariant 5: after the last fault and spec change the resource converges
+// within Settle and then stays put, with no further writes, for Quiet.
+const (
+	Settle = 10 * time.Minute
+	Quiet  = 5 * time.Minute
+)
+
+// Stats counts what one run did.
+type Stats struct {
+	Actions, Reconciles int
+	Faults              map[string]int
+}
+
+// machine drives one FlinkDeployment through random spec changes, faults and operator
+// restarts, checking the invariants after every step of the world.
+type machine struct {
+	w       *harness.World
+	checker *harness.Checker
+	spec    flinkv1beta1.FlinkDeploymentSpec
+	exists  bool
+	nonce   int64
+	stats   *Stats
+}
+
+// Property is the state-machine property on worlds from newBackend (nil: the fake backend):
+// random actions never break an invariant, and the resource converges once they stop. stats
+// (optional) receives what the first run did.
+func Property(newBackend func() (harness.Backend, error), stats *Stats) func(*rapid.T) {
+	first := true
+	return func(t *rapid.T) {
+		st := &Stats{Faults: map[string]int{}}
+		if first && stats != nil {
+			st, first = stats, false
+			st.Faults = map[string]int{}
+		}
+		m := newMachine(t, newBackend, st)
+		defer func() { st.Reconciles = m.w.Reconciles }()
+		t.Repeat(m.actions())
+		m.settle(t)
+	}
+}
+
+func newMachine(t *rapid.T, newBackend func() (harness.Backend, error), st *Stats) *machine {
+	if newBackend == nil {
+		newBackend = harness.FakeBackend
+	}
+	b, err := newBackend()
+	if err != nil {
+		t.Fatalf("backend: %v", err)
+	}
+	w := harness.NewWorldOn(b, rapid.Int64().Draw(t, "seed"))
+	m := &machine{w: w, checker: harness.NewChecker(w), spec: BaseSpec(), stats: st}
+	m.apply(t)
+	m.run(t, 20*time.Second)
+	return m
+}
+
+// BaseSpec is a stateful job with HA, checkpoints and savepoints, so every upgrade mode is
+// valid.
+func BaseSpec() flinkv1beta1.FlinkDeploymentSpec {
+	p := int32(2)
+	return flinkv1beta1.FlinkDeploymentSpec{
+		Image: "flink:1.20", FlinkVersion: "v1_20",
+		FlinkConfiguration: flinkv1beta1.NewFlinkConfiguration(map[string]string{
+			"taskmanager.numberOfTaskSlots": "2", "execution.checkpointing.interval": "10s",
+			"state.checkpoints.dir": "file:///data/cp", "state.savepoints.dir": "file:///data/sp",
+			"high-availability.type": "kubernetes", "high-availability.storageDir": "file:///data/ha",
+		}),
+		Job: &flinkv1beta1.JobSpec{JarURI: "local:///opt/flink/job.jar", Parallelism: &p, UpgradeMode: flinkv1beta1.UpgradeModeSavepoint},
+	}
+}
+
+func (m *machine) apply(t *rapid.T) {
+	d := &flinkv1beta1.FlinkDeployment{Spec: *m.spec.DeepCopy()}
+	d.Name = resource
+	if err := m.w.Apply(d); err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	m.exists = true
+}
+
+// run lets virtual time pass, checking the invariants after every step.
+func (m *machine) run(t *rapid.T, d time.Duration) {
+	end := m.w.Now().Add(d)
+	for m.w.Now().Before(end) {
+		if _, err := m.w.Step(); err != nil {
+			t.Fatalf("step: %v\n%s", err, m.w.Trace)
+		}
+		m.Check(t)
+	}
+}
+
+// Check fails the run on any invariant violation.
+func (m *machine) Check(t *rapid.T) {
+	if v := m.checker.Check(resource); len(v) > 0 {
+		t.Fatalf("invariant violated at %s:\n  %s\ntrace:\n%s", m.w.Now().Sub(harness.Start), strings.Join(v, "\n  "), m.w.Trace)
+	}
+}
+
+func (m *machine) changeSpec(t *rapid.T) {
+	if !m.exists {
+		m.apply(t)
+		return
+	}
+	switch rapid.IntRange(0, 3).Draw(t, "change") {
+	case 0:
+		m.spec.Image = fmt.Sprintf("flink:1.20.%d", rapid.IntRange(0, 9).Draw(t, "patch"))
+	case 1:
+		p := int32(rapid.IntRange(1, 4).Draw(t, "parallelism"))
+		m.spec.Job.Parallelism = &p
+	case 2:
+		modes := []flinkv1beta1.UpgradeMode{flinkv1beta1.UpgradeModeStateless, flinkv1beta1.UpgradeModeSavepoint, flinkv1beta1.UpgradeModeLastState}
+		m.spec.Job.UpgradeMode = rapid.SampledFrom(modes).Draw(t, "mode")
+	case 3:
+		m.spec.FlinkConfiguration.Set("pipeline.name", rapid.StringMatching(`[a-z]{3}`).Draw(t, "name"))
+	}
+	m.apply(t)
+	m.run(t, rapid.SampledFrom([]time.Duration{time.Second, 10 * time.Second, time.Minute}).Draw(t, "wait"))
+}
+
+func (m *machine) setState(t *rapid.T, s flinkv1beta1.JobState) {
+	if !m.exists {
+		t.Skip("no resource")
+	}
+	m.spec.Job.State = s
+	m.apply(t)
+	m.run(t, 10*time.Second)
+}
+
+func (m *machine) savepoint(t *rapid.T) {
+	if !m.exists {
+		t.Skip("no resource")
+	}
+	m.nonce++
+	n := m.nonce
+	m.spec.Job.SavepointTriggerNonce = &n
+	m.apply(t)
+	m.run(t, 5*time.Second)
+}
+
+func (m *machine) fault(t *rapid.T) {
+	f := rapid.SampledFrom(chaos.Classes).Draw(t, "fault")
+	switch f.(type) {
+	case chaos.JobManagerCrash, chaos.JobManagerPodFailure:
+		m.checker.JobManagerCrashed(resource)
+	case chaos.HAMetadataLoss:
+		m.checker.HAMetadataLost(resource)
+	}
+	m.w.Trace.Add(m.w.Now(), "fault", resource, f.Name())
+	if err := f.Apply(m.w, resource); err != nil {
+		t.Fatalf("fault %s: %v", f.Name(), err)
+	}
+	m.stats.Faults[f.Name()]++
+	m.run(t, 5*time.Second)
+}
+
+func (m *machine) delete(t *rapid.T) {
+	if !m.exists {
+		t.Skip("no resource")
+	}
+	if err := m.w.Delete(resource); err != nil {
+		t.Fatal(err)
+	}
+	m.exists = false
+	m.nonce = 0
+	m.spec = BaseSpec()
+	m.run(t, 30*time.Second)
+}
+
+func (m *machine) actions() map[string]func(*rapid.T) {
+	count := func(f func(*rapid.T)) func(*rapid.T) {
+		return func(t *rapid.T) { f(t); m.stats.Actions++ }
+	}
+	return map[string]func(*rapid.T){
+		"changeSpec": count(m.changeSpec),
+		"suspend":    count(func(t *rapid.T) { m.setState(t, flinkv1beta1.JobStateSuspended) }),
+		"resume":     count(func(t *rapid.T) { m.setState(t, flinkv1beta1.JobStateRunning) }),
+		"savepoint":  count(m.savepoint),
+		"advance": count(func(t *rapid.T) {
+			m.run(t, time.Duration(rapid.IntRange(1, 120).Draw(t, "seconds"))*time.Second)
+		}),
+		"fault":  count(m.fault),
+		"delete": count(m.delete),
+		"":       m.Check,
+	}
+}
+
+// settle clears the lasting faults, lets the world run, and checks that the resource
+// converges and then stays put with no further status writes (invariant 5).
+func (m *machine) settle(t *rapid.T) {
+	m.w.Cluster(resource, func(c *fakeflink.Cluster) {
+		c.HangSavepoints(false)
+		c.FailCheckpoints(false)
+		c.FailNextSavepoints(0)
+		c.SetRESTFault(fakeflink.RESTHealthy, m.w.Now())
+	})
+	m.run(t, Settle)
+	ok, why := m.checker.Converged(resource)
+	if !ok {
+		t.Fatalf("not converged %s after the last fault and spec change: %s\ntrace:\n%s", Settle, why, m.w.Trace)
+	}
+	rv := m.checker.ResourceVersion(resource)
+	m.run(t, Quiet)
+	if now := m.checker.ResourceVersion(resource); now != rv {
+		d, _ := m.w.Get(resource)
+		t.Fatalf("converged resource kept being written (resourceVersion %s → %s); status %+v", rv, now, d.Status)
+	}
+}
