@@ -1,0 +1,41 @@
+package scenarios
+
+import (
+	"flag"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/flinkop/flinkop/harness"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden outputs of the scripted scenarios (testdata/scripts)")
+
+// TestScripts runs every scripted scenario in testdata/scripts on the fake backend and compares
+// each directive's output with the golden one in the file (-update rewrites them).
+func TestScripts(t *testing.T) {
+	if *update {
+		if err := flag.Set("rewrite", "true"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	datadriven.Walk(t, "testdata/scripts", func(t *testing.T, path string) {
+		runScript(t, path, harness.FakeBackend)
+	})
+}
+
+// runScript runs one scenario file on a fresh world; a failing directive fails the test.
+func runScript(t *testing.T, path string, newBackend func() (harness.Backend, error)) {
+	b, err := newBackend()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewScript(b, 1)
+	datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
+		out, err := s.Exec(td.Cmd, td.CmdArgs)
+		if err != nil {
+			t.Fatalf("%s: %v\noutput so far:\n%s\ntrace:\n%s", td.Pos, err, out, s.World().Trace)
+		}
+		return out
+	})
+}
