@@ -3,6 +3,7 @@ package chaos_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"math/rand"
 	"net"
 	"net/http"
@@ -43,10 +44,7 @@ func running(t *testing.T) *harness.World {
 
 // TestFaultsTakeEffect applies every fault class and checks its effect on the world.
 func TestFaultsTakeEffect(t *testing.T) {
-	cases := map[string]struct {
-		fault chaos.Fault
-		check func(t *testing.T, w *harness.World)
-	}{
+	cases := map[string]faultCase{
 		"a JobManager crash restarts the job from HA": {chaos.JobManagerCrash{}, func(t *testing.T, w *harness.World) {
 			t.Helper()
 			w.Cluster("demo", func(c *fakeflink.Cluster) {
@@ -117,6 +115,29 @@ func TestFaultsTakeEffect(t *testing.T) {
 				t.Errorf("checkpoints %d before, %d during, %d after the failure window", before, during, after)
 			}
 		}},
+	}
+	maps.Copy(cases, windowFaultCases())
+	maps.Copy(cases, apiFaultCases())
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			w := running(t)
+			if err := tc.fault.Apply(w, "demo"); err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, w)
+		})
+	}
+}
+
+// faultCase is a fault and the check of its effect on a running world.
+type faultCase struct {
+	fault chaos.Fault
+	check func(t *testing.T, w *harness.World)
+}
+
+// windowFaultCases are the faults on pods and REST.
+func windowFaultCases() map[string]faultCase {
+	return map[string]faultCase{
 		"a crash-looping JobManager pod is down for the window, then recovers from HA": {
 			chaos.JobManagerPodFailure{Reason: "CrashLoopBackOff", For: time.Minute}, func(t *testing.T, w *harness.World) {
 				t.Helper()
@@ -165,6 +186,12 @@ func TestFaultsTakeEffect(t *testing.T) {
 				}
 			})
 		}},
+	}
+}
+
+// apiFaultCases are the faults on savepoints, the operator and the Kubernetes API.
+func apiFaultCases() map[string]faultCase {
+	return map[string]faultCase{
 		"a hanging savepoint stays in progress for the window": {chaos.SavepointHang{For: time.Minute}, func(t *testing.T, w *harness.World) {
 			t.Helper()
 			d := harness.DemoDeployment()
@@ -216,15 +243,6 @@ func TestFaultsTakeEffect(t *testing.T) {
 				t.Errorf("observedGeneration %d after the resync, want %d", got.Status.ObservedGeneration, gen)
 			}
 		}},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			w := running(t)
-			if err := tc.fault.Apply(w, "demo"); err != nil {
-				t.Fatal(err)
-			}
-			tc.check(t, w)
-		})
 	}
 }
 

@@ -121,7 +121,9 @@ func (w *World) CrashOperatorAfterWrite(k int) { w.api.crashAfter, w.api.writes 
 func (w *World) FailAPIWrites(code, n int) { w.api.failCode, w.api.failWrites = code, n }
 
 // StaleReads serves the operator's reads from a lagging snapshot for d of virtual time.
-func (w *World) StaleReads(d time.Duration) { w.api.staleUntil, w.api.stale = w.Clock.Now().Add(d), nil }
+func (w *World) StaleReads(d time.Duration) {
+	w.api.staleUntil, w.api.stale = w.Clock.Now().Add(d), nil
+}
 
 // DropWatchEvents makes the operator miss the next n watch events of its resources (spec
 // changes and deletions): it sees them only at its next periodic reconcile.

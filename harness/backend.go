@@ -83,17 +83,17 @@ func fastGet(scheme *runtime.Scheme, tracker clienttesting.ObjectTracker) func(c
 // The scheme, codecs and REST mapper are built once and shared by every fake world (they are
 // read-only once built).
 var (
-	schemeOnce  sync.Once
-	fakeScheme  *runtime.Scheme
-	fakeCodecs  serializer.CodecFactory
-	fakeMapper  meta.RESTMapper
-	fakeSchemeE error
+	schemeOnce    sync.Once
+	fakeScheme    *runtime.Scheme
+	fakeCodecs    serializer.CodecFactory
+	fakeMapper    meta.RESTMapper
+	errFakeScheme error
 )
 
 func sharedScheme() (*runtime.Scheme, error) {
 	schemeOnce.Do(func() {
-		fakeScheme, fakeSchemeE = smallScheme()
-		if fakeSchemeE != nil {
+		fakeScheme, errFakeScheme = smallScheme()
+		if errFakeScheme != nil {
 			return
 		}
 		fakeCodecs = serializer.NewCodecFactory(fakeScheme)
@@ -103,7 +103,7 @@ func sharedScheme() (*runtime.Scheme, error) {
 		}
 		fakeMapper = m
 	})
-	return fakeScheme, fakeSchemeE
+	return fakeScheme, errFakeScheme
 }
 
 func (b fakeBackend) Client() client.WithWatch { return b.c }

@@ -120,13 +120,20 @@ func demoStages() []demoStage {
 	}
 }
 
-// RunDemo walks DemoDeployment through its life in a world seeded with seed, printing a table
-// of phases, states and Events to out, and checks the invariants after every step.
+// RunDemo walks DemoDeployment through its life in a world on the fake backend seeded with
+// seed, printing a table of phases, states and Events to out, and checks the invariants after
+// every step.
 func RunDemo(out io.Writer, seed int64) (*World, error) {
-	w, err := NewWorld(seed)
+	b, err := FakeBackend()
 	if err != nil {
 		return nil, err
 	}
+	return RunDemoOn(out, b, seed)
+}
+
+// RunDemoOn is RunDemo on backend b.
+func RunDemoOn(out io.Writer, b Backend, seed int64) (*World, error) {
+	w := NewWorldOn(b, seed)
 	c := NewChecker(w)
 	d := DemoDeployment()
 	p := &demoPrinter{out: out, w: w}

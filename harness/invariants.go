@@ -74,6 +74,8 @@ func (c *Checker) check(name string) []string {
 	c.remember(d)
 	var out []string
 	out = append(out, c.statusConsistent(d)...)
+	out = append(out, c.rollbackAllowed(d)...)
+	out = append(out, c.oneJobManager(d)...)
 	cl := c.w.Sim.Cluster(c.w.Namespace, act.JobManagerName(name))
 	if cl == nil {
 		return out
@@ -88,6 +90,32 @@ func (c *Checker) check(name string) []string {
 		out = append(out, fmt.Sprintf("%s: %d jobs run at once (invariant 2)", name, live))
 	}
 	return append(out, c.noRegression(d, cl)...)
+}
+
+// rollbackAllowed: a rollback happens only when the resource enables it (invariant 6; the
+// finer conditions of seed 004 come with the rollback feature).
+func (c *Checker) rollbackAllowed(d *flinkv1beta1.FlinkDeployment) []string {
+	rs, lc := d.Status.ReconciliationStatus.State, d.Status.LifecycleState
+	if rs != flinkv1beta1.ReconciliationRollingBack && rs != flinkv1beta1.ReconciliationRolledBack &&
+		lc != flinkv1beta1.LifecycleRollingBack && lc != flinkv1beta1.LifecycleRolledBack {
+		return nil
+	}
+	conf, _ := d.Spec.FlinkConfiguration.Flatten()
+	if conf["kubernetes.operator.deployment.rollback.enabled"] != "true" {
+		return []string{fmt.Sprintf("%s: %s/%s although kubernetes.operator.deployment.rollback.enabled is not true (invariant 6)", d.Name, rs, lc)}
+	}
+	return nil
+}
+
+// oneJobManager: never two live JobManagers for one HA cluster id (invariant 2).
+func (c *Checker) oneJobManager(d *flinkv1beta1.FlinkDeployment) []string {
+	var out []string
+	for id, n := range c.w.Sim.LiveJobManagers() {
+		if n > 1 {
+			out = append(out, fmt.Sprintf("%s: %d JobManagers run for HA cluster id %s (invariant 2)", d.Name, n, id))
+		}
+	}
+	return out
 }
 
 // forget drops what the checker remembered of a deleted resource: a new one of the same name
@@ -166,6 +194,10 @@ func (c *Checker) checkStart(d *flinkv1beta1.FlinkDeployment, s fakeflink.JobSta
 		floor = c.newest(prev, s.Time, true)
 	default:
 		floor = c.newest(prev, s.Time, false)
+	}
+	if s.RestorePath == "" && s.Offset == 0 && floor > 0 {
+		return []string{fmt.Sprintf("%s: job %s started from empty state although job %s had completed snapshots up to offset %d, and nobody asked for it (invariant 6: no silent fallback to empty state)",
+			name, s.JobID, prev, floor)}
 	}
 	if s.Offset < floor {
 		return []string{fmt.Sprintf("%s: job %s started at offset %d from %q, older than the newest snapshot (%d) of job %s before it (invariant 1)",

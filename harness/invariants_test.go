@@ -6,6 +6,10 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
@@ -145,5 +149,58 @@ func TestOperatorCrashBetweenWrites(t *testing.T) {
 		if starts := cl.Starts(); len(starts) != 1 || starts[0].RestorePath == "" {
 			t.Errorf("k=%d: starts on the new cluster %+v, want one start from the upgrade savepoint", k, starts)
 		}
+	}
+}
+
+// TestCheckerCatchesRollbackAndSecondJobManager breaks invariants 6 and 2 by hand: a rollback
+// state on a resource that does not enable rollback, and a second JobManager Deployment for
+// the same HA cluster id.
+func TestCheckerCatchesRollbackAndSecondJobManager(t *testing.T) {
+	cases := map[string]struct {
+		tamper func(t *testing.T, w *World)
+		want   string
+	}{
+		"untouched": {tamper: func(*testing.T, *World) {}},
+		"rolled back without rollback.enabled": {tamper: func(t *testing.T, w *World) {
+			t.Helper()
+			d, _ := w.Get("job")
+			d.Status.ReconciliationStatus.State = flinkv1beta1.ReconciliationRolledBack
+			if err := w.Client.Status().Update(context.Background(), d); err != nil {
+				t.Fatal(err)
+			}
+		}, want: "invariant 6"},
+		"two JobManagers for one HA cluster id": {tamper: func(t *testing.T, w *World) {
+			t.Helper()
+			var dep appsv1.Deployment
+			if err := w.Client.Get(context.Background(), client.ObjectKey{Namespace: w.Namespace, Name: "job"}, &dep); err != nil {
+				t.Fatal(err)
+			}
+			twin := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: w.Namespace, Name: "job-twin", Labels: dep.Labels}, Spec: dep.Spec}
+			if err := w.Client.Create(context.Background(), twin); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Sim.Sync(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}, want: "invariant 2"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			w, err := NewWorld(1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := NewChecker(w)
+			d := savepointJob()
+			d.Spec.FlinkConfiguration.Set("high-availability.type", "kubernetes")
+			d.Spec.FlinkConfiguration.Set("high-availability.storageDir", "file:///data/ha")
+			_ = w.Apply(d)
+			stepUntil(t, w, c, "running", runningGen(1))
+			tc.tamper(t, w)
+			got := strings.Join(c.Check("job"), "\n")
+			if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+				t.Errorf("violations %q, want one naming %q", got, tc.want)
+			}
+		})
 	}
 }

@@ -20,18 +20,21 @@ func TestScripts(t *testing.T) {
 		}
 	}
 	datadriven.Walk(t, "testdata/scripts", func(t *testing.T, path string) {
+		t.Helper()
 		runScript(t, path, harness.FakeBackend)
 	})
 }
 
 // runScript runs one scenario file on a fresh world; a failing directive fails the test.
 func runScript(t *testing.T, path string, newBackend func() (harness.Backend, error)) {
+	t.Helper()
 	b, err := newBackend()
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := NewScript(b, 1)
 	datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
+		t.Helper()
 		out, err := s.Exec(td.Cmd, td.CmdArgs)
 		if err != nil {
 			t.Fatalf("%s: %v\noutput so far:\n%s\ntrace:\n%s", td.Pos, err, out, s.World().Trace)

@@ -38,9 +38,9 @@ type SweepOptions struct {
 // Summary is what a sweep found.
 type Summary struct {
 	Seeds, Actions, Reconciles int
-	Faults         map[string]int
-	Violations     []Violation
-	Elapsed        time.Duration
+	Faults                     map[string]int
+	Violations                 []Violation
+	Elapsed                    time.Duration
 }
 
 // Violation is one failing run: its seed, how to replay it, and rapid's report with the

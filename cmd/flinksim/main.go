@@ -1,18 +1,29 @@
 // Command flinksim runs the Flinkop operator in the deterministic simulation harness: the
-// real reconciler on a fake Kubernetes API, with fakeflink JobManagers behind a pod simulator,
-// on a virtual clock. No cluster is needed.
+// real reconciler with fakeflink JobManagers behind a pod simulator, on a virtual clock, on an
+// embedded Kubernetes API (a real kube-apiserver from envtest when its binaries are in
+// ./bin/k8s, otherwise the fake client). No cluster is needed.
 //
-//	flinksim demo [--seed N] [--timeline FILE]
+//	flinksim demo  [--seed N] [--timeline FILE] [--backend auto|fake|envtest]
+//	flinksim run   [--seed N] [--timeline FILE] [--backend fake|envtest] SCENARIO.txt
+//	flinksim sweep [--seeds N] [--base-seed S] [--workers W] [--steps A]
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"strings"
 
 	"github.com/flinkop/flinkop/harness"
+	"github.com/flinkop/flinkop/harness/envtest"
+	"github.com/flinkop/flinkop/scenarios"
 )
+
+const usage = `usage:
+  flinksim demo  [--seed N] [--timeline FILE] [--backend auto|fake|envtest]
+  flinksim run   [--seed N] [--timeline FILE] [--backend fake|envtest] SCENARIO.txt
+  flinksim sweep [--seeds N] [--base-seed S] [--workers W] [--steps A]`
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -22,19 +33,37 @@ func main() {
 }
 
 func run(args []string) error {
-	if len(args) == 0 || args[0] != "demo" {
-		fmt.Fprintln(os.Stderr, "usage: flinksim demo [--seed N] [--timeline FILE]")
-		return fmt.Errorf("unknown or missing command")
+	if len(args) == 0 {
+		fmt.Fprintln(os.Stderr, usage)
+		return errors.New("missing command")
 	}
+	switch args[0] {
+	case "demo":
+		return demo(args[1:])
+	case "run":
+		return runScenario(args[1:])
+	case "sweep":
+		return sweep(args[1:])
+	}
+	fmt.Fprintln(os.Stderr, usage)
+	return fmt.Errorf("unknown command %q", args[0])
+}
+
+func demo(args []string) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	seed := fs.Int64("seed", 1, "seed of the simulated world (a run replays exactly from it)")
 	timeline := fs.String("timeline", "flinksim-timeline.html", "file the full timeline is written to (.html: a page with an SVG timeline; otherwise text)")
-	if err := fs.Parse(args[1:]); err != nil {
+	which := fs.String("backend", "auto", "Kubernetes API: envtest (a real kube-apiserver from ./bin/k8s), fake, or auto (envtest when its binaries exist)")
+	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	fmt.Println("flinksim demo: the real Flinkop reconciler, fakeflink, a fake Kubernetes API (fake backend), virtual time, seed", *seed)
-	fmt.Println()
-	w, err := harness.RunDemo(os.Stdout, *seed)
+	b, stop, err := backend(*which)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	fmt.Printf("flinksim demo: the real Flinkop reconciler, fakeflink, %s, virtual time, seed %d\n\n", describe(b), *seed)
+	w, err := harness.RunDemoOn(os.Stdout, b, *seed)
 	if w != nil && *timeline != "" {
 		if werr := writeTimeline(w.Trace, *timeline); werr != nil {
 			return werr
@@ -42,6 +71,88 @@ func run(args []string) error {
 		fmt.Println("Timeline written to", *timeline)
 	}
 	return err
+}
+
+func runScenario(args []string) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	seed := fs.Int64("seed", 1, "seed of the simulated world")
+	timeline := fs.String("timeline", "", "also write the timeline to this file (.html or text)")
+	which := fs.String("backend", "fake", "Kubernetes API: fake or envtest")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return errors.New("run takes one scenario file (see scenarios/testdata/scripts)")
+	}
+	b, stop, err := backend(*which)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	fmt.Printf("# %s on %s, seed %d\n", fs.Arg(0), describe(b), *seed)
+	s, err := scenarios.RunFile(fs.Arg(0), b, *seed, os.Stdout)
+	if s != nil && *timeline != "" {
+		if werr := writeTimeline(s.World().Trace, *timeline); werr != nil {
+			return werr
+		}
+	}
+	return err
+}
+
+func sweep(args []string) error {
+	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
+	seeds := fs.Int("seeds", 1000, "number of runs")
+	base := fs.Uint64("base-seed", 1, "run i uses seed base-seed+i")
+	workers := fs.Int("workers", 0, "parallel workers (0: one per CPU)")
+	steps := fs.Int("steps", scenarios.DefaultSteps, "average number of actions per run")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	fmt.Printf("flinksim sweep: %d runs of the state machine (fake backend), seeds %d…%d\n", *seeds, *base, *base+uint64(*seeds)-1)
+	sum, err := scenarios.Sweep(scenarios.SweepOptions{Seeds: *seeds, BaseSeed: *base, Workers: *workers, Steps: *steps})
+	if err != nil {
+		return err
+	}
+	fmt.Print(sum)
+	if n := len(sum.Violations); n > 0 {
+		return fmt.Errorf("%d of %d runs violated an invariant", n, sum.Seeds)
+	}
+	return nil
+}
+
+// backend returns the chosen Kubernetes API and how to stop it.
+func backend(which string) (harness.Backend, func(), error) {
+	if which == "auto" {
+		which = "fake"
+		if dir, err := envtest.AssetsDir(); err == nil && envtest.HasAssets(dir) {
+			which = "envtest"
+		}
+	}
+	switch which {
+	case "fake":
+		b, err := harness.FakeBackend()
+		return b, func() {}, err
+	case "envtest":
+		env, err := envtest.Start()
+		if err != nil {
+			return nil, nil, err
+		}
+		stop := func() { _ = env.Stop() }
+		b, err := env.Backend()
+		if err != nil {
+			stop()
+			return nil, nil, err
+		}
+		return b, stop, nil
+	}
+	return nil, nil, fmt.Errorf("unknown backend %q (fake, envtest, auto)", which)
+}
+
+func describe(b harness.Backend) string {
+	if b.Name() == "envtest" {
+		return "a real kube-apiserver + etcd (envtest backend, namespace " + b.Namespace() + ")"
+	}
+	return "a fake Kubernetes API (fake backend; `make envtest-assets` gives a real one)"
 }
 
 func writeTimeline(t *harness.Trace, path string) error {

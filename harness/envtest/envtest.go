@@ -24,7 +24,7 @@ type Env struct {
 	// Config reaches the API server as an administrator.
 	Config *rest.Config
 	// Client is a client for Config with Flinkop's and Kubernetes' types registered.
-	Client client.Client
+	Client client.WithWatch
 	// Scheme is the scheme Client uses.
 	Scheme *runtime.Scheme
 
@@ -41,6 +41,18 @@ func AssetsDir() (string, error) {
 		return "", err
 	}
 	return filepath.Join(root, "bin", "k8s"), nil
+}
+
+var binaries = []string{"kube-apiserver", "etcd"}
+
+// HasAssets reports whether dir holds the kube-apiserver and etcd binaries.
+func HasAssets(dir string) bool {
+	for _, bin := range binaries {
+		if _, err := os.Stat(filepath.Join(dir, bin)); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // Scheme returns a scheme with Kubernetes' built-in types and Flinkop's.
@@ -61,7 +73,7 @@ func Start() (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, bin := range []string{"kube-apiserver", "etcd"} {
+	for _, bin := range binaries {
 		if _, err := os.Stat(filepath.Join(assets, bin)); err != nil {
 			return nil, fmt.Errorf("envtest binary %s missing in %s: run `make envtest-assets`: %w", bin, assets, err)
 		}
@@ -84,7 +96,10 @@ func Start() (*Env, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start envtest (assets %s): %w", assets, err)
 	}
-	c, err := client.New(cfg, client.Options{Scheme: s})
+	// The harness drives the API server as fast as it answers: no client-side rate limit.
+	fast := rest.CopyConfig(cfg)
+	fast.QPS, fast.Burst = -1, 0
+	c, err := client.NewWithWatch(fast, client.Options{Scheme: s})
 	if err != nil {
 		_ = env.Stop()
 		return nil, fmt.Errorf("client: %w", err)

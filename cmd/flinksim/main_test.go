@@ -1,0 +1,38 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCommands(t *testing.T) {
+	dir := t.TempDir()
+	cases := map[string]struct {
+		args    []string
+		wantErr string
+	}{
+		"run a scripted scenario":  {args: []string{"run", "--timeline", filepath.Join(dir, "t.txt"), "../../scenarios/testdata/scripts/savepoint_upgrade.txt"}},
+		"sweep a few seeds":        {args: []string{"sweep", "--seeds", "3", "--workers", "1"}},
+		"demo on the fake backend": {args: []string{"demo", "--backend", "fake", "--timeline", filepath.Join(dir, "t.html")}},
+		"unknown command":          {args: []string{"fly"}, wantErr: "unknown command"},
+		"run without a file":       {args: []string{"run"}, wantErr: "one scenario file"},
+		"a missing scenario file":  {args: []string{"run", filepath.Join(dir, "nope.txt")}, wantErr: "no such file"},
+		"an unknown backend":       {args: []string{"demo", "--backend", "kind"}, wantErr: "unknown backend"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			err := run(tc.args)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("run %v: %v", tc.args, err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Fatalf("run %v: error %v, want one containing %q", tc.args, err, tc.wantErr)
+			}
+		})
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "t.txt")); err != nil || !strings.Contains(string(data), "SavepointCompleted") {
+		t.Errorf("the run's text timeline lacks the savepoint (%v):\n%s", err, data)
+	}
+}

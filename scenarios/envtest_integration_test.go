@@ -1,0 +1,58 @@
+//go:build integration
+
+package scenarios
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/flinkop/flinkop/harness/envtest"
+)
+
+// TestOnEnvtest runs the same scenarios on a real kube-apiserver and etcd: every scripted
+// scenario (its directives must succeed with the invariants holding; job ids come from the
+// API server's random UIDs, so the golden outputs are compared on the fake backend only) and a
+// sample of the property sweep.
+func TestOnEnvtest(t *testing.T) {
+	env, err := envtest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+
+	files, err := filepath.Glob("testdata/scripts/*.txt")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scripted scenarios (%v)", err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			b, err := env.Backend()
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := io.Discard
+			if testing.Verbose() {
+				out = os.Stdout
+			}
+			if _, err := RunFile(f, b, 1, out); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+
+	t.Run("sweep sample", func(t *testing.T) {
+		sum, err := Sweep(SweepOptions{Seeds: 4, BaseSeed: 20261122, Workers: 1, NewBackend: env.Backend})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Log(sum)
+		if sum.Seeds != 4 || sum.Actions == 0 {
+			t.Errorf("sweep ran %d seeds with %d actions, want 4 seeds with actions", sum.Seeds, sum.Actions)
+		}
+		if len(sum.Violations) > 0 {
+			t.Errorf("%d violations on envtest:\n%s", len(sum.Violations), sum)
+		}
+	})
+}
