@@ -39,6 +39,10 @@ help: ## Show this help.
 demo: ## Run the operator's main job in the simulated world (no cluster needed).
 	go run ./cmd/flinksim demo --timeline flinksim-timeline.html
 
+.PHONY: sandbox
+sandbox: envtest-assets ## Run the operator + pod simulator + fakeflink on a real kube-apiserver; kubectl works against it.
+	go run ./cmd/flinksim sandbox --kubeconfig flinksim.kubeconfig
+
 ##@ Development
 
 .PHONY: generate

@@ -6,14 +6,22 @@
 //	flinksim demo  [--seed N] [--timeline FILE] [--backend auto|fake|envtest]
 //	flinksim run   [--seed N] [--timeline FILE] [--backend fake|envtest] SCENARIO.txt
 //	flinksim sweep [--seeds N] [--base-seed S] [--workers W] [--steps A]
+//	flinksim sandbox [--kubeconfig FILE]
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
+	"time"
+
+	"github.com/go-logr/logr"
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/flinkop/flinkop/harness"
 	"github.com/flinkop/flinkop/harness/envtest"
@@ -23,7 +31,8 @@ import (
 const usage = `usage:
   flinksim demo  [--seed N] [--timeline FILE] [--backend auto|fake|envtest]
   flinksim run   [--seed N] [--timeline FILE] [--backend fake|envtest] SCENARIO.txt
-  flinksim sweep [--seeds N] [--base-seed S] [--workers W] [--steps A]`
+  flinksim sweep [--seeds N] [--base-seed S] [--workers W] [--steps A]
+  flinksim sandbox [--kubeconfig FILE]`
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -44,6 +53,8 @@ func run(args []string) error {
 		return runScenario(args[1:])
 	case "sweep":
 		return sweep(args[1:])
+	case "sandbox":
+		return sandbox(args[1:])
 	}
 	fmt.Fprintln(os.Stderr, usage)
 	return fmt.Errorf("unknown command %q", args[0])
@@ -118,6 +129,37 @@ func sweep(args []string) error {
 		return fmt.Errorf("%d of %d runs violated an invariant", n, sum.Seeds)
 	}
 	return nil
+}
+
+func sandbox(args []string) error {
+	fs := flag.NewFlagSet("sandbox", flag.ContinueOnError)
+	kubeconfig := fs.String("kubeconfig", "flinksim.kubeconfig", "where to write the sandbox's kubeconfig")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctrl.SetLogger(logr.Discard())
+	env, err := envtest.Start()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = env.Stop() }()
+	if err := env.WriteKubeconfig(*kubeconfig); err != nil {
+		return err
+	}
+	fmt.Printf(`flinksim sandbox: the Flinkop operator, a pod simulator and fakeflink on a real kube-apiserver
+(no cluster, no containers; JobManagers and TaskManagers are simulated, on the real clock).
+
+  export KUBECONFIG=%s
+  kubectl apply -f examples/basic.yaml
+  kubectl get flinkdep -w
+
+Ctrl-C stops everything.
+`, *kubeconfig)
+	err = env.RunSandbox(ctx, 500*time.Millisecond, func(err error) { fmt.Fprintln(os.Stderr, "pod simulator:", err) })
+	fmt.Println("\nflinksim sandbox: stopped")
+	return err
 }
 
 // backend returns the chosen Kubernetes API and how to stop it.

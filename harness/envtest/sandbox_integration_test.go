@@ -1,0 +1,86 @@
+//go:build integration
+
+package envtest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/flinkop/flinkop/harness/fixtures"
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+)
+
+// TestSandbox does what the README tells a newcomer: start the sandbox, use its kubeconfig to
+// apply examples/basic.yaml, and watch the FlinkDeployment reach RUNNING; then stop it.
+func TestSandbox(t *testing.T) {
+	env, err := Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan error, 1)
+	go func() {
+		stopped <- env.RunSandbox(ctx, 200*time.Millisecond, func(err error) { t.Logf("pod simulator: %v", err) })
+	}()
+
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := env.WriteKubeconfig(kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(cfg, client.Options{Scheme: env.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := fixtures.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(root, "examples", "basic.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d flinkv1beta1.FlinkDeployment
+	if err := yaml.UnmarshalStrict(data, &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Namespace == "" {
+		d.Namespace = "default"
+	}
+	if err := c.Create(ctx, &d); err != nil {
+		t.Fatal(err)
+	}
+	err = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 90*time.Second, true, func(ctx context.Context) (bool, error) {
+		var got flinkv1beta1.FlinkDeployment
+		if err := c.Get(ctx, client.ObjectKeyFromObject(&d), &got); err != nil {
+			return false, nil
+		}
+		return got.Status.JobStatus.State == flinkv1beta1.JobStatusRunning, nil
+	})
+	if err != nil {
+		var got flinkv1beta1.FlinkDeployment
+		_ = c.Get(context.Background(), client.ObjectKeyFromObject(&d), &got)
+		t.Fatalf("examples/basic.yaml never reached RUNNING in the sandbox: %v; status %+v", err, got.Status)
+	}
+	cancel()
+	select {
+	case err := <-stopped:
+		if err != nil {
+			t.Errorf("sandbox stopped with %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Error("the sandbox did not stop after its context ended")
+	}
+}
