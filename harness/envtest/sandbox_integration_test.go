@@ -64,10 +64,8 @@ func TestSandbox(t *testing.T) {
 	}
 	err = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 90*time.Second, true, func(ctx context.Context) (bool, error) {
 		var got flinkv1beta1.FlinkDeployment
-		if err := c.Get(ctx, client.ObjectKeyFromObject(&d), &got); err != nil {
-			return false, nil
-		}
-		return got.Status.JobStatus.State == flinkv1beta1.JobStatusRunning, nil
+		found := c.Get(ctx, client.ObjectKeyFromObject(&d), &got) == nil // not yet visible: poll on
+		return found && got.Status.JobStatus.State == flinkv1beta1.JobStatusRunning, nil
 	})
 	if err != nil {
 		var got flinkv1beta1.FlinkDeployment
