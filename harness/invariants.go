@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/flinkop/flinkop/chaos"
 	"github.com/flinkop/flinkop/fakeflink"
 	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
@@ -46,6 +47,18 @@ func NewChecker(w *World) *Checker {
 // JobManagerCrashed tells the checker that a crash fault hit the resource's JobManager: the
 // restart that follows is Flink's own recovery, not an operator deploy.
 func (c *Checker) JobManagerCrashed(resource string) { c.crashes[resource] = true }
+
+// Injected tells the checker about a fault injected into a resource's world, for the faults
+// that change what the invariants expect (a JobManager that Flink restarts by itself, HA
+// metadata gone).
+func (c *Checker) Injected(f chaos.Fault, resource string) {
+	switch f.(type) {
+	case chaos.JobManagerCrash, chaos.JobManagerPodFailure:
+		c.JobManagerCrashed(resource)
+	case chaos.HAMetadataLoss:
+		c.HAMetadataLost(resource)
+	}
+}
 
 // HAMetadataLost tells the checker that a fault deleted the resource's HA metadata. A
 // JobManager that Flink itself restarts after that resubmits the job from its configured

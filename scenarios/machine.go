@@ -158,12 +158,7 @@ func (m *machine) savepoint(t *rapid.T) {
 
 func (m *machine) fault(t *rapid.T) {
 	f := rapid.SampledFrom(chaos.Classes).Draw(t, "fault")
-	switch f.(type) {
-	case chaos.JobManagerCrash, chaos.JobManagerPodFailure:
-		m.checker.JobManagerCrashed(resource)
-	case chaos.HAMetadataLoss:
-		m.checker.HAMetadataLost(resource)
-	}
+	m.checker.Injected(f, resource)
 	m.w.Trace.Add(m.w.Now(), "fault", resource, f.Name())
 	if err := f.Apply(m.w, resource); err != nil {
 		t.Fatalf("fault %s: %v", f.Name(), err)

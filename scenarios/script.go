@@ -223,12 +223,7 @@ func (s *Script) fault(name string, raw []datadriven.CmdArg) error {
 	if err != nil {
 		return err
 	}
-	switch f.(type) {
-	case chaos.JobManagerCrash, chaos.JobManagerPodFailure:
-		s.checker.JobManagerCrashed(name)
-	case chaos.HAMetadataLoss:
-		s.checker.HAMetadataLost(name)
-	}
+	s.checker.Injected(f, name)
 	s.w.Trace.Add(s.w.Now(), "fault", name, f.Name())
 	return f.Apply(s.w, name)
 }
