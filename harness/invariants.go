@@ -3,6 +3,8 @@ package harness
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -72,7 +74,21 @@ func (c *Checker) Check(resources ...string) []string {
 	for _, r := range resources {
 		out = append(out, c.check(r)...)
 	}
-	return out
+	return append(out, c.oneJobManager()...)
+}
+
+// StepUntil steps the world until end or until done holds (nil: never), checking the
+// invariants of the named resources after every step; the first violation ends it.
+func (c *Checker) StepUntil(end time.Time, done func() bool, resources ...string) error {
+	for c.w.Now().Before(end) && (done == nil || !done()) {
+		if _, err := c.w.Step(); err != nil {
+			return fmt.Errorf("step: %w", err)
+		}
+		if v := c.Check(resources...); len(v) > 0 {
+			return fmt.Errorf("invariant violated at %s:\n  %s", c.w.Now().Sub(Start), strings.Join(v, "\n  "))
+		}
+	}
+	return nil
 }
 
 func (c *Checker) check(name string) []string {
@@ -88,7 +104,6 @@ func (c *Checker) check(name string) []string {
 	var out []string
 	out = append(out, c.statusConsistent(d)...)
 	out = append(out, c.rollbackAllowed(d)...)
-	out = append(out, c.oneJobManager(d)...)
 	cl := c.w.Sim.Cluster(c.w.Namespace, act.JobManagerName(name))
 	if cl == nil {
 		return out
@@ -120,12 +135,14 @@ func (c *Checker) rollbackAllowed(d *flinkv1beta1.FlinkDeployment) []string {
 	return nil
 }
 
-// oneJobManager: never two live JobManagers for one HA cluster id (invariant 2).
-func (c *Checker) oneJobManager(d *flinkv1beta1.FlinkDeployment) []string {
+// oneJobManager: never two live JobManagers for one HA cluster id (invariant 2). It looks at
+// the whole world, so Check runs it once, not once per resource.
+func (c *Checker) oneJobManager() []string {
+	live := c.w.Sim.LiveJobManagers()
 	var out []string
-	for id, n := range c.w.Sim.LiveJobManagers() {
-		if n > 1 {
-			out = append(out, fmt.Sprintf("%s: %d JobManagers run for HA cluster id %s (invariant 2)", d.Name, n, id))
+	for _, id := range slices.Sorted(maps.Keys(live)) {
+		if n := live[id]; n > 1 {
+			out = append(out, fmt.Sprintf("%d JobManagers run for HA cluster id %s (invariant 2)", n, id))
 		}
 	}
 	return out

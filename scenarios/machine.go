@@ -99,12 +99,8 @@ func (m *machine) apply(t *rapid.T) {
 
 // run lets virtual time pass, checking the invariants after every step.
 func (m *machine) run(t *rapid.T, d time.Duration) {
-	end := m.w.Now().Add(d)
-	for m.w.Now().Before(end) {
-		if _, err := m.w.Step(); err != nil {
-			t.Fatalf("step: %v\n%s", err, m.w.Trace)
-		}
-		m.Check(t)
+	if err := m.checker.StepUntil(m.w.Now().Add(d), nil, resource); err != nil {
+		t.Fatalf("%v\ntrace:\n%s", err, m.w.Trace)
 	}
 }
 

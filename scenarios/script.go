@@ -152,7 +152,7 @@ func (s *Script) run(a args) error {
 		if err != nil {
 			return err
 		}
-		return s.stepUntil(s.w.Now().Add(d), func() bool { return false })
+		return s.checker.StepUntil(s.w.Now().Add(d), nil, s.names...)
 	}
 	until := a.str("until", "stable")
 	limit, err := time.ParseDuration(a.str("limit", "10m"))
@@ -167,7 +167,7 @@ func (s *Script) run(a args) error {
 		}
 		return true
 	}
-	if err := s.stepUntil(s.w.Now().Add(limit), done); err != nil {
+	if err := s.checker.StepUntil(s.w.Now().Add(limit), done, s.names...); err != nil {
 		return err
 	}
 	if !done() {
@@ -188,18 +188,6 @@ func (s *Script) reached(name, until string) bool {
 	}
 	ok, _ := s.checker.Converged(name)
 	return ok && err == nil && d.Status.Error == ""
-}
-
-func (s *Script) stepUntil(end time.Time, done func() bool) error {
-	for s.w.Now().Before(end) && !done() {
-		if _, err := s.w.Step(); err != nil {
-			return err
-		}
-		if v := s.checker.Check(s.names...); len(v) > 0 {
-			return fmt.Errorf("invariant violated at %s: %s", s.w.Now().Sub(harness.Start), strings.Join(v, "; "))
-		}
-	}
-	return nil
 }
 
 func (s *Script) fault(name string, raw []datadriven.CmdArg) error {
