@@ -80,11 +80,7 @@ func TestFaultsTakeEffect(t *testing.T) {
 		}},
 		"a savepoint failure fails the next savepoint": {chaos.SavepointFailure{Count: 1}, func(t *testing.T, w *harness.World) {
 			t.Helper()
-			d := harness.DemoDeployment()
-			n := int64(1)
-			d.Spec.Job.SavepointTriggerNonce = &n
-			_ = w.Apply(d)
-			_ = w.RunFor(20 * time.Second)
+			triggerSavepoint(w, 20*time.Second)
 			failed := false
 			for _, e := range w.Events() {
 				failed = failed || (e.Type == "Warning" && e.Reason == "SavepointError")
@@ -194,11 +190,7 @@ func apiFaultCases() map[string]faultCase {
 	return map[string]faultCase{
 		"a hanging savepoint stays in progress for the window": {chaos.SavepointHang{For: time.Minute}, func(t *testing.T, w *harness.World) {
 			t.Helper()
-			d := harness.DemoDeployment()
-			n := int64(1)
-			d.Spec.Job.SavepointTriggerNonce = &n
-			_ = w.Apply(d)
-			_ = w.RunFor(30 * time.Second)
+			triggerSavepoint(w, 30*time.Second)
 			if got, _ := w.Get("demo"); got.Status.JobStatus.SavepointInfo == nil || got.Status.JobStatus.SavepointInfo.TriggerID == "" {
 				t.Error("no savepoint pending during the hang")
 			}
@@ -267,6 +259,15 @@ func restCall(w *harness.World) error {
 		_ = resp.Body.Close()
 	}
 	return err
+}
+
+// triggerSavepoint asks for a savepoint (savepointTriggerNonce: 1) and lets wait pass.
+func triggerSavepoint(w *harness.World, wait time.Duration) {
+	d := harness.DemoDeployment()
+	n := int64(1)
+	d.Spec.Job.SavepointTriggerNonce = &n
+	_ = w.Apply(d)
+	_ = w.RunFor(wait)
 }
 
 func bumpParallelism(w *harness.World) {

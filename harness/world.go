@@ -42,8 +42,6 @@ type World struct {
 	Trace   *Trace
 	// Namespace is where the world's resources live.
 	Namespace string
-	// Backend names the Kubernetes API the world runs on.
-	Backend string
 	// Reconciles counts the reconciles run so far.
 	Reconciles int
 
@@ -82,7 +80,7 @@ func NewWorldOn(b Backend, seed int64) *World {
 	sim := podsim.New(c, clk, rand.New(rand.NewSource(r.Int63())))
 	sim.Namespace = b.Namespace()
 	w := &World{
-		Clock: clk, Rand: r, Client: c, Sim: sim, Namespace: b.Namespace(), Backend: b.Name(),
+		Clock: clk, Rand: r, Client: c, Sim: sim, Namespace: b.Namespace(),
 		Options: opts, Trace: &Trace{start: Start}, due: map[string]time.Time{},
 	}
 	w.events = &recorder{world: w}

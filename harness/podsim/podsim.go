@@ -242,7 +242,7 @@ func (s *Sim) heal(key string, n *node) error {
 	case faulty && !n.faulted && n.broken == "":
 		n.broken, n.faulted = f.reason, true
 		n.server.Do(func(c *fakeflink.Cluster) { c.CrashJobManager() })
-	case !faulty && n.faulted, n.broken == "ContainerCreating" && !now.Before(n.startAt):
+	case !faulty && n.faulted, !n.startAt.IsZero() && !now.Before(n.startAt):
 		n.broken, n.faulted, n.startAt = "", false, time.Time{}
 		n.server.Do(func(c *fakeflink.Cluster) { err = c.StartJobManager() })
 	}
