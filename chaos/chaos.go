@@ -86,3 +86,20 @@ func RandomPlan(r *rand.Rand, n int, maxGap time.Duration, classes []Fault) Plan
 	}
 	return p
 }
+
+// Schedule arms the plan on t: each step's fault is applied to resource After the previous
+// one, on t's virtual clock; applied (optional) hears of each fault as it is injected, with
+// the error of its Apply.
+func (p Plan) Schedule(t Target, resource string, applied func(Fault, error)) {
+	var at time.Duration
+	for _, s := range p {
+		at += s.After
+		f := s.Fault
+		t.Schedule(at, func() {
+			err := f.Apply(t, resource)
+			if applied != nil {
+				applied(f, err)
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package chaos_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"math/rand"
 	"net"
@@ -303,5 +304,33 @@ func TestRandomPlanIsDeterministic(t *testing.T) {
 	}
 	if len(seen) != len(classes) {
 		t.Errorf("200 draws covered %d of %d fault classes", len(seen), len(classes))
+	}
+}
+
+// TestPlanScheduleInjectsEachFaultOnTime arms a seeded plan on a running world and checks that
+// every fault is injected, in order, at the virtual time its gaps add up to.
+func TestPlanScheduleInjectsEachFaultOnTime(t *testing.T) {
+	w := running(t)
+	plan := chaos.RandomPlan(rand.New(rand.NewSource(4)), 6, time.Minute, []chaos.Fault{
+		chaos.TaskManagerLoss{}, chaos.JobFailure{}, chaos.RESTOutage{For: 10 * time.Second},
+	})
+	start := w.Now()
+	var want, got []string
+	var at time.Duration
+	for _, s := range plan {
+		at += s.After
+		want = append(want, fmt.Sprintf("%s at +%s", s.Fault.Name(), at))
+	}
+	plan.Schedule(w, "demo", func(f chaos.Fault, err error) {
+		if err != nil {
+			t.Errorf("%s: %v", f.Name(), err)
+		}
+		got = append(got, fmt.Sprintf("%s at +%s", f.Name(), w.Now().Sub(start)))
+	})
+	if err := w.RunFor(at + time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("injected faults (-want +got):\n%s", diff)
 	}
 }
