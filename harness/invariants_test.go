@@ -204,3 +204,33 @@ func TestCheckerCatchesRollbackAndSecondJobManager(t *testing.T) {
 		})
 	}
 }
+
+// TestRunUntilQuiet: a fresh deployment is busy for its first seconds, so a short limit fails;
+// given time it settles, and a quiet world then stays quiet (no operator write during the
+// quiet window).
+func TestRunUntilQuiet(t *testing.T) {
+	w, err := NewWorld(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Apply(savepointJob()); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.RunUntilQuiet(time.Minute, 2*time.Second); err == nil {
+		t.Fatal("a deployment that is still starting was called quiet within 2s")
+	}
+	if err := w.RunUntilQuiet(time.Minute, 10*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	d, _ := w.Get("job")
+	if d.Status.JobStatus.State != flinkv1beta1.JobStatusRunning {
+		t.Errorf("quiet with the job %s, want RUNNING", d.Status.JobStatus.State)
+	}
+	rv := d.ResourceVersion
+	if err := w.RunUntilQuiet(time.Minute, 2*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := w.Get("job"); d.ResourceVersion != rv {
+		t.Errorf("a quiet world wrote the resource (resourceVersion %s → %s)", rv, d.ResourceVersion)
+	}
+}
