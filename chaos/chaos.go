@@ -15,6 +15,8 @@ type Target interface {
 	Cluster(name string, f func(c *fakeflink.Cluster)) bool
 	// DeleteHAMetadata deletes the resource's HA ConfigMaps.
 	DeleteHAMetadata(name string) error
+	// DeleteJobManagerDeployment deletes the resource's JobManager Deployment (its pods die).
+	DeleteJobManagerDeployment(name string) error
 	// RestartOperator replaces the operator by a fresh one (caches and memory dropped).
 	RestartOperator()
 	// Now is the world's virtual time.
@@ -58,6 +60,7 @@ var Classes = []Fault{
 	CheckpointFailure{For: time.Minute},
 	JobFailure{},
 	HAMetadataLoss{},
+	JobManagerDeploymentLoss{},
 	OperatorRestart{},
 	OperatorCrashAfterWrite{K: 1},
 	OperatorCrashAfterWrite{K: 2},

@@ -17,7 +17,9 @@ import (
 	"github.com/flinkop/flinkop/fakeflink"
 	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/config"
 	"github.com/flinkop/flinkop/operator/decide"
+	"github.com/flinkop/flinkop/operator/observe"
 )
 
 // Checker checks the world's invariants after every step (DESIGN §5). It remembers what it
@@ -35,6 +37,9 @@ type Checker struct {
 	// specs are the reconciled specs seen in status, per resource and generation: a start is
 	// judged by the spec its JobManager was deployed from, not by a newer one recorded since.
 	specs map[string]map[string]*decide.ReconciledSpec
+	// lastState is the reconciliation state seen last, per resource (a rollback is judged
+	// when it starts).
+	lastState map[string]flinkv1beta1.ReconciliationState
 }
 
 // NewChecker returns a checker of w.
@@ -42,7 +47,7 @@ func NewChecker(w *World) *Checker {
 	return &Checker{
 		w: w, snapshots: map[string]map[string]fakeflink.Snapshot{}, starts: map[string]int{},
 		lastGen: map[string]int64{}, lastJob: map[string]string{}, deployedGen: map[string]string{}, crashes: map[string]bool{},
-		haLost: map[string]bool{}, specs: map[string]map[string]*decide.ReconciledSpec{},
+		haLost: map[string]bool{}, lastState: map[string]flinkv1beta1.ReconciliationState{}, specs: map[string]map[string]*decide.ReconciledSpec{},
 	}
 }
 
@@ -55,7 +60,9 @@ func (c *Checker) JobManagerCrashed(resource string) { c.crashes[resource] = tru
 // metadata gone).
 func (c *Checker) Injected(f chaos.Fault, resource string) {
 	switch f.(type) {
-	case chaos.JobManagerCrash, chaos.JobManagerPodFailure:
+	case chaos.JobManagerCrash, chaos.JobManagerPodFailure, chaos.JobManagerDeploymentLoss:
+		// A lost JobManager Deployment is recreated with the same generation: the job's
+		// restart is an HA recovery and is held to the same rule as Flink's own.
 		c.JobManagerCrashed(resource)
 	case chaos.HAMetadataLoss:
 		c.HAMetadataLost(resource)
@@ -120,19 +127,54 @@ func (c *Checker) check(name string) []string {
 	return append(out, c.noRegression(d, cl)...)
 }
 
-// rollbackAllowed: a rollback happens only when the resource enables it (invariant 6; the
-// finer conditions of seed 004 come with the rollback feature).
+// rollbackAllowed: a rollback happens only under seed 004's conditions (invariant 6): the
+// resource enables it; and when it starts, the spec it returns to is not suspended, has the
+// same Flink version, the failed spec had its readiness timeout, and there is state to restore
+// (HA metadata, or the upgrade savepoint of a JobManager that never started).
 func (c *Checker) rollbackAllowed(d *flinkv1beta1.FlinkDeployment) []string {
-	rs, lc := d.Status.ReconciliationStatus.State, d.Status.LifecycleState
-	if rs != flinkv1beta1.ReconciliationRollingBack && rs != flinkv1beta1.ReconciliationRolledBack &&
+	rs, lc := d.Status.ReconciliationStatus, d.Status.LifecycleState
+	prev := c.lastState[d.Name]
+	c.lastState[d.Name] = rs.State
+	if rs.State != flinkv1beta1.ReconciliationRollingBack && rs.State != flinkv1beta1.ReconciliationRolledBack &&
 		lc != flinkv1beta1.LifecycleRollingBack && lc != flinkv1beta1.LifecycleRolledBack {
 		return nil
 	}
 	conf, _ := d.Spec.FlinkConfiguration.Flatten()
-	if conf["kubernetes.operator.deployment.rollback.enabled"] != "true" {
-		return []string{fmt.Sprintf("%s: %s/%s although kubernetes.operator.deployment.rollback.enabled is not true (invariant 6)", d.Name, rs, lc)}
+	opts, _ := c.w.Options.With(config.OperatorKeys(conf))
+	if !opts.RollbackEnabled {
+		return []string{fmt.Sprintf("%s: %s/%s although kubernetes.operator.deployment.rollback.enabled is not true (invariant 6)", d.Name, rs.State, lc)}
 	}
-	return nil
+	if prev == rs.State || rs.State != flinkv1beta1.ReconciliationRollingBack {
+		return nil
+	}
+	stable, err1 := decide.ParseReconciledSpec(rs.LastStableSpec)
+	failed, err2 := decide.ParseReconciledSpec(rs.LastReconciledSpec)
+	if err1 != nil || err2 != nil || stable == nil || failed == nil {
+		return []string{fmt.Sprintf("%s: rolling back without a readable stable and reconciled spec (invariant 6)", d.Name)}
+	}
+	var out []string
+	bad := func(why string) {
+		out = append(out, fmt.Sprintf("%s: rollback started although %s (invariant 6)", d.Name, why))
+	}
+	if stable.Spec.Job != nil && stable.Spec.Job.EffectiveState() == flinkv1beta1.JobStateSuspended {
+		bad("the last stable spec is suspended")
+	}
+	if stable.Spec.FlinkVersion != failed.Spec.FlinkVersion {
+		bad("the Flink version changed")
+	}
+	if since := c.w.Now().Sub(time.UnixMilli(rs.ReconciliationTimestamp)); since < opts.DeploymentReadyTimeout {
+		bad(fmt.Sprintf("the spec was deployed only %s ago (readiness timeout %s)", since, opts.DeploymentReadyTimeout))
+	}
+	if stable.Metadata.Restore != decide.RestoreSavepoint && !c.haMetadataExists(d) {
+		bad("there is no HA metadata to restore from")
+	}
+	return out
+}
+
+func (c *Checker) haMetadataExists(d *flinkv1beta1.FlinkDeployment) bool {
+	var cms corev1.ConfigMapList
+	err := c.w.Client.List(context.Background(), &cms, client.InNamespace(c.w.Namespace), observe.HASelector(d))
+	return err == nil && len(cms.Items) > 0
 }
 
 // oneJobManager: never two live JobManagers for one HA cluster id (invariant 2). It looks at
@@ -157,18 +199,35 @@ func (c *Checker) forget(name string) {
 	delete(c.crashes, name)
 	delete(c.haLost, name)
 	delete(c.specs, name)
+	delete(c.lastState, name)
 }
 
-// remember records the reconciled spec in status under its generation.
+// remember records the reconciled spec in status under its deploy key (generation and job
+// run); during a rollback the stable spec is the one deployed, so it is recorded too.
 func (c *Checker) remember(d *flinkv1beta1.FlinkDeployment) {
-	r, err := decide.ParseReconciledSpec(d.Status.ReconciliationStatus.LastReconciledSpec)
-	if err != nil || r == nil {
-		return
+	rs := d.Status.ReconciliationStatus
+	records := []string{rs.LastReconciledSpec}
+	if rs.State == flinkv1beta1.ReconciliationRollingBack || rs.State == flinkv1beta1.ReconciliationRolledBack {
+		records = append(records, rs.LastStableSpec)
 	}
-	if c.specs[d.Name] == nil {
-		c.specs[d.Name] = map[string]*decide.ReconciledSpec{}
+	for _, rec := range records {
+		r, err := decide.ParseReconciledSpec(rec)
+		if err != nil || r == nil {
+			continue
+		}
+		if c.specs[d.Name] == nil {
+			c.specs[d.Name] = map[string]*decide.ReconciledSpec{}
+		}
+		c.specs[d.Name][deployKey(fmt.Sprint(r.Generation()), r.Metadata.JobRun)] = r
 	}
-	c.specs[d.Name][fmt.Sprint(r.Generation())] = r
+}
+
+// deployKey names one deploy of a resource: its generation and job run.
+func deployKey(generation, run string) string {
+	if run == "" {
+		return generation
+	}
+	return generation + "/" + run
 }
 
 // noRegression: a stateful job never starts from an offset older than the newest completed
@@ -259,7 +318,7 @@ func (c *Checker) jmGeneration(name string) string {
 	if err := c.w.Client.Get(context.Background(), client.ObjectKey{Namespace: c.w.Namespace, Name: act.JobManagerName(name)}, &dep); err != nil {
 		return ""
 	}
-	return dep.Annotations[act.AnnotationGeneration]
+	return deployKey(dep.Annotations[act.AnnotationGeneration], dep.Annotations[act.AnnotationRun])
 }
 
 // statusConsistent: errors come with Warning events, observedGeneration never goes back, the
@@ -356,7 +415,8 @@ func (c *Checker) Converged(name string) (bool, string) {
 	if st.Error != "" {
 		return c.hasWarning(name, st.Error), "refused: " + st.Error
 	}
-	if st.ObservedGeneration != d.Generation || st.ReconciliationStatus.State != flinkv1beta1.ReconciliationDeployed {
+	rs := st.ReconciliationStatus.State
+	if st.ObservedGeneration != d.Generation || (rs != flinkv1beta1.ReconciliationDeployed && rs != flinkv1beta1.ReconciliationRolledBack) {
 		return false, fmt.Sprintf("generation %d observed %d, reconciliation %s", d.Generation, st.ObservedGeneration, st.ReconciliationStatus.State)
 	}
 	want := flinkv1beta1.JobStatusRunning
@@ -366,8 +426,9 @@ func (c *Checker) Converged(name string) (bool, string) {
 	if st.JobStatus.State != want {
 		return false, fmt.Sprintf("job %s, want %s", st.JobStatus.State, want)
 	}
-	return st.LifecycleState == flinkv1beta1.LifecycleStable || st.LifecycleState == flinkv1beta1.LifecycleSuspended,
-		"lifecycle " + string(st.LifecycleState)
+	lc := st.LifecycleState
+	return lc == flinkv1beta1.LifecycleStable || lc == flinkv1beta1.LifecycleSuspended || lc == flinkv1beta1.LifecycleRolledBack,
+		"lifecycle " + string(lc)
 }
 
 // ResourceVersion returns a resource's resourceVersion ("" when gone), to detect writes.

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -134,6 +135,11 @@ func (w *World) watchEvent(name string) {
 	if w.dropEvents > 0 {
 		w.dropEvents--
 		w.Trace.add(w.Clock.Now(), "fault", name, "watch event missed")
+		if _, known := w.due[name]; !known {
+			// An object the operator has never seen is still found by the informer's next
+			// resync; model it as one reconcile interval later.
+			w.due[name] = w.Clock.Now().Add(w.Options.ReconcileInterval)
+		}
 		return
 	}
 	w.due[name] = w.Clock.Now()
@@ -276,6 +282,17 @@ func (w *World) DeleteHAMetadata(name string) error {
 		return err
 	}
 	return w.Client.DeleteAllOf(context.Background(), &corev1.ConfigMap{}, client.InNamespace(w.Namespace), observe.HASelector(d))
+}
+
+// DeleteJobManagerDeployment implements chaos.Target: the Deployment goes, and the pod
+// simulator lets its pods die at once (a recreated Deployment starts a new JobManager).
+func (w *World) DeleteJobManagerDeployment(name string) error {
+	dep := &appsv1.Deployment{}
+	dep.Namespace, dep.Name = w.Namespace, act.JobManagerName(name)
+	if err := w.Client.Delete(context.Background(), dep); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("delete JobManager Deployment: %w", err)
+	}
+	return w.sync()
 }
 
 // BreakJobManagerPod implements chaos.Target.

@@ -116,7 +116,7 @@ func (m *machine) changeSpec(t *rapid.T) {
 		m.apply(t)
 		return
 	}
-	switch rapid.IntRange(0, 3).Draw(t, "change") {
+	switch rapid.IntRange(0, 5).Draw(t, "change") {
 	case 0:
 		m.spec.Image = fmt.Sprintf("flink:1.20.%d", rapid.IntRange(0, 9).Draw(t, "patch"))
 	case 1:
@@ -127,6 +127,14 @@ func (m *machine) changeSpec(t *rapid.T) {
 		m.spec.Job.UpgradeMode = rapid.SampledFrom(modes).Draw(t, "mode")
 	case 3:
 		m.spec.FlinkConfiguration.Set("pipeline.name", rapid.StringMatching(`[a-z]{3}`).Draw(t, "name"))
+	case 4:
+		// An image that cannot be pulled: the upgrade never becomes stable (and is rolled
+		// back when rollback is on).
+		m.spec.Image = fmt.Sprintf("flink:missing-%d", rapid.IntRange(0, 9).Draw(t, "patch"))
+	case 5:
+		on := rapid.Bool().Draw(t, "rollback")
+		m.spec.FlinkConfiguration.Set("kubernetes.operator.deployment.rollback.enabled", fmt.Sprint(on))
+		m.spec.FlinkConfiguration.Set("kubernetes.operator.deployment.readiness.timeout", "2m")
 	}
 	m.apply(t)
 	m.run(t, rapid.SampledFrom([]time.Duration{time.Second, 10 * time.Second, time.Minute}).Draw(t, "wait"))

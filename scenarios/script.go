@@ -283,7 +283,8 @@ func (s *Script) deleteJobManager(name string) error {
 		return err
 	}
 	s.w.Trace.Add(s.w.Now(), "fault", name, "JobManager Deployment deleted (kubectl delete deployment)")
-	return s.w.Client.Delete(context.Background(), dep)
+	s.checker.Injected(chaos.JobManagerDeploymentLoss{}, name)
+	return s.w.DeleteJobManagerDeployment(name)
 }
 
 // status renders what a user reads in kubectl get flinkdep -o yaml.
@@ -370,7 +371,7 @@ type args map[string][]string
 func argMap(raw []datadriven.CmdArg) args {
 	a := args{}
 	for _, r := range raw {
-		a[r.Key] = r.Vals
+		a[r.Key] = append(a[r.Key], r.Vals...) // a repeated key (conf=…) adds values
 	}
 	return a
 }

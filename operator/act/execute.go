@@ -72,7 +72,7 @@ func wrap(what string, err error) error {
 }
 
 func (e *Executor) deploy(ctx context.Context, d *flinkv1beta1.FlinkDeployment, dep *decide.Deploy) error {
-	objs, err := Render(Cluster{Resource: d, Spec: dep.Spec, Generation: dep.Generation, JobID: dep.JobID, RestorePath: dep.RestorePath})
+	objs, err := Render(Cluster{Resource: d, Spec: dep.Spec, Generation: dep.Generation, Run: dep.Run, JobID: dep.JobID, RestorePath: dep.RestorePath})
 	if err != nil {
 		return err
 	}

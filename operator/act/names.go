@@ -19,6 +19,9 @@ const (
 	// AnnotationGeneration on the JobManager Deployment is the FlinkDeployment generation it
 	// was rendered for: after a crash the operator can tell whether a deploy already happened.
 	AnnotationGeneration = "flinkop.io/generation"
+	// AnnotationRun on the JobManager Deployment names the job run of that generation (a
+	// restart or rollback); absent for a generation's first run.
+	AnnotationRun = "flinkop.io/run"
 	// ComponentJobManager and ComponentTaskManager are the LabelComponent values.
 	ComponentJobManager  = "jobmanager"
 	ComponentTaskManager = "taskmanager"

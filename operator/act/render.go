@@ -25,6 +25,8 @@ type Cluster struct {
 	Spec flinkv1beta1.FlinkDeploymentSpec
 	// Generation is the generation Spec belongs to; it goes into AnnotationGeneration.
 	Generation int64
+	// Run is the job run of that generation (a restart or rollback); it goes into AnnotationRun.
+	Run string
 	// JobID is the application job's id (empty for a session cluster).
 	JobID string
 	// RestorePath is the savepoint or checkpoint the job starts from ("" for none or HA).

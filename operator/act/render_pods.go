@@ -38,6 +38,9 @@ func renderJobManager(c Cluster) *appsv1.Deployment {
 	ports := []corev1.ContainerPort{{Name: "rest", ContainerPort: RESTPort}, {Name: "jobmanager-rpc", ContainerPort: 6123}, {Name: "blobserver", ContainerPort: 6124}}
 	dep := deployment(c, JobManagerName(d.Name), ComponentJobManager, replicas, podTemplate(c, ComponentJobManager, role, args, ports, res, reqs))
 	dep.Annotations = map[string]string{AnnotationGeneration: strconv.FormatInt(c.Generation, 10)}
+	if c.Run != "" {
+		dep.Annotations[AnnotationRun] = c.Run
+	}
 	dep.Spec.Strategy = appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
 	return dep
 }

@@ -26,6 +26,7 @@ const (
 	KeyJMDeploymentRecovery     = "kubernetes.operator.jm-deployment-recovery.enabled"
 	KeyPeriodicSavepoint        = "kubernetes.operator.periodic.savepoint.interval"
 	KeyFlinkClientTimeout       = "kubernetes.operator.flink.client.timeout"
+	KeyRestartFailed            = "kubernetes.operator.job.restart.failed"
 )
 
 // Options are the operator options that matter for one resource.
@@ -57,6 +58,8 @@ type Options struct {
 	PeriodicSavepoint    time.Duration
 	// FlinkClientTimeout bounds every Flink REST call.
 	FlinkClientTimeout time.Duration
+	// RestartFailedJobs restarts a FAILED job with its upgrade mode.
+	RestartFailedJobs bool
 }
 
 // Defaults are the Apache operator's defaults.
@@ -129,6 +132,7 @@ func (o Options) With(conf map[string]string) (Options, error) {
 	boolean(KeySavepointOnDeletion, &o.SavepointOnDeletion)
 	boolean(KeyRollbackEnabled, &o.RollbackEnabled)
 	boolean(KeyJMDeploymentRecovery, &o.JMDeploymentRecovery)
+	boolean(KeyRestartFailed, &o.RestartFailedJobs)
 	if v, ok := conf[KeySavepointHistoryMaxCount]; ok {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil || n < 1 {

@@ -21,6 +21,9 @@ type step struct {
 	errMsg string            // the error this reconcile reports (status.error)
 	errWhy string            // the Warning reason for errMsg
 	errObs bool              // errMsg only reports what was observed; a decision's error replaces it
+	// rollingBack is set while a rollback drives last (then the last stable spec) onto the
+	// cluster; save writes it back to lastStableSpec.
+	rollingBack bool
 }
 
 // immediately is the requeue used after a step that only wrote status (the write-ahead log),
@@ -68,8 +71,15 @@ func (s *step) reconcile() {
 			return
 		}
 	}
-	if s.st.ReconciliationStatus.State == flinkv1beta1.ReconciliationUpgrading {
+	switch s.st.ReconciliationStatus.State {
+	case flinkv1beta1.ReconciliationUpgrading:
 		s.upgrade()
+		return
+	case flinkv1beta1.ReconciliationRollingBack:
+		s.rollBack()
+		return
+	}
+	if s.beginRollbackIfUnstable() || s.recoverJobManager() || s.restartFailedJob() {
 		return
 	}
 	s.steady(valid)
@@ -175,6 +185,16 @@ func (s *step) failObserved(reason, msg string) {
 	if s.errMsg == "" {
 		s.errMsg, s.errWhy, s.errObs = msg, reason, true
 	}
+}
+
+// addObserved reports an error seen in the cluster next to an observed one already reported
+// (a failing pod, and the rollback it makes impossible).
+func (s *step) addObserved(reason, msg string) {
+	if s.errMsg != "" && s.errObs {
+		s.errMsg += "; " + msg
+		return
+	}
+	s.failObserved(reason, msg)
 }
 
 func (s *step) event(t EventType, reason, msg string) {

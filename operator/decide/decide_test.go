@@ -124,8 +124,15 @@ func TestSteadyState(t *testing.T) {
 			wantAction: ActNone, wantLife: flinkv1beta1.LifecycleFailed, wantJM: flinkv1beta1.JobManagerReady,
 			wantError: "java.lang.RuntimeException: boom", wantEvent: "JobStatusChanged",
 		},
-		"a missing JobManager deployment is MISSING": {
-			d: deployed(sp), o: missing(), wantAction: ActNone, wantLife: flinkv1beta1.LifecycleStable, wantJM: flinkv1beta1.JobManagerMissing,
+		"a missing JobManager deployment of a suspended job is MISSING and nothing is recovered": {
+			d: func() *flinkv1beta1.FlinkDeployment {
+				d := deployed(sp)
+				d.Spec.Job.State = flinkv1beta1.JobStateSuspended
+				r := newReconciledSpec(d.Spec, 1, false, RestoreSavepoint)
+				d.Status.ReconciliationStatus.LastReconciledSpec, d.Status.ReconciliationStatus.LastStableSpec = r.Encode(), r.Encode()
+				d.Status.JobStatus.State = flinkv1beta1.JobStatusSuspended
+				return d
+			}(), o: missing(), wantAction: ActNone, wantLife: flinkv1beta1.LifecycleSuspended, wantJM: flinkv1beta1.JobManagerMissing,
 		},
 		"a JobManager still rolling out is DEPLOYING": {
 			d: deployed(sp), o: cluster(1, "", func(o *Observation) { o.JobManager.Available, o.RESTReachable = false, false }),

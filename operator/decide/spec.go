@@ -49,6 +49,14 @@ type SpecMetadata struct {
 	// CheckpointFallback is set when this upgrade restores from the newest externalized
 	// checkpoint after its savepoint failed: the job is cancelled first.
 	CheckpointFallback bool `json:"checkpointFallback,omitempty"`
+	// JobRun tells apart the job runs of one generation: "" for its first run, then
+	// "restart-N" for a restart of a failed or unhealthy job and "rollback-G" for a rollback
+	// from generation G. Job ids derive from (uid, generation, run), so every run gets a new
+	// id (Flink's job result store refuses to run a finished id again) and a retry after a
+	// crash reuses the same one.
+	JobRun string `json:"jobRun,omitempty"`
+	// Restarts counts the restarts of this generation's job.
+	Restarts int64 `json:"restarts,omitempty"`
 }
 
 // Generation is the resource generation the spec belongs to.

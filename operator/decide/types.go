@@ -25,6 +25,12 @@ type Observation struct {
 	Checkpoint *OperationObservation
 	// HAMetadata reports whether Flink's HA ConfigMaps for the cluster exist.
 	HAMetadata bool
+	// JobManagerNeverStarted is true when the JobManager Deployment exists but none of its
+	// pods ever ran its container (a bad image, say): a savepoint upgrade then left no newer
+	// state than its savepoint, so a rollback may restore from it.
+	JobManagerNeverStarted bool
+	// SessionJobs names the FlinkSessionJobs that target this (session) deployment.
+	SessionJobs []string
 	// Leftovers names the other objects the resource still owns (Services, ConfigMaps).
 	Leftovers []string
 }
@@ -34,6 +40,9 @@ type DeploymentState struct {
 	// Generation is the FlinkDeployment generation the Deployment was rendered for (its
 	// generation annotation); 0 when absent.
 	Generation int64
+	// Run is the job run the Deployment was rendered for (its run annotation): "" for the
+	// first run of a generation, else a restart or rollback (see SpecMetadata.JobRun).
+	Run string
 	// Replicas, ReadyReplicas and AvailableReplicas are from the Deployment's status.
 	Replicas, ReadyReplicas, AvailableReplicas int32
 	// Available is true when the Deployment is rolled out and has an available replica.
@@ -158,8 +167,10 @@ type Action struct {
 
 // Deploy is a cluster to create or update.
 type Deploy struct {
-	Spec        flinkv1beta1.FlinkDeploymentSpec
-	Generation  int64
+	Spec       flinkv1beta1.FlinkDeploymentSpec
+	Generation int64
+	// Run distinguishes a restart or rollback of the same generation (see SpecMetadata.JobRun).
+	Run         string
 	JobID       string
 	RestorePath string
 }

@@ -13,7 +13,7 @@ func (s *step) upgrade() {
 	o := s.in.Observed
 	gen := s.last.Generation()
 	switch {
-	case o.JobManager != nil && o.JobManager.Generation == gen:
+	case o.JobManager != nil && o.JobManager.Generation == gen && o.JobManager.Run == s.last.Metadata.JobRun:
 		// A deploy of this generation began but its status was never written: the operator
 		// stopped somewhere between its writes. Applying the same objects again is
 		// idempotent (same job id, same restore point) and completes what is missing.
@@ -26,11 +26,28 @@ func (s *step) upgrade() {
 	s.requeue(s.in.Options.ProgressCheckInterval)
 }
 
-// deployed marks the recorded spec as deployed.
+// deployed marks the recorded spec as deployed (rolled back, when it is a rollback's).
 func (s *step) deployed() {
-	s.st.ReconciliationStatus.State = flinkv1beta1.ReconciliationDeployed
+	rs := &s.st.ReconciliationStatus
+	rs.State = flinkv1beta1.ReconciliationDeployed
+	if s.rollingBack {
+		rs.State = flinkv1beta1.ReconciliationRolledBack
+	}
+	// The readiness timeout of a rollback counts from here.
+	rs.ReconciliationTimestamp = s.in.Now.UnixMilli()
 	if s.last.Metadata.FirstDeployment && (s.last.Spec.Job == nil || s.last.Spec.Job.EffectiveState() == flinkv1beta1.JobStateRunning) {
 		s.last.Metadata.FirstDeployment = false
+	}
+	s.save()
+}
+
+// save writes the spec being driven onto the cluster back to status: the reconciled spec, or
+// the stable spec during a rollback (the reconciled spec then keeps the spec that failed, so
+// the user's unchanged spec is not retried).
+func (s *step) save() {
+	if s.rollingBack {
+		s.st.ReconciliationStatus.LastStableSpec = s.last.Encode()
+		return
 	}
 	s.st.ReconciliationStatus.LastReconciledSpec = s.last.Encode()
 }
@@ -108,7 +125,7 @@ func (s *step) savepointImpossible() {
 	switch {
 	case s.in.Options.LastStateFallback && flinkv1beta1.HAEnabled(s.conf) && o.HAMetadata:
 		s.last.Metadata.Restore = RestoreHA
-		s.st.ReconciliationStatus.LastReconciledSpec = s.last.Encode()
+		s.save()
 		s.event(Normal, "LastStateFallback", fmt.Sprintf("Job is %s, so no savepoint can be taken; upgrading with last-state from HA metadata", state))
 	case o.Job != nil && jobState(o.Job.State).globallyTerminal() && s.newerCheckpoint() != nil:
 		cp := s.newerCheckpoint()
@@ -138,12 +155,12 @@ func (s *step) pollUpgradeSavepoint() {
 	s.event(Warning, "SavepointError", "Upgrade savepoint failed: "+why)
 	if cp := s.newerCheckpoint(); cp != nil {
 		s.last.Metadata.CheckpointFallback = true
-		s.st.ReconciliationStatus.LastReconciledSpec = s.last.Encode()
+		s.save()
 		s.event(Normal, "CheckpointFallback", "Falling back to the newest externalized checkpoint "+cp.Path+", which is newer than the last savepoint")
 		return
 	}
 	s.last.Metadata.SavepointFailed = true
-	s.st.ReconciliationStatus.LastReconciledSpec = s.last.Encode()
+	s.save()
 	s.refuse("upgrade savepoint failed (" + why + ") and no externalized checkpoint is newer than the last savepoint; the job keeps running the previous spec")
 }
 
@@ -183,7 +200,7 @@ func (s *step) lastStateTeardown() {
 			s.st.JobStatus.UpgradeSavepointPath = cp.Path
 		}
 		s.last.Metadata.Restore = RestoreSavepoint
-		s.st.ReconciliationStatus.LastReconciledSpec = s.last.Encode()
+		s.save()
 		s.res.Action = Action{Kind: ActDeleteCluster, DeleteHA: true}
 	case !o.HAMetadata:
 		s.refuse("last-state upgrade needs HA metadata, but none was found for this cluster; refusing to start from empty state (restore it, or use savepointRedeployNonce with initialSavepointPath)")
@@ -206,7 +223,9 @@ func (s *step) deployNew() {
 	if !ok {
 		return
 	}
-	s.res.Action = Action{Kind: ActDeploy, Deploy: &Deploy{Spec: spec, Generation: s.last.Generation(), JobID: jobID, RestorePath: path}}
+	s.res.Action = Action{Kind: ActDeploy, Deploy: &Deploy{
+		Spec: spec, Generation: s.last.Generation(), Run: s.last.Metadata.JobRun, JobID: jobID, RestorePath: path,
+	}}
 	s.deployed()
 	s.st.JobManagerDeploymentStatus = flinkv1beta1.JobManagerDeploying
 	if spec.Job != nil {
@@ -230,7 +249,7 @@ func (s *step) deployNew() {
 func (s *step) restorePoint() (path, jobID string, ok bool) {
 	o := s.in.Observed
 	first := s.last.Metadata.FirstDeployment
-	jobID = jobIDFor(string(s.d.UID), s.last.Generation())
+	jobID = jobIDFor(string(s.d.UID), s.last.Generation(), s.last.Metadata.JobRun)
 	upgradePath := s.st.JobStatus.UpgradeSavepointPath
 	if s.last.Spec.Job == nil {
 		return "", "", true
@@ -286,4 +305,10 @@ func (s *step) newerCheckpoint() *SnapshotRef {
 	return cp
 }
 
-func jobIDFor(uid string, generation int64) string { return triggerID(uid, "job", generation) }
+// jobIDFor derives the job id of a generation's run ("" for its first run).
+func jobIDFor(uid string, generation int64, run string) string {
+	if run == "" {
+		return triggerID(uid, "job", generation)
+	}
+	return triggerID(uid, "job/"+run, generation)
+}

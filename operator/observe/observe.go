@@ -56,9 +56,10 @@ func (o *Observer) Observe(ctx context.Context, d *flinkv1beta1.FlinkDeployment)
 		return obs, err
 	}
 	if obs.JobManager != nil {
-		if obs.PodError, err = o.podError(ctx, d); err != nil {
+		if obs.PodError, obs.JobManagerNeverStarted, err = o.jobManagerPods(ctx, d); err != nil {
 			return obs, err
 		}
+		obs.JobManagerNeverStarted = obs.JobManagerNeverStarted && !obs.JobManager.Available
 	}
 	if obs.HAMetadata, err = o.haMetadata(ctx, d); err != nil {
 		return obs, err
@@ -89,6 +90,7 @@ func (o *Observer) deployment(ctx context.Context, ns, name string) (*decide.Dep
 		Replicas: dep.Status.Replicas, ReadyReplicas: dep.Status.ReadyReplicas, AvailableReplicas: dep.Status.AvailableReplicas,
 	}
 	s.Generation, _ = strconv.ParseInt(dep.Annotations[act.AnnotationGeneration], 10, 64)
+	s.Run = dep.Annotations[act.AnnotationRun]
 	want := int32(1)
 	if dep.Spec.Replicas != nil {
 		want = *dep.Spec.Replicas
@@ -103,22 +105,38 @@ func (o *Observer) deployment(ctx context.Context, ns, name string) (*decide.Dep
 	return s, nil
 }
 
-func (o *Observer) podError(ctx context.Context, d *flinkv1beta1.FlinkDeployment) (*decide.PodError, error) {
+// jobManagerPods reports the first JobManager pod problem that needs a person, and whether no
+// JobManager pod's main container ever ran (a pod that is pending, or whose image cannot be
+// pulled or its container created).
+func (o *Observer) jobManagerPods(ctx context.Context, d *flinkv1beta1.FlinkDeployment) (*decide.PodError, bool, error) {
 	var pods corev1.PodList
 	if err := o.Client.List(ctx, &pods, client.InNamespace(d.Namespace), client.MatchingLabels(act.Selector(d.Name, act.ComponentJobManager))); err != nil {
-		return nil, fmt.Errorf("list JobManager pods: %w", err)
+		return nil, false, fmt.Errorf("list JobManager pods: %w", err)
 	}
+	var problem *decide.PodError
+	neverStarted := true
 	for _, p := range pods.Items {
-		for _, cs := range append(slices.Clone(p.Status.InitContainerStatuses), p.Status.ContainerStatuses...) {
-			if w := cs.State.Waiting; w != nil && slices.Contains(podProblems, w.Reason) {
-				return &decide.PodError{Reason: w.Reason, Message: fmt.Sprintf("pod %s container %s: %s", p.Name, cs.Name, w.Message)}, nil
+		for _, cs := range p.Status.ContainerStatuses {
+			if cs.State.Running != nil || cs.State.Terminated != nil || cs.LastTerminationState.Terminated != nil || cs.RestartCount > 0 {
+				neverStarted = false
 			}
-			if t := cs.LastTerminationState.Terminated; t != nil && t.Reason == "OOMKilled" && !cs.Ready {
-				return &decide.PodError{Reason: "OOMKilled", Message: fmt.Sprintf("pod %s container %s was killed for using too much memory", p.Name, cs.Name)}, nil
+		}
+		for _, cs := range append(slices.Clone(p.Status.InitContainerStatuses), p.Status.ContainerStatuses...) {
+			if problem != nil {
+				break
+			}
+			if w := cs.State.Waiting; w != nil && slices.Contains(podProblems, w.Reason) {
+				problem = &decide.PodError{Reason: w.Reason, Message: fmt.Sprintf("pod %s container %s: %s", p.Name, cs.Name, w.Message)}
+				if w.Reason == "CrashLoopBackOff" {
+					neverStarted = false
+				}
+			}
+			if t := cs.LastTerminationState.Terminated; problem == nil && t != nil && t.Reason == "OOMKilled" && !cs.Ready {
+				problem = &decide.PodError{Reason: "OOMKilled", Message: fmt.Sprintf("pod %s container %s was killed for using too much memory", p.Name, cs.Name)}
 			}
 		}
 	}
-	return nil, nil
+	return problem, neverStarted, nil
 }
 
 // HAClusterID is the HA cluster id of a deployment: high-availability.cluster-id, or its name.

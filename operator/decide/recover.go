@@ -1,0 +1,105 @@
+package decide
+
+import (
+	"fmt"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+)
+
+// recoverJobManager recreates the JobManager Deployment of a deployed resource that lost it
+// (kubernetes.operator.jm-deployment-recovery.enabled, seed 004): when HA is enabled the new
+// JobManager recovers the job from HA metadata, a stateless job simply starts again. A stateful
+// job whose HA metadata is gone is not started from empty state: the operator says why and
+// waits.
+func (s *step) recoverJobManager() bool {
+	o := s.in.Observed
+	rs := s.st.ReconciliationStatus.State
+	dep := s.deployedSpec()
+	if o.JobManager != nil || (rs != flinkv1beta1.ReconciliationDeployed && rs != flinkv1beta1.ReconciliationRolledBack) {
+		return false
+	}
+	job := dep.Spec.Job
+	if job != nil && job.EffectiveState() != flinkv1beta1.JobStateRunning {
+		return false // a suspended job has no JobManager
+	}
+	if job != nil && s.st.JobStatus.State != "" && jobState(s.st.JobStatus.State).globallyTerminal() {
+		return false // a finished, cancelled or failed job needs no JobManager (failed jobs restart elsewhere)
+	}
+	s.markLostJobReconciling()
+	conf, _ := dep.Spec.FlinkConfiguration.Flatten()
+	stateless := job != nil && job.EffectiveUpgradeMode() == flinkv1beta1.UpgradeModeStateless
+	ha := flinkv1beta1.HAEnabled(conf)
+	switch {
+	case !s.in.Options.JMDeploymentRecovery:
+		s.fail("JobManagerDeploymentMissing", "the JobManager Deployment is missing and kubernetes.operator.jm-deployment-recovery.enabled is false; change the spec or enable recovery")
+		return true
+	case !stateless && !ha:
+		s.fail("JobManagerDeploymentMissing", "the JobManager Deployment is missing and cannot be recovered: high availability is not enabled, so the job's state would be lost (change the spec to redeploy, or use upgradeMode stateless)")
+		return true
+	case !stateless && job != nil && !o.HAMetadata:
+		s.fail("JobManagerDeploymentMissing", "the JobManager Deployment is missing and so is the job's HA metadata; refusing to start the job from empty state (restore the HA ConfigMaps, or set initialSavepointPath and bump savepointRedeployNonce)")
+		return true
+	}
+	jobID := s.st.JobStatus.JobID
+	if job != nil && jobID == "" {
+		jobID = jobIDFor(string(s.d.UID), dep.Generation(), dep.Metadata.JobRun)
+	}
+	s.res.Action = Action{Kind: ActDeploy, Deploy: &Deploy{Spec: dep.Spec, Generation: dep.Generation(), Run: dep.Metadata.JobRun, JobID: jobID}}
+	s.st.JobManagerDeploymentStatus = flinkv1beta1.JobManagerDeploying
+	how := "a stateless job starts anew"
+	if o.HAMetadata {
+		how = "the job recovers from HA metadata"
+	}
+	s.event(Normal, "RecoverDeployment", fmt.Sprintf("Recovering the lost JobManager Deployment of generation %d: %s", dep.Generation(), how))
+	s.requeue(s.in.Options.ProgressCheckInterval)
+	return true
+}
+
+// markLostJobReconciling moves a job whose JobManager is gone out of RUNNING: nobody runs it
+// until a JobManager is back.
+func (s *step) markLostJobReconciling() {
+	js := &s.st.JobStatus
+	if js.State == "" || js.State == flinkv1beta1.JobStatusReconciling || js.State == flinkv1beta1.JobStatusSuspended {
+		return
+	}
+	s.event(Normal, "JobStatusChanged", fmt.Sprintf("Job status changed from %s to %s: the JobManager Deployment is missing", js.State, flinkv1beta1.JobStatusReconciling))
+	js.State = flinkv1beta1.JobStatusReconciling
+	js.UpdateTime = itoa(s.in.Now.UnixMilli())
+}
+
+// restartFailedJob restarts a FAILED job with its upgrade mode
+// (kubernetes.operator.job.restart.failed): the deployed spec is recorded again as a new run
+// of the same generation and the upgrade machinery takes the failed cluster down and starts a
+// new job (stateless: empty; savepoint and last-state: the newest checkpoint, or a refusal).
+func (s *step) restartFailedJob() bool {
+	o := s.in.Observed
+	if !s.in.Options.RestartFailedJobs || s.st.ReconciliationStatus.State != flinkv1beta1.ReconciliationDeployed ||
+		s.last.Spec.Job == nil || s.last.Spec.Job.EffectiveState() != flinkv1beta1.JobStateRunning ||
+		o.Job == nil || o.Job.State != "FAILED" || s.last.Metadata.SavepointFailed {
+		return false
+	}
+	s.restart("RestartFailedJob", fmt.Sprintf("Job %s failed; restarting it with upgrade mode %s", o.Job.ID, s.last.Spec.Job.EffectiveUpgradeMode()))
+	return true
+}
+
+// restart records the deployed spec as the next run of its generation (state UPGRADING).
+func (s *step) restart(reason, msg string) {
+	rs := &s.st.ReconciliationStatus
+	wasStable := rs.LastStableSpec == rs.LastReconciledSpec
+	next := *s.last
+	next.Metadata.Restarts++
+	next.Metadata.JobRun = fmt.Sprintf("restart-%d", next.Metadata.Restarts)
+	next.Metadata.CheckpointFallback, next.Metadata.SavepointFailed, next.Metadata.Redeploy = false, false, false
+	next.Metadata.Restore = restoreModeFor(next.Spec, DiffUpgrade)
+	s.record(&next)
+	if wasStable {
+		// The spec itself did not change: a restart must not make it look unstable (and so
+		// roll it back to itself).
+		rs.LastStableSpec = rs.LastReconciledSpec
+	}
+	// The state to restore comes from the failed job's newest checkpoint, not from an older
+	// upgrade's savepoint.
+	s.st.JobStatus.UpgradeSavepointPath = ""
+	s.event(Warning, reason, msg)
+	s.res.RequeueAfter = immediately
+}

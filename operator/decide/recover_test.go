@@ -1,0 +1,155 @@
+package decide
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+)
+
+func TestRecoverJobManager(t *testing.T) {
+	noHAConf := func(d *flinkv1beta1.FlinkDeployment) {
+		d.Spec.FlinkConfiguration = flinkv1beta1.NewFlinkConfiguration(map[string]string{"state.savepoints.dir": "file:///sp"})
+		r := newReconciledSpec(d.Spec, 1, false, restoreModeFor(d.Spec, DiffUpgrade))
+		d.Status.ReconciliationStatus.LastReconciledSpec, d.Status.ReconciliationStatus.LastStableSpec = r.Encode(), r.Encode()
+	}
+	recoveryOff := func(in *Input) { in.Options.JMDeploymentRecovery = false }
+	cases := map[string]struct {
+		d          *flinkv1beta1.FlinkDeployment
+		o          Observation
+		opts       func(*Input)
+		wantAction *Action // nil: no action
+		wantError  string
+		wantEvent  string
+		wantJob    flinkv1beta1.JobStatusState
+	}{
+		"HA enabled and HA metadata present: the JobManager is recreated and recovers the same job": {
+			d: deployed(sp), o: missing(),
+			wantAction: &Action{Kind: ActDeploy, Deploy: &Deploy{Spec: spec(sp), Generation: 1, JobID: "job-1"}},
+			wantEvent:  "RecoverDeployment", wantJob: flinkv1beta1.JobStatusReconciling,
+		},
+		"a stateless job without HA is recreated from empty state": {
+			d: func() *flinkv1beta1.FlinkDeployment { d := deployed(none); noHAConf(d); return d }(), o: Observation{},
+			wantAction: &Action{Kind: ActDeploy, Deploy: &Deploy{Spec: func() flinkv1beta1.FlinkDeploymentSpec {
+				s := spec(none)
+				s.FlinkConfiguration = flinkv1beta1.NewFlinkConfiguration(map[string]string{"state.savepoints.dir": "file:///sp"})
+				return s
+			}(), Generation: 1, JobID: "job-1"}},
+			wantEvent: "a stateless job starts anew", wantJob: flinkv1beta1.JobStatusReconciling,
+		},
+		"never: a stateful job without HA is not started from empty state": {
+			d: func() *flinkv1beta1.FlinkDeployment { d := deployed(sp); noHAConf(d); return d }(), o: Observation{},
+			wantError: "high availability is not enabled", wantJob: flinkv1beta1.JobStatusReconciling,
+		},
+		"never: a stateful job whose HA metadata vanished with the JobManager is not started from empty state": {
+			d: deployed(ls), o: Observation{}, wantError: "HA metadata", wantJob: flinkv1beta1.JobStatusReconciling,
+		},
+		"never: with recovery disabled the operator only reports": {
+			d: deployed(sp), o: missing(), opts: recoveryOff, wantError: "jm-deployment-recovery.enabled is false",
+			wantJob: flinkv1beta1.JobStatusReconciling,
+		},
+		"a finished job's missing JobManager is not recovered": {
+			d: func() *flinkv1beta1.FlinkDeployment {
+				d := deployed(sp)
+				d.Status.JobStatus.State = flinkv1beta1.JobStatusFinished
+				return d
+			}(), o: missing(), wantJob: flinkv1beta1.JobStatusFinished,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			in := input(tc.d, tc.o)
+			if tc.opts != nil {
+				tc.opts(&in)
+			}
+			got := Decide(in)
+			want := None
+			if tc.wantAction != nil {
+				want = *tc.wantAction
+			}
+			if diff := cmp.Diff(want, got.Action); diff != "" {
+				t.Errorf("action (-want +got):\n%s", diff)
+			}
+			if got.Status.Error == "" != (tc.wantError == "") || !hasEvent(got.Events, tc.wantError) {
+				t.Errorf("status.error %q, want one containing %q with a Warning event (events %+v)", got.Status.Error, tc.wantError, got.Events)
+			}
+			if tc.wantEvent != "" && !hasEvent(got.Events, tc.wantEvent) {
+				t.Errorf("no %q event: %+v", tc.wantEvent, got.Events)
+			}
+			if got.Status.JobStatus.State != tc.wantJob {
+				t.Errorf("job state %s, want %s", got.Status.JobStatus.State, tc.wantJob)
+			}
+		})
+	}
+}
+
+func TestRestartFailedJob(t *testing.T) {
+	restartOn := func(in *Input) { in.Options.RestartFailedJobs = true }
+	cases := map[string]struct {
+		d         *flinkv1beta1.FlinkDeployment
+		o         Observation
+		opts      func(*Input)
+		wantState flinkv1beta1.ReconciliationState
+		wantRun   string
+	}{
+		"a failed job is restarted as a new run of its generation": {
+			d: deployed(ls), o: cluster(1, "FAILED"), opts: restartOn,
+			wantState: flinkv1beta1.ReconciliationUpgrading, wantRun: "restart-1",
+		},
+		"never: without kubernetes.operator.job.restart.failed a failed job stays failed": {
+			d: deployed(ls), o: cluster(1, "FAILED"),
+			wantState: flinkv1beta1.ReconciliationDeployed,
+		},
+		"never: a running job is not restarted": {
+			d: deployed(ls), o: cluster(1, "RUNNING"), opts: restartOn,
+			wantState: flinkv1beta1.ReconciliationDeployed,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			in := input(tc.d, tc.o)
+			if tc.opts != nil {
+				tc.opts(&in)
+			}
+			got := Decide(in)
+			if got.Status.ReconciliationStatus.State != tc.wantState || reconciled(got.Status).Metadata.JobRun != tc.wantRun {
+				t.Fatalf("state %s run %q; want %s %q", got.Status.ReconciliationStatus.State, reconciled(got.Status).Metadata.JobRun, tc.wantState, tc.wantRun)
+			}
+			if got.Action.Kind != ActNone {
+				t.Errorf("action %s: the restart must be recorded before anything is torn down", got.Action.Kind)
+			}
+		})
+	}
+}
+
+// TestRestartFailedJobRunsThrough follows a restart: the failed cluster is taken down and the
+// new JobManager restores the failed job's newest checkpoint under a new job id.
+func TestRestartFailedJobRunsThrough(t *testing.T) {
+	d := deployed(ls)
+	failed := cluster(1, "FAILED", checkpoint("file:///cp/chk-7", now.UnixMilli()), noHA)
+	in := input(d, failed)
+	in.Options.RestartFailedJobs = true
+	step := func(o Observation) Result {
+		t.Helper()
+		in.Resource, in.Observed = d, o
+		r := Decide(in)
+		d.Status = r.Status
+		return r
+	}
+	first := step(failed)
+	if !hasEvent(first.Events, "RestartFailedJob") {
+		t.Fatalf("no RestartFailedJob event: %+v", first.Events)
+	}
+	if got := step(failed); got.Action.Kind != ActDeleteCluster {
+		t.Fatalf("second step %s, want the failed cluster deleted", got.Action.Kind)
+	}
+	got := step(Observation{})
+	want := Action{Kind: ActDeploy, Deploy: &Deploy{Spec: d.Spec, Generation: 1, Run: "restart-1", JobID: jobIDFor("uid-1", 1, "restart-1"), RestorePath: "file:///cp/chk-7"}}
+	if diff := cmp.Diff(want, got.Action); diff != "" {
+		t.Errorf("deploy (-want +got):\n%s", diff)
+	}
+	if want.Deploy.JobID == jobIDFor("uid-1", 1, "") {
+		t.Error("the restarted job reuses the failed job's id")
+	}
+}
