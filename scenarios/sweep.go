@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -71,6 +72,14 @@ func Sweep(opts SweepOptions) (Summary, error) {
 		steps = DefaultSteps
 	}
 	flagMu.Lock()
+	if flag.Lookup("test.short") == nil {
+		// Outside go test (flinksim sweep): rapid asks testing.Short, which needs the
+		// testing flags registered and parsed.
+		testing.Init()
+	}
+	if !flag.Parsed() {
+		_ = flag.CommandLine.Parse(nil) // testing.Short also wants the command line parsed
+	}
 	for name, v := range map[string]string{"rapid.checks": "1", "rapid.nofailfile": "true", "rapid.steps": strconv.Itoa(steps)} {
 		if err := flag.Set(name, v); err != nil {
 			flagMu.Unlock()

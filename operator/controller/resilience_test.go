@@ -1,0 +1,140 @@
+package controller_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+
+	"github.com/flinkop/flinkop/fakeflink"
+	"github.com/flinkop/flinkop/operator/act"
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+)
+
+func conf(kv ...string) func(*flinkv1beta1.FlinkDeployment) {
+	return func(d *flinkv1beta1.FlinkDeployment) {
+		for i := 0; i+1 < len(kv); i += 2 {
+			d.Spec.FlinkConfiguration.Set(kv[i], kv[i+1])
+		}
+	}
+}
+
+// deleteJobManagerDeployment deletes the JobManager Deployment as kubectl would; its pod dies.
+func (e *env) deleteJobManagerDeployment(name string) {
+	e.t.Helper()
+	dep := &appsv1.Deployment{}
+	dep.Namespace, dep.Name = ns, act.JobManagerName(name)
+	if err := e.client.Delete(e.ctx, dep); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := e.sim.Sync(e.ctx); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func TestRollbackAfterBadImageRecoversFromHA(t *testing.T) {
+	e := newEnv(t)
+	e.create(deployment("rb", flinkv1beta1.UpgradeModeLastState,
+		conf("kubernetes.operator.deployment.rollback.enabled", "true", "kubernetes.operator.deployment.readiness.timeout", "1m")))
+	e.until("rb", 20, "running", running(1))
+	e.advance("rb", 35*time.Second)
+	before := e.lastStart("rb")
+
+	e.update("rb", func(d *flinkv1beta1.FlinkDeployment) { d.Spec.Image = "flink:missing-tag" })
+	d := e.until("rb", 80, "rolled back and running", func(d *flinkv1beta1.FlinkDeployment) bool {
+		return d.Status.LifecycleState == flinkv1beta1.LifecycleRolledBack && d.Status.JobStatus.State == flinkv1beta1.JobStatusRunning
+	})
+	if !e.hasEvent("Warning Rollback") {
+		t.Errorf("no Rollback warning: %v", e.events)
+	}
+	if got := e.jmGeneration("rb"); got != "1" {
+		t.Errorf("JobManager of generation %s, want the stable generation 1", got)
+	}
+	start := e.lastStart("rb")
+	if start.JobID != before.JobID || !strings.Contains(start.RestorePath, "/chk-") || start.Offset < 3000 {
+		t.Errorf("rolled back job started %+v; want job %s recovered from HA at a checkpoint of offset ≥ 3000", start, before.JobID)
+	}
+	if !strings.Contains(d.Status.ReconciliationStatus.LastReconciledSpec, "flink:missing-tag") {
+		t.Error("lastReconciledSpec must keep the spec that failed, so it is not retried")
+	}
+	// Rolled back stays put, with no further writes, until the spec changes.
+	rv := e.get("rb").ResourceVersion
+	e.advance("rb", 2*time.Minute)
+	if got := e.get("rb"); got.ResourceVersion != rv || got.Status.LifecycleState != flinkv1beta1.LifecycleRolledBack {
+		t.Errorf("rolled back resource changed: %s → %s, lifecycle %s", rv, got.ResourceVersion, got.Status.LifecycleState)
+	}
+	e.update("rb", func(d *flinkv1beta1.FlinkDeployment) { d.Spec.Image = "flink:1.20.1" })
+	e.until("rb", 40, "running the fixed spec", running(3))
+}
+
+func TestRollbackDisabledLeavesTheFailingSpec(t *testing.T) {
+	e := newEnv(t)
+	e.create(deployment("norb", flinkv1beta1.UpgradeModeLastState, conf("kubernetes.operator.deployment.readiness.timeout", "1m")))
+	e.until("norb", 20, "running", running(1))
+	e.update("norb", func(d *flinkv1beta1.FlinkDeployment) { d.Spec.Image = "flink:missing-tag" })
+	e.advance("norb", 3*time.Minute)
+	d := e.get("norb")
+	if d.Status.ReconciliationStatus.State != flinkv1beta1.ReconciliationDeployed || e.jmGeneration("norb") != "2" || e.hasEvent("Rollback") {
+		t.Errorf("state %s, JobManager generation %s: without rollback.enabled the failing spec stays", d.Status.ReconciliationStatus.State, e.jmGeneration("norb"))
+	}
+	if !strings.Contains(d.Status.Error, "ImagePullBackOff") {
+		t.Errorf("status.error %q, want the pull failure", d.Status.Error)
+	}
+}
+
+func TestJobManagerDeploymentRecoveredWithState(t *testing.T) {
+	e := newEnv(t)
+	e.create(deployment("jmr", flinkv1beta1.UpgradeModeLastState))
+	e.until("jmr", 20, "running", running(1))
+	e.advance("jmr", 35*time.Second)
+	e.deleteJobManagerDeployment("jmr")
+
+	e.until("jmr", 30, "running again", running(1))
+	if !e.hasEvent("RecoverDeployment") {
+		t.Errorf("no RecoverDeployment event: %v", e.events)
+	}
+	start := e.lastStart("jmr")
+	if !strings.Contains(start.RestorePath, "/chk-") || start.Offset < 3000 {
+		t.Errorf("recovered job started %+v, want an HA recovery from a checkpoint of offset ≥ 3000", start)
+	}
+}
+
+func TestJobManagerDeploymentNotRecoveredWithoutHA(t *testing.T) {
+	e := newEnv(t)
+	e.create(deployment("nojmr", flinkv1beta1.UpgradeModeSavepoint))
+	e.until("nojmr", 20, "running", running(1))
+	e.deleteJobManagerDeployment("nojmr")
+	d := e.until("nojmr", 20, "refused", func(d *flinkv1beta1.FlinkDeployment) bool { return d.Status.Error != "" })
+	if !strings.Contains(d.Status.Error, "high availability is not enabled") || !e.hasEvent("Warning JobManagerDeploymentMissing") {
+		t.Errorf("status.error %q, events %v", d.Status.Error, e.events)
+	}
+	e.advance("nojmr", time.Minute)
+	if got := e.jmGeneration("nojmr"); got != "missing" {
+		t.Errorf("JobManager Deployment %s was recreated without HA", got)
+	}
+}
+
+func TestFailedJobRestartedFromItsCheckpoint(t *testing.T) {
+	e := newEnv(t)
+	e.create(deployment("rs", flinkv1beta1.UpgradeModeLastState,
+		conf("kubernetes.operator.job.restart.failed", "true", "restart-strategy.type", "none")))
+	e.until("rs", 20, "running", running(1))
+	e.advance("rs", 35*time.Second)
+	first := e.lastStart("rs")
+	e.sim.Do(ns, "rs", func(c *fakeflink.Cluster) {
+		if err := c.FailJob(first.JobID, "java.lang.RuntimeException: boom"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	e.until("rs", 40, "running a new run", func(d *flinkv1beta1.FlinkDeployment) bool {
+		return d.Status.JobStatus.State == flinkv1beta1.JobStatusRunning && d.Status.JobStatus.JobID != first.JobID
+	})
+	if !e.hasEvent("Warning RestartFailedJob") {
+		t.Errorf("no RestartFailedJob warning: %v", e.events)
+	}
+	start := e.lastStart("rs")
+	if !strings.Contains(start.RestorePath, "/chk-") || start.Offset < 3000 {
+		t.Errorf("restarted job started %+v, want the failed job's newest checkpoint (offset ≥ 3000)", start)
+	}
+}
