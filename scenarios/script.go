@@ -287,6 +287,9 @@ func (s *Script) deleteJobManager(name string) error {
 	return s.w.DeleteJobManagerDeployment(name)
 }
 
+// savepointDir is where BaseSpec's savepoints go (state.savepoints.dir).
+const savepointDir = "file:///data/sp/"
+
 // status renders what a user reads in kubectl get flinkdep -o yaml.
 func (s *Script) status(name string) string {
 	d, err := s.w.Get(name)
@@ -298,6 +301,16 @@ func (s *Script) status(name string) string {
 		st.LifecycleState, st.JobStatus.State, st.ReconciliationStatus.State, st.JobManagerDeploymentStatus, d.Generation, st.ObservedGeneration)
 	if sp := st.JobStatus.SavepointInfo; sp != nil && sp.LastSavepoint != nil {
 		out += "last savepoint: " + sp.LastSavepoint.Location + "\n"
+	}
+	if sp := st.JobStatus.SavepointInfo; sp != nil && len(sp.SavepointHistory) > 1 {
+		stored := 0
+		for _, h := range sp.SavepointHistory {
+			if _, ok := s.w.Sim.Store.Get(h.Location); ok {
+				stored++
+			}
+		}
+		out += fmt.Sprintf("savepoint history: %d entries, %d of them stored; %d savepoints stored in all\n",
+			len(sp.SavepointHistory), stored, len(s.w.Sim.Store.List(savepointDir)))
 	}
 	if st.Error != "" {
 		out += "error: " + st.Error + "\n"

@@ -22,6 +22,7 @@ type FlinkAPI interface {
 	StopWithSavepoint(ctx context.Context, jobID string, req flink.StopRequest) (string, error)
 	TriggerSavepoint(ctx context.Context, jobID string, req flink.SavepointRequest) (string, error)
 	TriggerCheckpoint(ctx context.Context, jobID, checkpointType, triggerID string) (string, error)
+	DisposeSavepoint(ctx context.Context, path string) (string, error)
 }
 
 // Executor carries out decide's actions.
@@ -60,6 +61,10 @@ func (e *Executor) Execute(ctx context.Context, d *flinkv1beta1.FlinkDeployment,
 	case decide.ActTriggerCheckpoint:
 		_, err := e.Flink(d).TriggerCheckpoint(ctx, a.JobID, "FULL", a.TriggerID)
 		return wrap("trigger checkpoint", err)
+	case decide.ActDisposeSavepoint:
+		// Flink deletes the files asynchronously; a refused request keeps the history entry.
+		_, err := e.Flink(d).DisposeSavepoint(ctx, a.Path)
+		return wrap("dispose savepoint "+a.Path, err)
 	}
 	return fmt.Errorf("unknown action %q", a.Kind)
 }

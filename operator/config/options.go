@@ -27,6 +27,7 @@ const (
 	KeyPeriodicSavepoint        = "kubernetes.operator.periodic.savepoint.interval"
 	KeyFlinkClientTimeout       = "kubernetes.operator.flink.client.timeout"
 	KeyRestartFailed            = "kubernetes.operator.job.restart.failed"
+	KeySavepointCleanup         = "kubernetes.operator.savepoint.cleanup.enabled"
 )
 
 // Options are the operator options that matter for one resource.
@@ -60,6 +61,8 @@ type Options struct {
 	FlinkClientTimeout time.Duration
 	// RestartFailedJobs restarts a FAILED job with its upgrade mode.
 	RestartFailedJobs bool
+	// SavepointCleanup disposes the savepoints trimmed from the history.
+	SavepointCleanup bool
 }
 
 // Defaults are the Apache operator's defaults.
@@ -68,7 +71,7 @@ func Defaults() Options {
 		ReconcileInterval: time.Minute, ProgressCheckInterval: 10 * time.Second, RestReadyDelay: 10 * time.Second,
 		SavepointHistoryMaxCount: 10, SavepointHistoryMaxAge: 24 * time.Hour, LastStateFallback: true,
 		SavepointFormat: "CANONICAL", DeploymentReadyTimeout: 5 * time.Minute, JMDeploymentRecovery: true,
-		FlinkClientTimeout: 10 * time.Second,
+		FlinkClientTimeout: 10 * time.Second, SavepointCleanup: true,
 	}
 }
 
@@ -133,6 +136,7 @@ func (o Options) With(conf map[string]string) (Options, error) {
 	boolean(KeyRollbackEnabled, &o.RollbackEnabled)
 	boolean(KeyJMDeploymentRecovery, &o.JMDeploymentRecovery)
 	boolean(KeyRestartFailed, &o.RestartFailedJobs)
+	boolean(KeySavepointCleanup, &o.SavepointCleanup)
 	if v, ok := conf[KeySavepointHistoryMaxCount]; ok {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil || n < 1 {

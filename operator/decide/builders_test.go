@@ -25,8 +25,8 @@ func spec(mode flinkv1beta1.UpgradeMode) flinkv1beta1.FlinkDeploymentSpec {
 	}
 }
 
-// deployed is a resource whose generation-1 spec is deployed and stable.
-func deployed(mode flinkv1beta1.UpgradeMode) *flinkv1beta1.FlinkDeployment {
+// deployed is a resource whose generation-1 spec is deployed and stable; mods then change it.
+func deployed(mode flinkv1beta1.UpgradeMode, mods ...func(*flinkv1beta1.FlinkDeployment)) *flinkv1beta1.FlinkDeployment {
 	d := &flinkv1beta1.FlinkDeployment{
 		ObjectMeta: metav1.ObjectMeta{Name: "job", Namespace: "ns", UID: "uid-1", Generation: 1},
 		Spec:       spec(mode),
@@ -38,6 +38,9 @@ func deployed(mode flinkv1beta1.UpgradeMode) *flinkv1beta1.FlinkDeployment {
 	d.Status.JobStatus = flinkv1beta1.JobStatus{JobID: "job-1", State: flinkv1beta1.JobStatusRunning}
 	d.Status.JobManagerDeploymentStatus = flinkv1beta1.JobManagerReady
 	d.Status.ObservedGeneration = 1
+	for _, m := range mods {
+		m(d)
+	}
 	return d
 }
 

@@ -1,9 +1,6 @@
 package decide
 
 import (
-	"sort"
-	"time"
-
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
@@ -45,25 +42,8 @@ func (s *step) completeSavepoint(location string) {
 	}
 	s.clearTrigger()
 	sp.LastSavepoint = &saved
-	sp.SavepointHistory = trimHistory(append(sp.SavepointHistory, saved), s.in.Options.SavepointHistoryMaxCount, s.in.Options.SavepointHistoryMaxAge, s.in.Now)
+	sp.SavepointHistory = append(sp.SavepointHistory, saved) // trimmed by cleanHistory
 	s.event(Normal, "SavepointCompleted", "Savepoint completed: "+location)
-}
-
-// trimHistory keeps at most maxCount savepoints younger than maxAge, oldest first; the newest
-// is always kept.
-func trimHistory(h []flinkv1beta1.Savepoint, maxCount int, maxAge time.Duration, now time.Time) []flinkv1beta1.Savepoint {
-	sort.SliceStable(h, func(i, j int) bool { return h[i].TimeStamp < h[j].TimeStamp })
-	cutoff := now.Add(-maxAge).UnixMilli()
-	var out []flinkv1beta1.Savepoint
-	for i, sp := range h {
-		if i == len(h)-1 || (maxAge <= 0 || sp.TimeStamp >= cutoff) {
-			out = append(out, sp)
-		}
-	}
-	if maxCount > 0 && len(out) > maxCount {
-		out = out[len(out)-maxCount:]
-	}
-	return out
 }
 
 // pollTriggers follows a manual savepoint or checkpoint in flight. It reports whether one is

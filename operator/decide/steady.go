@@ -18,6 +18,11 @@ func (s *step) steady(valid bool) {
 		s.requeue(s.in.Options.ProgressCheckInterval)
 		return
 	}
+	if s.periodicSavepoint() {
+		s.requeue(s.in.Options.ProgressCheckInterval)
+		return
+	}
+	s.cleanHistory()
 	if valid && s.last.Generation() != s.d.Generation {
 		// Only ignorable fields changed: record them.
 		s.last.Spec = *s.d.Spec.DeepCopy()

@@ -150,6 +150,8 @@ const (
 	ActTriggerSavepoint ActionKind = "TriggerSavepoint"
 	// ActTriggerCheckpoint takes a checkpoint of JobID under TriggerID.
 	ActTriggerCheckpoint ActionKind = "TriggerCheckpoint"
+	// ActDisposeSavepoint deletes the savepoint at Path (POST /savepoint-disposal).
+	ActDisposeSavepoint ActionKind = "DisposeSavepoint"
 )
 
 // Action is the one cluster change of a reconcile.
@@ -163,6 +165,8 @@ type Action struct {
 	FormatType string
 	// DeleteHA is set for ActDeleteCluster when HA metadata goes too.
 	DeleteHA bool
+	// Path is the savepoint ActDisposeSavepoint deletes.
+	Path string
 }
 
 // Deploy is a cluster to create or update.
