@@ -8,11 +8,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/config"
@@ -127,8 +130,19 @@ func (r *FlinkDeploymentReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}).
 		Owns(&corev1.ConfigMap{}).
+		// A deleted session job may unblock the deletion of its session cluster.
+		Watches(&flinkv1beta1.FlinkSessionJob{}, handler.EnqueueRequestsFromMapFunc(sessionClusterOf)).
 		Named("flinkdeployment").
 		Complete(r)
+}
+
+// sessionClusterOf maps a FlinkSessionJob to its session FlinkDeployment.
+func sessionClusterOf(_ context.Context, obj client.Object) []reconcile.Request {
+	j, ok := obj.(*flinkv1beta1.FlinkSessionJob)
+	if !ok || j.Spec.DeploymentName == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: j.Namespace, Name: j.Spec.DeploymentName}}}
 }
 
 var _ Observer = (*observe.Observer)(nil)

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flinkop/flinkop/fakeflink"
 	"github.com/flinkop/flinkop/operator/act"
@@ -137,4 +139,46 @@ func TestFailedJobRestartedFromItsCheckpoint(t *testing.T) {
 	if !strings.Contains(start.RestorePath, "/chk-") || start.Offset < 3000 {
 		t.Errorf("restarted job started %+v, want the failed job's newest checkpoint (offset ≥ 3000)", start)
 	}
+}
+
+func TestSessionClusterLifecycleAndDeletionWaitsForSessionJobs(t *testing.T) {
+	e := newEnv(t)
+	e.create(deployment("sess", flinkv1beta1.UpgradeModeStateless, func(d *flinkv1beta1.FlinkDeployment) { d.Spec.Job = nil }))
+	e.until("sess", 20, "a ready session cluster", func(d *flinkv1beta1.FlinkDeployment) bool {
+		return d.Status.LifecycleState == flinkv1beta1.LifecycleStable && d.Status.JobManagerDeploymentStatus == flinkv1beta1.JobManagerReady
+	})
+	e.update("sess", func(d *flinkv1beta1.FlinkDeployment) { d.Spec.Image = "flink:1.20.1" })
+	e.until("sess", 30, "the upgraded session cluster ready", func(d *flinkv1beta1.FlinkDeployment) bool {
+		return d.Status.LifecycleState == flinkv1beta1.LifecycleStable && d.Status.ObservedGeneration == 2 && e.jmGeneration("sess") == "2"
+	})
+
+	sj := &flinkv1beta1.FlinkSessionJob{}
+	sj.Namespace, sj.Name, sj.Spec.DeploymentName = ns, "etl", "sess"
+	if err := e.client.Create(e.ctx, sj); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.client.Delete(e.ctx, e.get("sess")); err != nil {
+		t.Fatal(err)
+	}
+	e.advance("sess", 30*time.Second)
+	if got := e.get("sess"); !strings.Contains(got.Status.Error, "etl") || e.jmGeneration("sess") != "2" {
+		t.Fatalf("status.error %q, JobManager %s: deletion must wait for session job etl with the cluster up", got.Status.Error, e.jmGeneration("sess"))
+	}
+	if !e.hasEvent("Warning SessionJobsExist") {
+		t.Errorf("no SessionJobsExist warning: %v", e.events)
+	}
+	if err := e.client.Delete(e.ctx, sj); err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		e.step("sess")
+		var d flinkv1beta1.FlinkDeployment
+		if err := e.client.Get(e.ctx, client.ObjectKey{Namespace: ns, Name: "sess"}, &d); apierrors.IsNotFound(err) {
+			if got := e.jmGeneration("sess"); got != "missing" {
+				t.Errorf("JobManager Deployment left behind: %s", got)
+			}
+			return
+		}
+	}
+	t.Fatal("the session cluster was not deleted after its session job went")
 }

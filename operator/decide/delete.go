@@ -1,6 +1,9 @@
 package decide
 
 import (
+	"fmt"
+	"strings"
+
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
@@ -10,6 +13,14 @@ import (
 func (s *step) delete() {
 	s.observeStatus()
 	o := s.in.Observed
+	if len(o.SessionJobs) > 0 {
+		// The session cluster stays up until its jobs are gone: their own finalizers need it
+		// to cancel their jobs, so waiting here never deadlocks.
+		s.fail("SessionJobsExist", fmt.Sprintf("deletion waits: FlinkSessionJob(s) %s still run on this session cluster; delete them first",
+			strings.Join(o.SessionJobs, ", ")))
+		s.requeue(s.in.Options.ProgressCheckInterval)
+		return
+	}
 	live := o.Job != nil && !jobState(o.Job.State).globallyTerminal() && o.RESTReachable
 	s.requeue(s.in.Options.ProgressCheckInterval)
 	if live && s.in.Options.SavepointOnDeletion && o.Job.State == "RUNNING" {

@@ -1,9 +1,11 @@
 package decide
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
@@ -151,5 +153,34 @@ func TestRestartFailedJobRunsThrough(t *testing.T) {
 	}
 	if want.Deploy.JobID == jobIDFor("uid-1", 1, "") {
 		t.Error("the restarted job reuses the failed job's id")
+	}
+}
+
+func TestDeletingASessionClusterWaitsForItsJobs(t *testing.T) {
+	session := func(d *flinkv1beta1.FlinkDeployment) {
+		d.Spec.Job = nil
+		d.DeletionTimestamp = &metav1.Time{Time: now}
+	}
+	cases := map[string]struct {
+		jobs       []string
+		wantAction ActionKind
+		wantError  string
+	}{
+		"session jobs still target it: nothing is torn down, the user is told which": {
+			jobs: []string{"etl", "report"}, wantAction: ActNone, wantError: "FlinkSessionJob(s) etl, report",
+		},
+		"no session jobs: the cluster is deleted": {wantAction: ActDeleteAll},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			o := cluster(1, "", func(o *Observation) { o.SessionJobs = tc.jobs })
+			got := Decide(input(deployed(sp, session), o))
+			if got.Action.Kind != tc.wantAction || got.RemoveFinalizer {
+				t.Errorf("action %s, finalizer released %v; want %s and the finalizer kept", got.Action.Kind, got.RemoveFinalizer, tc.wantAction)
+			}
+			if tc.wantError != "" && (!strings.Contains(got.Status.Error, tc.wantError) || !hasEvent(got.Events, tc.wantError)) {
+				t.Errorf("status.error %q, events %+v; want %q", got.Status.Error, got.Events, tc.wantError)
+			}
+		})
 	}
 }

@@ -68,6 +68,11 @@ func (o *Observer) Observe(ctx context.Context, d *flinkv1beta1.FlinkDeployment)
 		if obs.Leftovers, err = o.leftovers(ctx, d); err != nil {
 			return obs, err
 		}
+		if d.Spec.Job == nil {
+			if obs.SessionJobs, err = SessionJobsOf(ctx, o.Client, d); err != nil {
+				return obs, err
+			}
+		}
 	}
 	if obs.JobManager != nil && obs.JobManager.Available {
 		o.observeFlink(ctx, d, &obs)
@@ -158,6 +163,22 @@ func (o *Observer) haMetadata(ctx context.Context, d *flinkv1beta1.FlinkDeployme
 		return false, fmt.Errorf("list HA ConfigMaps: %w", err)
 	}
 	return len(cms.Items) > 0, nil
+}
+
+// SessionJobsOf names the FlinkSessionJobs that target the session deployment d, sorted.
+func SessionJobsOf(ctx context.Context, c client.Reader, d *flinkv1beta1.FlinkDeployment) ([]string, error) {
+	var jobs flinkv1beta1.FlinkSessionJobList
+	if err := c.List(ctx, &jobs, client.InNamespace(d.Namespace)); err != nil {
+		return nil, fmt.Errorf("list FlinkSessionJobs: %w", err)
+	}
+	var out []string
+	for _, j := range jobs.Items {
+		if j.Spec.DeploymentName == d.Name {
+			out = append(out, j.Name)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 func (o *Observer) leftovers(ctx context.Context, d *flinkv1beta1.FlinkDeployment) ([]string, error) {
