@@ -40,6 +40,9 @@ type Checker struct {
 	// lastState is the reconciliation state seen last, per resource (a rollback is judged
 	// when it starts).
 	lastState map[string]flinkv1beta1.ReconciliationState
+	// lineage is when Flink itself last restarted a resource's job from older state after a
+	// fault the operator cannot undo (HA metadata lost): snapshots before it do not count.
+	lineage map[string]time.Time
 }
 
 // NewChecker returns a checker of w.
@@ -47,7 +50,7 @@ func NewChecker(w *World) *Checker {
 	return &Checker{
 		w: w, snapshots: map[string]map[string]fakeflink.Snapshot{}, starts: map[string]int{},
 		lastGen: map[string]int64{}, lastJob: map[string]string{}, deployedGen: map[string]string{}, crashes: map[string]bool{},
-		haLost: map[string]bool{}, lastState: map[string]flinkv1beta1.ReconciliationState{}, specs: map[string]map[string]*decide.ReconciledSpec{},
+		haLost: map[string]bool{}, lastState: map[string]flinkv1beta1.ReconciliationState{}, lineage: map[string]time.Time{}, specs: map[string]map[string]*decide.ReconciledSpec{},
 	}
 }
 
@@ -200,6 +203,7 @@ func (c *Checker) forget(name string) {
 	delete(c.haLost, name)
 	delete(c.specs, name)
 	delete(c.lastState, name)
+	delete(c.lineage, name)
 }
 
 // remember records the reconciled spec in status under its deploy key (generation and job
@@ -272,17 +276,20 @@ func (c *Checker) checkStart(d *flinkv1beta1.FlinkDeployment, s fakeflink.JobSta
 	case !operatorDeploy && crashed:
 		// Flink's own recovery after a JobManager crash: only HA recovery must keep state.
 		if !haEnabled(r) || s.JobID != prev || haLost {
+			// Flink restarted the job from what it had (its configured savepoint, say): the
+			// snapshots before are a lost lineage, and later starts are judged from here.
+			c.lineage[name] = s.Time
 			return nil
 		}
-		floor = c.newest(prev, s.Time, true)
+		floor = c.newest(name, prev, s.Time, true)
 	case !operatorDeploy:
 		return nil
 	case r.Metadata.Redeploy || r.Metadata.Restore == decide.RestoreNone:
 		return nil // the user asked for empty or initial state
 	case r.Metadata.Restore == decide.RestoreHA:
-		floor = c.newest(prev, s.Time, true)
+		floor = c.newest(name, prev, s.Time, true)
 	default:
-		floor = c.newest(prev, s.Time, false)
+		floor = c.newest(name, prev, s.Time, false)
 	}
 	if s.RestorePath == "" && s.Offset == 0 && floor > 0 {
 		return []string{fmt.Sprintf("%s: job %s started from empty state although job %s had completed snapshots up to offset %d, and nobody asked for it (invariant 6: no silent fallback to empty state)",
@@ -295,12 +302,13 @@ func (c *Checker) checkStart(d *flinkv1beta1.FlinkDeployment, s fakeflink.JobSta
 	return nil
 }
 
-// newest is the highest offset of a snapshot of job completed before t (checkpoints only when
-// checkpointsOnly: HA recovery restores checkpoints, not savepoints).
-func (c *Checker) newest(job string, t time.Time, checkpointsOnly bool) int64 {
+// newest is the highest offset of a snapshot of job completed before t, since the resource's
+// lineage began (checkpoints only when checkpointsOnly: HA recovery restores checkpoints, not
+// savepoints).
+func (c *Checker) newest(name, job string, t time.Time, checkpointsOnly bool) int64 {
 	var n int64
 	for _, s := range c.snapshots[job] {
-		if s.Time.After(t) || (checkpointsOnly && s.Kind != fakeflink.KindCheckpoint) {
+		if s.Time.After(t) || s.Time.Before(c.lineage[name]) || (checkpointsOnly && s.Kind != fakeflink.KindCheckpoint) {
 			continue
 		}
 		n = max(n, s.Offset)
