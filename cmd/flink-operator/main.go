@@ -18,11 +18,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/config"
 	"github.com/flinkop/flinkop/operator/controller"
+	"github.com/flinkop/flinkop/operator/metrics"
 )
 
 func main() {
@@ -70,7 +72,11 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("manager: %w", err)
 	}
-	r := controller.Setup{Options: opts}.NewFlinkDeploymentReconciler(mgr)
+	rec, err := metrics.New(ctrlmetrics.Registry)
+	if err != nil {
+		return fmt.Errorf("metrics: %w", err)
+	}
+	r := controller.Setup{Options: opts, Metrics: rec}.NewFlinkDeploymentReconciler(mgr)
 	if err := r.SetupWithManager(mgr); err != nil {
 		return err
 	}

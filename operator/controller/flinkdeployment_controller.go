@@ -7,6 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
@@ -20,6 +21,7 @@ import (
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/config"
 	"github.com/flinkop/flinkop/operator/decide"
+	"github.com/flinkop/flinkop/operator/metrics"
 	"github.com/flinkop/flinkop/operator/observe"
 )
 
@@ -53,12 +55,17 @@ type FlinkDeploymentReconciler struct {
 	Options  config.Options
 	Observer Observer
 	Executor Executor
+	// Metrics records Prometheus metrics (nil: none).
+	Metrics *metrics.Recorder
 }
 
 // Reconcile implements reconcile.Reconciler.
 func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	var d flinkv1beta1.FlinkDeployment
 	if err := r.Client.Get(ctx, req.NamespacedName, &d); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.Metrics.Forget(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if d.DeletionTimestamp == nil && !controllerutil.ContainsFinalizer(&d, Finalizer) {
@@ -73,6 +80,7 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	opts, optErr := r.optionsFor(&d)
 	obs, err := r.Observer.Observe(ctx, &d)
 	if err != nil {
+		r.Metrics.ReconcileError("observe")
 		return ctrl.Result{}, fmt.Errorf("observe: %w", err)
 	}
 	res := decide.Decide(decide.Input{Resource: &d, Options: opts, Observed: obs, Now: r.Clock.Now()})
@@ -82,15 +90,19 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	}
 	if err := r.Executor.Execute(ctx, &d, res.Action); err != nil {
 		log.FromContext(ctx).Error(err, "action failed", "action", res.Action.Kind)
+		r.Metrics.ReconcileError(string(res.Action.Kind))
 		r.Recorder.Event(&d, corev1.EventTypeWarning, "ActionFailed", fmt.Sprintf("%s failed: %v", res.Action.Kind, err))
 		return ctrl.Result{}, fmt.Errorf("%s: %w", res.Action.Kind, err)
 	}
 	for _, e := range res.Events {
 		r.Recorder.Event(&d, string(e.Type), e.Reason, e.Message)
+		r.Metrics.Event(e.Reason)
 	}
 	if err := r.patchStatus(ctx, &d, res.Status); err != nil {
+		r.Metrics.ReconcileError("status")
 		return ctrl.Result{}, err
 	}
+	r.Metrics.Observe(req.NamespacedName, string(res.Status.LifecycleState), string(res.Status.JobManagerDeploymentStatus), r.Clock.Now())
 	if res.RemoveFinalizer {
 		controllerutil.RemoveFinalizer(&d, Finalizer)
 		if err := r.Client.Update(ctx, &d); client.IgnoreNotFound(err) != nil {

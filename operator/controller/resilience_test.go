@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -12,6 +14,7 @@ import (
 	"github.com/flinkop/flinkop/fakeflink"
 	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/metrics"
 )
 
 func conf(kv ...string) func(*flinkv1beta1.FlinkDeployment) {
@@ -182,3 +185,41 @@ func TestSessionClusterLifecycleAndDeletionWaitsForSessionJobs(t *testing.T) {
 	}
 	t.Fatal("the session cluster was not deleted after its session job went")
 }
+
+func TestMetricsFollowTheLifecycle(t *testing.T) {
+	e := newEnv(t)
+	reg := prometheus.NewRegistry()
+	rec, err := metrics.New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.r.Metrics = rec
+	e.create(deployment("m", flinkv1beta1.UpgradeModeSavepoint))
+	e.until("m", 20, "running", running(1))
+	e.update("m", func(d *flinkv1beta1.FlinkDeployment) { d.Spec.Job.SavepointTriggerNonce = ptr(int64(1)) })
+	e.until("m", 20, "savepoint taken", func(d *flinkv1beta1.FlinkDeployment) bool {
+		return d.Status.JobStatus.SavepointInfo != nil && d.Status.JobStatus.SavepointInfo.LastSavepoint != nil
+	})
+	want := `
+# HELP flinkop_resources FlinkDeployments per namespace and lifecycle state.
+# TYPE flinkop_resources gauge
+flinkop_resources{lifecycle_state="DEPLOYED",namespace="flink"} 0
+flinkop_resources{lifecycle_state="STABLE",namespace="flink"} 1
+flinkop_resources{lifecycle_state="UPGRADING",namespace="flink"} 0
+# HELP flinkop_snapshots_total Savepoints and checkpoints the operator followed to the end, by kind and result.
+# TYPE flinkop_snapshots_total counter
+flinkop_snapshots_total{kind="savepoint",result="success"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), metrics.ResourcesName, metrics.SnapshotsName); err != nil {
+		t.Error(err)
+	}
+	if err := e.client.Delete(e.ctx, e.get("m")); err != nil {
+		t.Fatal(err)
+	}
+	e.advance("m", 20*time.Second)
+	if got := testutil.ToFloat64(rec.Resources("flink", "STABLE")); got != 0 {
+		t.Errorf("a deleted resource still counts: %v", got)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

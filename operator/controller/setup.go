@@ -14,6 +14,7 @@ import (
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/config"
 	"github.com/flinkop/flinkop/operator/flink"
+	"github.com/flinkop/flinkop/operator/metrics"
 	"github.com/flinkop/flinkop/operator/observe"
 )
 
@@ -42,6 +43,8 @@ type Setup struct {
 	Transport http.RoundTripper
 	// Clock is the time source (default: the real clock).
 	Clock clock.PassiveClock
+	// Metrics records Prometheus metrics (nil: none).
+	Metrics *metrics.Recorder
 }
 
 // NewFlinkDeploymentReconciler builds the reconciler for a manager (its client and events).
@@ -70,6 +73,7 @@ func (s Setup) Reconciler(c client.Client, rec EventRecorder) *FlinkDeploymentRe
 		Recorder: rec,
 		Clock:    s.Clock,
 		Options:  s.Options,
+		Metrics:  s.Metrics,
 		Observer: &observe.Observer{Client: c, Flink: func(d *flinkv1beta1.FlinkDeployment) observe.FlinkAPI { return clients(d) }},
 		Executor: &act.Executor{
 			Client: c, HASelector: observe.HASelector,

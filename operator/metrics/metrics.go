@@ -1,0 +1,143 @@
+// Package metrics holds Flinkop's Prometheus metrics: resources per lifecycle state and per
+// JobManager deployment status, how long resources spend in each lifecycle state, savepoint and
+// checkpoint outcomes, and reconcile errors. They are served on the manager's metrics endpoint
+// (controller-runtime's registry) next to controller-runtime's own.
+package metrics
+
+import (
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Names of the metrics, for documentation and tests.
+const (
+	ResourcesName       = "flinkop_resources"
+	JobManagerName      = "flinkop_jobmanager_deployments"
+	TransitionName      = "flinkop_lifecycle_transition_seconds"
+	SnapshotsName       = "flinkop_snapshots_total"
+	ReconcileErrorsName = "flinkop_reconcile_errors_total"
+)
+
+// Recorder records what the reconciler saw and did. It is safe for concurrent reconciles.
+// A nil *Recorder records nothing.
+type Recorder struct {
+	mu        sync.Mutex
+	seen      map[types.NamespacedName]resourceState
+	resources *prometheus.GaugeVec
+	jobMgrs   *prometheus.GaugeVec
+	durations *prometheus.HistogramVec
+	snapshots *prometheus.CounterVec
+	errors    *prometheus.CounterVec
+}
+
+// resourceState is what the recorder remembers of one resource.
+type resourceState struct {
+	lifecycle, jobManager string
+	since                 time.Time // when lifecycle was entered
+}
+
+// New creates the metrics and registers them with reg (controller-runtime's metrics.Registry in
+// the operator).
+func New(reg prometheus.Registerer) (*Recorder, error) {
+	r := &Recorder{
+		seen: map[types.NamespacedName]resourceState{},
+		resources: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: ResourcesName, Help: "FlinkDeployments per namespace and lifecycle state.",
+		}, []string{"namespace", "lifecycle_state"}),
+		jobMgrs: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: JobManagerName, Help: "FlinkDeployments per namespace and JobManager deployment status.",
+		}, []string{"namespace", "status"}),
+		durations: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: TransitionName, Help: "Time a FlinkDeployment spent in a lifecycle state before it moved to the next one.",
+			Buckets: []float64{1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 4 * 3600, 24 * 3600},
+		}, []string{"from", "to"}),
+		snapshots: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: SnapshotsName, Help: "Savepoints and checkpoints the operator followed to the end, by kind and result.",
+		}, []string{"kind", "result"}),
+		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: ReconcileErrorsName, Help: "Reconciles that failed, by the step that failed.",
+		}, []string{"step"}),
+	}
+	for _, c := range []prometheus.Collector{r.resources, r.jobMgrs, r.durations, r.snapshots, r.errors} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// Observe records a resource's lifecycle state and JobManager deployment status at now.
+func (r *Recorder) Observe(key types.NamespacedName, lifecycle, jobManager string, now time.Time) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old, known := r.seen[key]
+	if known && old.lifecycle == lifecycle && old.jobManager == jobManager {
+		return
+	}
+	next := resourceState{lifecycle: lifecycle, jobManager: jobManager, since: old.since}
+	if known {
+		r.resources.WithLabelValues(key.Namespace, old.lifecycle).Dec()
+		r.jobMgrs.WithLabelValues(key.Namespace, old.jobManager).Dec()
+	}
+	if !known || old.lifecycle != lifecycle {
+		if known {
+			r.durations.WithLabelValues(old.lifecycle, lifecycle).Observe(now.Sub(old.since).Seconds())
+		}
+		next.since = now
+	}
+	r.resources.WithLabelValues(key.Namespace, lifecycle).Inc()
+	r.jobMgrs.WithLabelValues(key.Namespace, jobManager).Inc()
+	r.seen[key] = next
+}
+
+// Resources is the gauge of resources in a namespace and lifecycle state.
+func (r *Recorder) Resources(namespace, lifecycle string) prometheus.Gauge {
+	return r.resources.WithLabelValues(namespace, lifecycle)
+}
+
+// Forget drops a deleted resource from the gauges.
+func (r *Recorder) Forget(key types.NamespacedName) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old, known := r.seen[key]
+	if !known {
+		return
+	}
+	r.resources.WithLabelValues(key.Namespace, old.lifecycle).Dec()
+	r.jobMgrs.WithLabelValues(key.Namespace, old.jobManager).Dec()
+	delete(r.seen, key)
+}
+
+// Event counts the outcomes a reconcile's Events report (savepoints and checkpoints).
+func (r *Recorder) Event(reason string) {
+	if r == nil {
+		return
+	}
+	switch reason {
+	case "SavepointCompleted":
+		r.snapshots.WithLabelValues("savepoint", "success").Inc()
+	case "SavepointError":
+		r.snapshots.WithLabelValues("savepoint", "failure").Inc()
+	case "CheckpointCompleted":
+		r.snapshots.WithLabelValues("checkpoint", "success").Inc()
+	case "CheckpointError":
+		r.snapshots.WithLabelValues("checkpoint", "failure").Inc()
+	}
+}
+
+// ReconcileError counts a failed reconcile step (observe, the action's kind, status, …).
+func (r *Recorder) ReconcileError(step string) {
+	if r == nil {
+		return
+	}
+	r.errors.WithLabelValues(step).Inc()
+}
