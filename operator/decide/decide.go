@@ -123,9 +123,10 @@ func (s *step) beginUpgradeIfChanged() bool {
 	restore := restoreModeFor(s.d.Spec, diff)
 	next := newReconciledSpec(s.d.Spec, s.d.Generation, s.last.Metadata.FirstDeployment, restore)
 	next.Metadata.Redeploy = diff == DiffSavepointRedeploy
+	consumed := s.restorePathConsumed()
 	s.record(next)
 	s.event(Normal, "SpecChanged", fmt.Sprintf("%s change(s) detected (%v), starting reconciliation", diff, fields))
-	if s.clusterHasLiveJob() || next.Metadata.Redeploy {
+	if s.clusterHasLiveJob() || consumed || next.Metadata.Redeploy {
 		// The state to restore will be taken from the running job (or is the initial
 		// savepoint for a redeploy); an older upgrade's path must not be reused.
 		s.st.JobStatus.UpgradeSavepointPath = ""
@@ -135,6 +136,20 @@ func (s *step) beginUpgradeIfChanged() bool {
 	}
 	s.res.RequeueAfter = immediately
 	return true
+}
+
+// restorePathConsumed reports whether the deployed job already ran from
+// status.jobStatus.upgradeSavepointPath: the deployed JobManager reports a job, running or ended. The path is then older than that job's state and must not be restored again.
+// (A JobManager that never started reports none: its path is still the newest state.)
+func (s *step) restorePathConsumed() bool {
+	o := s.in.Observed
+	state := s.st.ReconciliationStatus.State
+	if state != flinkv1beta1.ReconciliationDeployed && state != flinkv1beta1.ReconciliationRolledBack {
+		return false
+	}
+	// Once deployed, the JobManager on the cluster is the one the path was given to (ignorable
+	// changes move the reconciled generation without a redeploy, so generations do not tell).
+	return o.JobManager != nil && !o.JobManagerNeverStarted && o.Job != nil
 }
 
 // record writes the write-ahead log: the target spec and state UPGRADING, before any cluster
@@ -148,10 +163,12 @@ func (s *step) record(r *ReconciledSpec) {
 	s.observed()
 }
 
-// clusterHasLiveJob reports whether a job that is not globally terminal runs on the cluster.
+// clusterHasLiveJob reports whether a job that is not globally terminal runs on the cluster
+// (or may: a JobManager whose REST API does not answer). A JobManager that never started runs
+// no job.
 func (s *step) clusterHasLiveJob() bool {
 	o := s.in.Observed
-	return o.JobManager != nil && (o.Job == nil || !jobState(o.Job.State).globallyTerminal())
+	return o.JobManager != nil && !o.JobManagerNeverStarted && (o.Job == nil || !jobState(o.Job.State).globallyTerminal())
 }
 
 func restoreModeFor(spec flinkv1beta1.FlinkDeploymentSpec, diff DiffType) RestoreMode {

@@ -234,3 +234,35 @@ func hasEvent(events []Event, s string) bool {
 	}
 	return false
 }
+
+// TestUpgradeOfAFailedJobNeverReusesAnOldUpgradeSavepoint: the savepoint the deployed job
+// started from is older than that job's own state once it ran (found by the property sweep).
+func TestUpgradeOfAFailedJobNeverReusesAnOldUpgradeSavepoint(t *testing.T) {
+	d := deployed(sp, withUpgradePath("file:///sp/savepoint-old"))
+	p := int32(4)
+	d.Spec.Job.Parallelism, d.Generation = &p, 2
+	o := cluster(1, "FAILED", checkpoint("file:///cp/chk-9", now.UnixMilli()), noHA)
+	first := Decide(input(d, o))
+	if first.Status.JobStatus.UpgradeSavepointPath != "" {
+		t.Fatalf("upgradeSavepointPath %q kept: the failed job ran after it", first.Status.JobStatus.UpgradeSavepointPath)
+	}
+	d.Status = first.Status
+	second := Decide(input(d, o))
+	if second.Status.JobStatus.UpgradeSavepointPath != "file:///cp/chk-9" {
+		t.Errorf("restore point %q, want the failed job's newest checkpoint", second.Status.JobStatus.UpgradeSavepointPath)
+	}
+}
+
+// TestFixingABadImageKeepsTheUpgradeSavepoint: a JobManager that never started ran no job, so
+// the upgrade savepoint is still the newest state when the user fixes the spec.
+func TestFixingABadImageKeepsTheUpgradeSavepoint(t *testing.T) {
+	d := deployed(sp, withUpgradePath("file:///sp/savepoint-2"))
+	d.Spec.Image, d.Generation = "flink:fixed", 2
+	o := cluster(1, "", func(o *Observation) {
+		o.JobManager.Available, o.RESTReachable, o.JobManagerNeverStarted = false, false, true
+	})
+	got := Decide(input(d, o))
+	if got.Status.JobStatus.UpgradeSavepointPath != "file:///sp/savepoint-2" {
+		t.Errorf("upgradeSavepointPath %q, want the upgrade savepoint kept", got.Status.JobStatus.UpgradeSavepointPath)
+	}
+}
