@@ -6,6 +6,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
@@ -61,6 +62,10 @@ func (e *Executor) Execute(ctx context.Context, d *flinkv1beta1.FlinkDeployment,
 	case decide.ActTriggerCheckpoint:
 		_, err := e.Flink(d).TriggerCheckpoint(ctx, a.JobID, "FULL", a.TriggerID)
 		return wrap("trigger checkpoint", err)
+	case decide.ActApplyIngress:
+		return e.apply(ctx, RenderIngress(d, a.Ingress))
+	case decide.ActDeleteIngress:
+		return e.deleteIngress(ctx, d)
 	case decide.ActDisposeSavepoint:
 		// Flink deletes the files asynchronously; a refused request keeps the history entry.
 		_, err := e.Flink(d).DisposeSavepoint(ctx, a.Path)
@@ -86,7 +91,16 @@ func (e *Executor) deploy(ctx context.Context, d *flinkv1beta1.FlinkDeployment, 
 			return err
 		}
 	}
+	if dep.Spec.Ingress != nil {
+		return e.apply(ctx, RenderIngress(d, dep.Spec.Ingress))
+	}
 	return nil
+}
+
+func (e *Executor) deleteIngress(ctx context.Context, d *flinkv1beta1.FlinkDeployment) error {
+	ing := &networkingv1.Ingress{}
+	ing.Namespace, ing.Name = d.Namespace, IngressName(d.Name)
+	return wrap("delete ingress", client.IgnoreNotFound(e.Client.Delete(ctx, ing)))
 }
 
 // apply creates obj or updates the existing object to it (labels, annotations, owner, content).
@@ -117,6 +131,8 @@ func copyContent(dst, src client.Object) {
 		dst.(*appsv1.Deployment).Spec = s.Spec
 	case *corev1.ConfigMap:
 		dst.(*corev1.ConfigMap).Data = s.Data
+	case *networkingv1.Ingress:
+		dst.(*networkingv1.Ingress).Spec = s.Spec
 	case *corev1.Service:
 		svc := dst.(*corev1.Service)
 		ip, ips := svc.Spec.ClusterIP, svc.Spec.ClusterIPs
@@ -152,6 +168,9 @@ func (e *Executor) deleteHA(ctx context.Context, d *flinkv1beta1.FlinkDeployment
 
 func (e *Executor) deleteAll(ctx context.Context, d *flinkv1beta1.FlinkDeployment) error {
 	if err := e.deleteCluster(ctx, d, true); err != nil {
+		return err
+	}
+	if err := e.deleteIngress(ctx, d); err != nil {
 		return err
 	}
 	objs := []client.Object{svc(d.Namespace, RESTServiceName(d.Name)), svc(d.Namespace, InternalServiceName(d.Name)), cm(d.Namespace, ConfigMapName(d.Name))}

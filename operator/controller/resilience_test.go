@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	appsv1 "k8s.io/api/apps/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -223,3 +224,45 @@ flinkop_snapshots_total{kind="savepoint",result="success"} 1
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func TestIngressFromApacheExample(t *testing.T) {
+	e := newEnv(t)
+	e.create(deployment("ui", flinkv1beta1.UpgradeModeSavepoint, func(d *flinkv1beta1.FlinkDeployment) {
+		// spec.ingress of Apache's basic-ingress.yaml
+		d.Spec.Ingress = &flinkv1beta1.IngressSpec{Template: "{{name}}.{{namespace}}.flink.k8s.io"}
+	}))
+	e.until("ui", 20, "running", running(1))
+	ing := e.ingress("ui")
+	if ing == nil || ing.Spec.Rules[0].Host != "ui.flink.flink.k8s.io" {
+		t.Fatalf("ingress %+v", ing)
+	}
+	// Apache's advanced-ingress.yaml: a path template with a rewrite annotation. Nothing is
+	// redeployed for it.
+	e.update("ui", func(d *flinkv1beta1.FlinkDeployment) {
+		d.Spec.Ingress = &flinkv1beta1.IngressSpec{
+			Template:    "/{{namespace}}/{{name}}(/|$)(.*)",
+			Annotations: map[string]string{"nginx.ingress.kubernetes.io/rewrite-target": "/$2"},
+		}
+	})
+	e.until("ui", 10, "ingress updated", func(*flinkv1beta1.FlinkDeployment) bool {
+		ing := e.ingress("ui")
+		return ing != nil && ing.Spec.Rules[0].HTTP.Paths[0].Path == "/flink/ui(/|$)(.*)"
+	})
+	if got := e.jmGeneration("ui"); got != "1" || len(e.cluster("ui").Starts()) != 1 {
+		t.Errorf("JobManager generation %s, %d job starts: an ingress change must not redeploy", got, len(e.cluster("ui").Starts()))
+	}
+	e.update("ui", func(d *flinkv1beta1.FlinkDeployment) { d.Spec.Ingress = nil })
+	e.until("ui", 10, "ingress deleted", func(*flinkv1beta1.FlinkDeployment) bool { return e.ingress("ui") == nil })
+}
+
+func (e *env) ingress(name string) *networkingv1.Ingress {
+	e.t.Helper()
+	var ing networkingv1.Ingress
+	if err := e.client.Get(e.ctx, client.ObjectKey{Namespace: ns, Name: act.IngressName(name)}, &ing); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		e.t.Fatal(err)
+	}
+	return &ing
+}

@@ -21,6 +21,8 @@ type step struct {
 	errMsg string            // the error this reconcile reports (status.error)
 	errWhy string            // the Warning reason for errMsg
 	errObs bool              // errMsg only reports what was observed; a decision's error replaces it
+	// validSpec is set when the current spec passed validation.
+	validSpec bool
 	// rollingBack is set while a rollback drives last (then the last stable spec) onto the
 	// cluster; save writes it back to lastStableSpec.
 	rollingBack bool
@@ -58,6 +60,7 @@ func (s *step) reconcile() {
 	}
 	s.last = last
 	valid := s.validate()
+	s.validSpec = valid
 	s.observeStatus()
 	if !valid && last == nil {
 		return

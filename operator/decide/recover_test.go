@@ -184,3 +184,35 @@ func TestDeletingASessionClusterWaitsForItsJobs(t *testing.T) {
 		})
 	}
 }
+
+func TestSyncIngress(t *testing.T) {
+	withIngress := func(tmpl string) func(*flinkv1beta1.FlinkDeployment) {
+		return func(d *flinkv1beta1.FlinkDeployment) { d.Spec.Ingress = &flinkv1beta1.IngressSpec{Template: tmpl} }
+	}
+	hash := IngressHash(&flinkv1beta1.IngressSpec{Template: "{{name}}.example.com"})
+	ingress := func(h string) func(*Observation) {
+		return func(o *Observation) { o.Ingress = &IngressState{Hash: h} }
+	}
+	cases := map[string]struct {
+		d    *flinkv1beta1.FlinkDeployment
+		o    Observation
+		want ActionKind
+	}{
+		"asked for and missing: applied":     {d: deployed(sp, withIngress("{{name}}.example.com")), o: cluster(1, "RUNNING"), want: ActApplyIngress},
+		"asked for and current: nothing":     {d: deployed(sp, withIngress("{{name}}.example.com")), o: cluster(1, "RUNNING", ingress(hash)), want: ActNone},
+		"template changed: applied again":    {d: deployed(sp, withIngress("ui.example.com/{{name}}")), o: cluster(1, "RUNNING", ingress(hash)), want: ActApplyIngress},
+		"no longer asked for: deleted":       {d: deployed(sp), o: cluster(1, "RUNNING", ingress(hash)), want: ActDeleteIngress},
+		"never asked for: nothing to delete": {d: deployed(sp), o: cluster(1, "RUNNING"), want: ActNone},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := Decide(input(tc.d, tc.o))
+			if got.Action.Kind != tc.want {
+				t.Errorf("action %s, want %s", got.Action.Kind, tc.want)
+			}
+			if tc.want == ActApplyIngress && (got.Action.Ingress == nil || got.Action.Ingress.Template != tc.d.Spec.Ingress.Template) {
+				t.Errorf("applies %+v", got.Action.Ingress)
+			}
+		})
+	}
+}

@@ -22,7 +22,11 @@ func (s *step) steady(valid bool) {
 		s.requeue(s.in.Options.ProgressCheckInterval)
 		return
 	}
-	s.cleanHistory()
+	if s.syncIngress() {
+		s.requeue(immediately)
+	} else {
+		s.cleanHistory()
+	}
 	if valid && s.last.Generation() != s.d.Generation {
 		// Only ignorable fields changed: record them.
 		s.last.Spec = *s.d.Spec.DeepCopy()

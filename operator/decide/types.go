@@ -31,6 +31,8 @@ type Observation struct {
 	JobManagerNeverStarted bool
 	// SessionJobs names the FlinkSessionJobs that target this (session) deployment.
 	SessionJobs []string
+	// Ingress is the web UI Ingress, nil when there is none.
+	Ingress *IngressState
 	// Leftovers names the other objects the resource still owns (Services, ConfigMaps).
 	Leftovers []string
 }
@@ -49,6 +51,12 @@ type DeploymentState struct {
 	Available bool
 	// ReplicaFailure is the message of a ReplicaFailure condition.
 	ReplicaFailure string
+}
+
+// IngressState is an observed web UI Ingress.
+type IngressState struct {
+	// Hash is the IngressHash it was rendered from.
+	Hash string
 }
 
 // PodError is a pod problem that needs a person.
@@ -152,6 +160,10 @@ const (
 	ActTriggerCheckpoint ActionKind = "TriggerCheckpoint"
 	// ActDisposeSavepoint deletes the savepoint at Path (POST /savepoint-disposal).
 	ActDisposeSavepoint ActionKind = "DisposeSavepoint"
+	// ActApplyIngress creates or updates the web UI Ingress from Ingress.
+	ActApplyIngress ActionKind = "ApplyIngress"
+	// ActDeleteIngress deletes the web UI Ingress.
+	ActDeleteIngress ActionKind = "DeleteIngress"
 )
 
 // Action is the one cluster change of a reconcile.
@@ -167,6 +179,8 @@ type Action struct {
 	DeleteHA bool
 	// Path is the savepoint ActDisposeSavepoint deletes.
 	Path string
+	// Ingress is the spec ActApplyIngress renders.
+	Ingress *flinkv1beta1.IngressSpec
 }
 
 // Deploy is a cluster to create or update.

@@ -9,6 +9,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -62,6 +63,9 @@ func (o *Observer) Observe(ctx context.Context, d *flinkv1beta1.FlinkDeployment)
 		obs.JobManagerNeverStarted = obs.JobManagerNeverStarted && !obs.JobManager.Available
 	}
 	if obs.HAMetadata, err = o.haMetadata(ctx, d); err != nil {
+		return obs, err
+	}
+	if obs.Ingress, err = o.ingress(ctx, d); err != nil {
 		return obs, err
 	}
 	if d.DeletionTimestamp != nil {
@@ -198,7 +202,26 @@ func (o *Observer) leftovers(ctx context.Context, d *flinkv1beta1.FlinkDeploymen
 	for _, c := range cms.Items {
 		out = append(out, "configmap/"+c.Name)
 	}
+	if ing, err := o.ingress(ctx, d); err != nil {
+		return nil, err
+	} else if ing != nil {
+		out = append(out, "ingress/"+act.IngressName(d.Name))
+	}
 	return out, nil
+}
+
+func (o *Observer) ingress(ctx context.Context, d *flinkv1beta1.FlinkDeployment) (*decide.IngressState, error) {
+	var ing networkingv1.Ingress
+	if err := o.Client.Get(ctx, client.ObjectKey{Namespace: d.Namespace, Name: act.IngressName(d.Name)}, &ing); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("get ingress: %w", err)
+	}
+	if ing.DeletionTimestamp != nil || ing.Labels[act.LabelManagedBy] != act.ManagedBy {
+		return nil, nil // going away, or not ours
+	}
+	return &decide.IngressState{Hash: ing.Annotations[act.AnnotationIngressHash]}, nil
 }
 
 // observeFlink asks the JobManager about the job and the pending triggers.

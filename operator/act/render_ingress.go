@@ -1,0 +1,69 @@
+package act
+
+import (
+	"maps"
+	"strings"
+
+	networkingv1 "k8s.io/api/networking/v1"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/decide"
+)
+
+// AnnotationIngressHash on the rendered Ingress is decide.IngressHash of the spec it was
+// rendered from, so the operator can tell an outdated Ingress without comparing objects.
+const AnnotationIngressHash = "flinkop.io/ingress-hash"
+
+// IngressName is the web UI Ingress's name.
+func IngressName(name string) string { return name }
+
+// RenderIngress renders the Ingress to the JobManager's REST Service (the web UI) from
+// spec.ingress. The template, after {{name}} and {{namespace}} are replaced, is a host, a path
+// (starting with /), or a host followed by a path: "{{name}}.{{namespace}}.flink.example.com",
+// "/{{namespace}}/{{name}}(/|$)(.*)", "flink.example.com/{{name}}".
+func RenderIngress(d *flinkv1beta1.FlinkDeployment, spec *flinkv1beta1.IngressSpec) *networkingv1.Ingress {
+	host, path := IngressHostPath(spec.Template, d.Name, d.Namespace)
+	pathType := networkingv1.PathTypeImplementationSpecific
+	ing := &networkingv1.Ingress{
+		ObjectMeta: objectMeta(d, IngressName(d.Name), ""),
+		Spec: networkingv1.IngressSpec{
+			IngressClassName: spec.ClassName,
+			TLS:              spec.TLS,
+			Rules: []networkingv1.IngressRule{{
+				Host: host,
+				IngressRuleValue: networkingv1.IngressRuleValue{HTTP: &networkingv1.HTTPIngressRuleValue{
+					Paths: []networkingv1.HTTPIngressPath{{
+						Path: path, PathType: &pathType,
+						Backend: networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{
+							Name: RESTServiceName(d.Name), Port: networkingv1.ServiceBackendPort{Number: RESTPort},
+						}},
+					}},
+				}},
+			}},
+		},
+	}
+	labels := maps.Clone(spec.Labels)
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	maps.Copy(labels, ing.Labels) // the operator's own labels win
+	ing.Labels = labels
+	ing.Annotations = maps.Clone(spec.Annotations)
+	if ing.Annotations == nil {
+		ing.Annotations = map[string]string{}
+	}
+	ing.Annotations[AnnotationIngressHash] = decide.IngressHash(spec)
+	return ing
+}
+
+// IngressHostPath splits an ingress template into host and path, with the placeholders
+// replaced; a template without a path routes "/".
+func IngressHostPath(template, name, namespace string) (host, path string) {
+	t := strings.NewReplacer("{{name}}", name, "{{namespace}}", namespace).Replace(template)
+	t = strings.TrimPrefix(strings.TrimPrefix(t, "http://"), "https://")
+	host, rest, found := strings.Cut(t, "/")
+	if !found {
+		return host, "/"
+	}
+	return host, "/" + rest
+}
