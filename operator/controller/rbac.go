@@ -8,7 +8,6 @@ package controller
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
-// +kubebuilder:rbac:groups=networking.k8s.io,resources=ingresses,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=flink.apache.org,resources=flinkdeployments;flinksessionjobs,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=flink.apache.org,resources=flinkdeployments/finalizers;flinksessionjobs/finalizers,verbs=update
