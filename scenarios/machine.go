@@ -117,7 +117,7 @@ func (m *machine) changeSpec(t *rapid.T) {
 		m.apply(t)
 		return
 	}
-	switch rapid.IntRange(0, 6).Draw(t, "change") {
+	switch rapid.IntRange(0, 7).Draw(t, "change") {
 	case 0:
 		m.spec.Image = fmt.Sprintf("flink:1.20.%d", rapid.IntRange(0, 9).Draw(t, "patch"))
 	case 1:
@@ -141,6 +141,10 @@ func (m *machine) changeSpec(t *rapid.T) {
 		every := rapid.SampledFrom([]string{"0", "45s", "2m"}).Draw(t, "periodic")
 		m.spec.FlinkConfiguration.Set("kubernetes.operator.periodic.savepoint.interval", every)
 		m.spec.FlinkConfiguration.Set("kubernetes.operator.savepoint.history.max.count", "2")
+	case 7:
+		// kubectl scale: TaskManager replicas, in place when the slots suffice.
+		n := int32(rapid.IntRange(1, 3).Draw(t, "taskmanagers"))
+		m.spec.TaskManager = &flinkv1beta1.TaskManagerSpec{Replicas: &n}
 	}
 	m.apply(t)
 	m.run(t, rapid.SampledFrom([]time.Duration{time.Second, 10 * time.Second, time.Minute}).Draw(t, "wait"))

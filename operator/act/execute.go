@@ -24,6 +24,8 @@ type FlinkAPI interface {
 	TriggerSavepoint(ctx context.Context, jobID string, req flink.SavepointRequest) (string, error)
 	TriggerCheckpoint(ctx context.Context, jobID, checkpointType, triggerID string) (string, error)
 	DisposeSavepoint(ctx context.Context, path string) (string, error)
+	ResourceRequirements(ctx context.Context, jobID string) (flink.ResourceRequirements, error)
+	SetResourceRequirements(ctx context.Context, jobID string, req flink.ResourceRequirements) error
 }
 
 // Executor carries out decide's actions.
@@ -62,6 +64,8 @@ func (e *Executor) Execute(ctx context.Context, d *flinkv1beta1.FlinkDeployment,
 	case decide.ActTriggerCheckpoint:
 		_, err := e.Flink(d).TriggerCheckpoint(ctx, a.JobID, "FULL", a.TriggerID)
 		return wrap("trigger checkpoint", err)
+	case decide.ActScale:
+		return e.scale(ctx, d, a)
 	case decide.ActApplyIngress:
 		return e.apply(ctx, RenderIngress(d, a.Ingress))
 	case decide.ActDeleteIngress:

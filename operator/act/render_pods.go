@@ -62,23 +62,9 @@ func renderTaskManager(c Cluster, conf map[string]string) *appsv1.Deployment {
 	return deployment(c, TaskManagerName(d.Name), ComponentTaskManager, n, podTemplate(c, ComponentTaskManager, role, []string{"taskmanager"}, ports, res, reqs))
 }
 
-// TaskManagerReplicas is the number of TaskManagers a job needs when taskManager.replicas is
-// not set: its parallelism divided by the slots per TaskManager, rounded up (at least one).
+// TaskManagerReplicas is flinkv1beta1.TaskManagerReplicas (the rendered TaskManager count).
 func TaskManagerReplicas(spec flinkv1beta1.FlinkDeploymentSpec, conf map[string]string) int32 {
-	if spec.TaskManager != nil && spec.TaskManager.Replicas != nil {
-		return *spec.TaskManager.Replicas
-	}
-	slots, err := strconv.Atoi(conf["taskmanager.numberOfTaskSlots"])
-	if err != nil || slots < 1 {
-		slots = 1
-	}
-	p := 1
-	if spec.Job != nil && spec.Job.Parallelism != nil {
-		p = int(*spec.Job.Parallelism)
-	} else if v, err := strconv.Atoi(conf["parallelism.default"]); err == nil && v > 0 {
-		p = v
-	}
-	return int32(max(1, (p+slots-1)/slots))
+	return flinkv1beta1.TaskManagerReplicas(spec, conf)
 }
 
 func deployment(c Cluster, name, component string, replicas int32, tmpl corev1.PodTemplateSpec) *appsv1.Deployment {

@@ -266,3 +266,33 @@ func (e *env) ingress(name string) *networkingv1.Ingress {
 	}
 	return &ing
 }
+
+func TestScaleInPlaceKeepsTheJobRunning(t *testing.T) {
+	e := newEnv(t)
+	two := int32(2)
+	e.create(deployment("sc", flinkv1beta1.UpgradeModeSavepoint, func(d *flinkv1beta1.FlinkDeployment) {
+		d.Spec.Mode = flinkv1beta1.DeploymentModeStandalone
+		d.Spec.TaskManager = &flinkv1beta1.TaskManagerSpec{Replicas: &two}
+		d.Spec.FlinkConfiguration.Set("jobmanager.scheduler", "adaptive")
+	}))
+	e.until("sc", 20, "running", running(1))
+	e.update("sc", func(d *flinkv1beta1.FlinkDeployment) {
+		three, six := int32(3), int32(6)
+		d.Spec.TaskManager.Replicas, d.Spec.Job.Parallelism = &three, &six
+	})
+	e.until("sc", 20, "running the scaled spec", running(2))
+	if !e.hasEvent("Normal Scaling") {
+		t.Errorf("no Scaling event: %v", e.events)
+	}
+	if got := e.jmGeneration("sc"); got != "1" {
+		t.Errorf("JobManager of generation %s: scaling in place must not redeploy", got)
+	}
+	var tm appsv1.Deployment
+	if err := e.client.Get(e.ctx, client.ObjectKey{Namespace: ns, Name: act.TaskManagerName("sc")}, &tm); err != nil || *tm.Spec.Replicas != 3 {
+		t.Errorf("TaskManager replicas %v (%v), want 3", tm.Spec.Replicas, err)
+	}
+	c := e.cluster("sc")
+	if n := len(c.Starts()); n != 1 || c.Jobs()[0].Parallelism() != 6 {
+		t.Errorf("%d job starts, parallelism %d; want the first job rescaled to 6", n, c.Jobs()[0].Parallelism())
+	}
+}

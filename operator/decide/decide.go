@@ -123,13 +123,17 @@ func (s *step) beginUpgradeIfChanged() bool {
 	if diff == DiffIgnore {
 		return false
 	}
+	if s.scaleInPlace(diff, fields) {
+		return true
+	}
 	restore := restoreModeFor(s.d.Spec, diff)
 	next := newReconciledSpec(s.d.Spec, s.d.Generation, s.last.Metadata.FirstDeployment, restore)
 	next.Metadata.Redeploy = diff == DiffSavepointRedeploy
-	consumed := s.restorePathConsumed()
+	// Judged against the deployed spec, before the new one is recorded.
+	stale := s.clusterHasLiveJob() || s.restorePathConsumed()
 	s.record(next)
 	s.event(Normal, "SpecChanged", fmt.Sprintf("%s change(s) detected (%v), starting reconciliation", diff, fields))
-	if s.clusterHasLiveJob() || consumed || next.Metadata.Redeploy {
+	if stale || next.Metadata.Redeploy {
 		// The state to restore will be taken from the running job (or is the initial
 		// savepoint for a redeploy); an older upgrade's path must not be reused.
 		s.st.JobStatus.UpgradeSavepointPath = ""
@@ -152,7 +156,7 @@ func (s *step) restorePathConsumed() bool {
 	}
 	// Once deployed, the JobManager on the cluster is the one the path was given to (ignorable
 	// changes move the reconciled generation without a redeploy, so generations do not tell).
-	return o.JobManager != nil && !o.JobManagerNeverStarted && o.Job != nil
+	return o.JobManager != nil && !s.jobManagerNeverStarted() && o.Job != nil
 }
 
 // record writes the write-ahead log: the target spec and state UPGRADING, before any cluster
@@ -171,7 +175,13 @@ func (s *step) record(r *ReconciledSpec) {
 // no job.
 func (s *step) clusterHasLiveJob() bool {
 	o := s.in.Observed
-	return o.JobManager != nil && !o.JobManagerNeverStarted && (o.Job == nil || !jobState(o.Job.State).globallyTerminal())
+	return o.JobManager != nil && !s.jobManagerNeverStarted() && (o.Job == nil || !jobState(o.Job.State).globallyTerminal())
+}
+
+// jobManagerNeverStarted reports whether the deployed JobManager never ran: none of its pods
+// ran a container, and it was never seen READY.
+func (s *step) jobManagerNeverStarted() bool {
+	return s.in.Observed.JobManagerNeverStarted && (s.last == nil || !s.last.Metadata.JobManagerStarted)
 }
 
 func restoreModeFor(spec flinkv1beta1.FlinkDeploymentSpec, diff DiffType) RestoreMode {

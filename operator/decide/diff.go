@@ -59,7 +59,8 @@ func classify(field string, spec flinkv1beta1.FlinkDeploymentSpec) DiffType {
 		return DiffIgnore
 	case strings.HasPrefix(field, "job.") && slices.Contains(ignoredJobFields, strings.TrimPrefix(field, "job.")):
 		return DiffIgnore
-	case field == "taskManager.replicas", field == "job.parallelism" && spec.Mode == flinkv1beta1.DeploymentModeStandalone:
+	case field == "taskManager.replicas", field == "job.parallelism" && spec.Mode == flinkv1beta1.DeploymentModeStandalone,
+		field == "flinkConfiguration."+KeyParallelismOverrides:
 		return DiffScale
 	}
 	return DiffUpgrade

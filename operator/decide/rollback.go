@@ -66,7 +66,7 @@ func (s *step) rollbackTarget() (*ReconciledSpec, RestoreMode, bool) {
 	o := s.in.Observed
 	job := s.last.Spec.Job
 	switch {
-	case job != nil && job.EffectiveUpgradeMode() == flinkv1beta1.UpgradeModeSavepoint && o.JobManagerNeverStarted &&
+	case job != nil && job.EffectiveUpgradeMode() == flinkv1beta1.UpgradeModeSavepoint && s.jobManagerNeverStarted() &&
 		s.st.JobStatus.UpgradeSavepointPath != "":
 		return stable, RestoreSavepoint, true
 	case !o.HAMetadata:

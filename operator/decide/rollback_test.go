@@ -90,6 +90,11 @@ func TestRollbackConditions(t *testing.T) {
 			in:        rollbackInput(unstable(sp, late, withUpgradePath("file:///sp/savepoint-2")), cluster(2, "RESTARTING", noHA)),
 			wantError: "cannot be rolled back",
 		},
+		"never from savepoint when the JobManager was READY once (a later pod could not pull its image)": {
+			in: rollbackInput(unstable(sp, late, withUpgradePath("file:///sp/savepoint-2"), withMeta(func(m *SpecMetadata) { m.JobManagerStarted = true })),
+				cluster(2, "", badJobManager, noHA, func(o *Observation) { o.JobManagerNeverStarted = true })),
+			wantError: "cannot be rolled back",
+		},
 		"never twice: a rolled back resource stays rolled back": {
 			in: rollbackInput(unstable(ls, late, func(d *flinkv1beta1.FlinkDeployment) {
 				d.Status.ReconciliationStatus.State = flinkv1beta1.ReconciliationRolledBack
@@ -195,4 +200,12 @@ func hasReason(events []Event, reason string) bool {
 		}
 	}
 	return false
+}
+
+func TestJobManagerSeenReadyIsRemembered(t *testing.T) {
+	d := unstable(ls, time.Minute)
+	got := Decide(rollbackInput(d, cluster(2, "RUNNING")))
+	if !reconciled(got.Status).Metadata.JobManagerStarted {
+		t.Error("a READY JobManager of the deployed spec is not remembered as started")
+	}
 }

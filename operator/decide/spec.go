@@ -57,6 +57,10 @@ type SpecMetadata struct {
 	JobRun string `json:"jobRun,omitempty"`
 	// Restarts counts the restarts of this generation's job.
 	Restarts int64 `json:"restarts,omitempty"`
+	// JobManagerStarted is set once the JobManager of this deployment was seen READY: a later
+	// pod that cannot start (a lost node, an image gone from the registry) does not make it a
+	// JobManager that never started.
+	JobManagerStarted bool `json:"jobManagerStarted,omitempty"`
 }
 
 // Generation is the resource generation the spec belongs to.

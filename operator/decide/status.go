@@ -32,6 +32,11 @@ func (s *step) observeStatus() {
 	default:
 		st.JobManagerDeploymentStatus = flinkv1beta1.JobManagerReady
 	}
+	if st.JobManagerDeploymentStatus == flinkv1beta1.JobManagerReady && s.last != nil && !s.last.Metadata.JobManagerStarted &&
+		st.ReconciliationStatus.State == flinkv1beta1.ReconciliationDeployed {
+		s.last.Metadata.JobManagerStarted = true
+		s.recordIgnorable()
+	}
 	if prevJM != st.JobManagerDeploymentStatus && prevJM != "" {
 		s.event(Normal, "JobManagerDeploymentStatusChanged", fmt.Sprintf("JobManager deployment status changed from %s to %s", prevJM, st.JobManagerDeploymentStatus))
 	}

@@ -164,6 +164,9 @@ const (
 	ActApplyIngress ActionKind = "ApplyIngress"
 	// ActDeleteIngress deletes the web UI Ingress.
 	ActDeleteIngress ActionKind = "DeleteIngress"
+	// ActScale resizes the TaskManager Deployment for Deploy's spec and, when Parallelism is
+	// set, rescales JobID through Flink's resource requirements (Overrides per vertex).
+	ActScale ActionKind = "Scale"
 )
 
 // Action is the one cluster change of a reconcile.
@@ -181,6 +184,9 @@ type Action struct {
 	Path string
 	// Ingress is the spec ActApplyIngress renders.
 	Ingress *flinkv1beta1.IngressSpec
+	// Parallelism and Overrides (vertex id → parallelism) are ActScale's new parallelism.
+	Parallelism int32
+	Overrides   map[string]int32
 }
 
 // Deploy is a cluster to create or update.

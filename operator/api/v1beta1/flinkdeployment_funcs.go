@@ -1,6 +1,9 @@
 package v1beta1
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Flink configuration keys the API types reason about.
 const (
@@ -67,3 +70,23 @@ const CanaryLabel = "flink.apache.org/canary"
 
 // IsCanary reports whether the deployment is a canary resource (label CanaryLabel "true").
 func (d *FlinkDeployment) IsCanary() bool { return d.Labels[CanaryLabel] == "true" }
+
+// TaskManagerReplicas is the number of TaskManagers of a spec: taskManager.replicas, or when it
+// is not set the job's parallelism divided by the slots per TaskManager, rounded up (at least
+// one).
+func TaskManagerReplicas(spec FlinkDeploymentSpec, conf map[string]string) int32 {
+	if spec.TaskManager != nil && spec.TaskManager.Replicas != nil {
+		return *spec.TaskManager.Replicas
+	}
+	slots, err := strconv.Atoi(conf["taskmanager.numberOfTaskSlots"])
+	if err != nil || slots < 1 {
+		slots = 1
+	}
+	p := 1
+	if spec.Job != nil && spec.Job.Parallelism != nil {
+		p = int(*spec.Job.Parallelism)
+	} else if v, err := strconv.Atoi(conf["parallelism.default"]); err == nil && v > 0 {
+		p = v
+	}
+	return int32(max(1, (p+slots-1)/slots))
+}

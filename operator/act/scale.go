@@ -1,0 +1,51 @@
+package act
+
+import (
+	"context"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/decide"
+	"github.com/flinkop/flinkop/operator/flink"
+)
+
+// scale applies a SCALE change in place: the TaskManager Deployment gets the replicas of the
+// new spec (nothing else of it changes, so no pod restarts), and a new parallelism goes to
+// the running job as resource requirements for every vertex. Both steps are idempotent.
+func (e *Executor) scale(ctx context.Context, d *flinkv1beta1.FlinkDeployment, a decide.Action) error {
+	conf, err := a.Deploy.Spec.FlinkConfiguration.Flatten()
+	if err != nil {
+		return fmt.Errorf("flinkConfiguration: %w", err)
+	}
+	want := TaskManagerReplicas(a.Deploy.Spec, conf)
+	var tm appsv1.Deployment
+	if err := e.Client.Get(ctx, client.ObjectKey{Namespace: d.Namespace, Name: TaskManagerName(d.Name)}, &tm); err != nil {
+		return wrap("get TaskManager deployment", err)
+	}
+	if tm.Spec.Replicas == nil || *tm.Spec.Replicas != want {
+		tm.Spec.Replicas = &want
+		if err := e.Client.Update(ctx, &tm); err != nil {
+			return wrap("scale TaskManager deployment", err)
+		}
+	}
+	if a.Parallelism == 0 {
+		return nil
+	}
+	api := e.Flink(d)
+	current, err := api.ResourceRequirements(ctx, a.JobID)
+	if err != nil {
+		return wrap("get resource requirements", err)
+	}
+	next := flink.ResourceRequirements{}
+	for vertex := range current {
+		p := a.Parallelism
+		if o, ok := a.Overrides[vertex]; ok {
+			p = o
+		}
+		next[vertex] = flink.VertexRequirements{Parallelism: flink.ParallelismBounds{LowerBound: 1, UpperBound: p}}
+	}
+	return wrap("set resource requirements", api.SetResourceRequirements(ctx, a.JobID, next))
+}
