@@ -79,22 +79,6 @@ func TestFaultsTakeEffect(t *testing.T) {
 				t.Errorf("%d HA ConfigMaps left", len(cms.Items))
 			}
 		}},
-		"a deleted JobManager Deployment takes its JobManager down, and the operator brings it back": {chaos.JobManagerDeploymentLoss{}, func(t *testing.T, w *harness.World) {
-			t.Helper()
-			if w.Sim.Cluster(w.Namespace, "demo") != nil {
-				t.Fatal("the JobManager still runs after its Deployment was deleted")
-			}
-			_ = w.RunFor(2 * time.Minute)
-			if !traced(w, "RecoverDeployment") {
-				t.Errorf("no RecoverDeployment in the trace:\n%s", w.Trace)
-			}
-			w.Cluster("demo", func(c *fakeflink.Cluster) {
-				s := c.Starts()
-				if len(s) != 1 || s[0].RestorePath == "" {
-					t.Errorf("starts of the new JobManager %+v, want one HA recovery from a checkpoint", s)
-				}
-			})
-		}},
 		"a savepoint failure fails the next savepoint": {chaos.SavepointFailure{Count: 1}, func(t *testing.T, w *harness.World) {
 			t.Helper()
 			triggerSavepoint(w, 20*time.Second)
@@ -131,6 +115,7 @@ func TestFaultsTakeEffect(t *testing.T) {
 	}
 	maps.Copy(cases, windowFaultCases())
 	maps.Copy(cases, apiFaultCases())
+	maps.Copy(cases, kubernetesFaultCases())
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			w := running(t)
@@ -146,6 +131,28 @@ func TestFaultsTakeEffect(t *testing.T) {
 type faultCase struct {
 	fault chaos.Fault
 	check func(t *testing.T, w *harness.World)
+}
+
+// kubernetesFaultCases are faults on the Kubernetes objects the operator owns.
+func kubernetesFaultCases() map[string]faultCase {
+	return map[string]faultCase{
+		"a deleted JobManager Deployment takes its JobManager down, and the operator brings it back": {chaos.JobManagerDeploymentLoss{}, func(t *testing.T, w *harness.World) {
+			t.Helper()
+			if w.Sim.Cluster(w.Namespace, "demo") != nil {
+				t.Fatal("the JobManager still runs after its Deployment was deleted")
+			}
+			_ = w.RunFor(2 * time.Minute)
+			if !traced(w, "RecoverDeployment") {
+				t.Errorf("no RecoverDeployment in the trace:\n%s", w.Trace)
+			}
+			w.Cluster("demo", func(c *fakeflink.Cluster) {
+				s := c.Starts()
+				if len(s) != 1 || s[0].RestorePath == "" {
+					t.Errorf("starts of the new JobManager %+v, want one HA recovery from a checkpoint", s)
+				}
+			})
+		}},
+	}
 }
 
 // windowFaultCases are the faults on pods and REST.
