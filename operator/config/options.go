@@ -28,6 +28,11 @@ const (
 	KeyFlinkClientTimeout       = "kubernetes.operator.flink.client.timeout"
 	KeyRestartFailed            = "kubernetes.operator.job.restart.failed"
 	KeySavepointCleanup         = "kubernetes.operator.savepoint.cleanup.enabled"
+	KeyHealthCheck              = "kubernetes.operator.cluster.health-check.enabled"
+	KeyHealthRestartsThreshold  = "kubernetes.operator.cluster.health-check.restarts.threshold"
+	KeyHealthRestartsWindow     = "kubernetes.operator.cluster.health-check.restarts.window"
+	KeyHealthCheckpoints        = "kubernetes.operator.cluster.health-check.checkpoint-progress.enabled"
+	KeyHealthCheckpointsWindow  = "kubernetes.operator.cluster.health-check.checkpoint-progress.window"
 )
 
 // Options are the operator options that matter for one resource.
@@ -63,6 +68,14 @@ type Options struct {
 	RestartFailedJobs bool
 	// SavepointCleanup disposes the savepoints trimmed from the history.
 	SavepointCleanup bool
+	// HealthCheck restarts a running job that is unhealthy: HealthRestartsThreshold restarts
+	// within HealthRestartsWindow, or (HealthCheckpoints) no completed checkpoint within
+	// HealthCheckpointsWindow.
+	HealthCheck             bool
+	HealthRestartsThreshold int
+	HealthRestartsWindow    time.Duration
+	HealthCheckpoints       bool
+	HealthCheckpointsWindow time.Duration
 }
 
 // Defaults are the Apache operator's defaults.
@@ -72,6 +85,7 @@ func Defaults() Options {
 		SavepointHistoryMaxCount: 10, SavepointHistoryMaxAge: 24 * time.Hour, LastStateFallback: true,
 		SavepointFormat: "CANONICAL", DeploymentReadyTimeout: 5 * time.Minute, JMDeploymentRecovery: true,
 		FlinkClientTimeout: 10 * time.Second, SavepointCleanup: true,
+		HealthRestartsThreshold: 64, HealthRestartsWindow: 2 * time.Minute, HealthCheckpoints: true, HealthCheckpointsWindow: 5 * time.Minute,
 	}
 }
 
@@ -137,14 +151,22 @@ func (o Options) With(conf map[string]string) (Options, error) {
 	boolean(KeyJMDeploymentRecovery, &o.JMDeploymentRecovery)
 	boolean(KeyRestartFailed, &o.RestartFailedJobs)
 	boolean(KeySavepointCleanup, &o.SavepointCleanup)
-	if v, ok := conf[KeySavepointHistoryMaxCount]; ok {
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil || n < 1 {
-			errs = append(errs, fmt.Sprintf("%s: %q is not a positive number", KeySavepointHistoryMaxCount, v))
-		} else {
-			o.SavepointHistoryMaxCount = n
+	boolean(KeyHealthCheck, &o.HealthCheck)
+	boolean(KeyHealthCheckpoints, &o.HealthCheckpoints)
+	dur(KeyHealthRestartsWindow, &o.HealthRestartsWindow)
+	dur(KeyHealthCheckpointsWindow, &o.HealthCheckpointsWindow)
+	positive := func(key string, dst *int) {
+		if v, ok := conf[key]; ok {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil || n < 1 {
+				errs = append(errs, fmt.Sprintf("%s: %q is not a positive number", key, v))
+				return
+			}
+			*dst = n
 		}
 	}
+	positive(KeySavepointHistoryMaxCount, &o.SavepointHistoryMaxCount)
+	positive(KeyHealthRestartsThreshold, &o.HealthRestartsThreshold)
 	if v, ok := conf[KeySavepointFormat]; ok {
 		switch f := strings.ToUpper(strings.TrimSpace(v)); f {
 		case "CANONICAL", "NATIVE":

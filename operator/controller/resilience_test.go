@@ -296,3 +296,33 @@ func TestScaleInPlaceKeepsTheJobRunning(t *testing.T) {
 		t.Errorf("%d job starts, parallelism %d; want the first job rescaled to 6", n, c.Jobs()[0].Parallelism())
 	}
 }
+
+func TestUnhealthyJobWithoutCheckpointsIsRestarted(t *testing.T) {
+	e := newEnv(t)
+	e.create(deployment("hc", flinkv1beta1.UpgradeModeLastState, conf(
+		"kubernetes.operator.cluster.health-check.enabled", "true",
+		"kubernetes.operator.cluster.health-check.checkpoint-progress.window", "1m")))
+	e.until("hc", 20, "running", running(1))
+	e.advance("hc", 30*time.Second)
+	first := e.lastStart("hc")
+	e.sim.Do(ns, "hc", func(c *fakeflink.Cluster) { c.FailCheckpoints(true) })
+	e.until("hc", 60, "restarted", func(d *flinkv1beta1.FlinkDeployment) bool {
+		return d.Status.JobStatus.State == flinkv1beta1.JobStatusRunning && e.jmRun("hc") == "restart-1"
+	})
+	if !e.hasEvent("no checkpoint completed within 1m0s") {
+		t.Errorf("the event does not say why: %v", e.events)
+	}
+	start := e.lastStart("hc")
+	if start.JobID != first.JobID || start.Offset < 2000 {
+		t.Errorf("restarted job started %+v, want job %s recovered from HA at its last completed checkpoint (offset ≥ 2000)", start, first.JobID)
+	}
+}
+
+func (e *env) jmRun(name string) string {
+	e.t.Helper()
+	var dep appsv1.Deployment
+	if err := e.client.Get(e.ctx, client.ObjectKey{Namespace: ns, Name: act.JobManagerName(name)}, &dep); err != nil {
+		return "missing"
+	}
+	return dep.Annotations[act.AnnotationRun]
+}

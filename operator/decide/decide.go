@@ -82,7 +82,7 @@ func (s *step) reconcile() {
 		s.rollBack()
 		return
 	}
-	if s.beginRollbackIfUnstable() || s.recoverJobManager() || s.restartFailedJob() {
+	if s.beginRollbackIfUnstable() || s.recoverJobManager() || s.restartFailedJob() || (valid && s.restartUnhealthyJob()) {
 		return
 	}
 	s.steady(valid)

@@ -2,6 +2,7 @@ package decide
 
 import (
 	"fmt"
+	"time"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
@@ -102,4 +103,50 @@ func (s *step) restart(reason, msg string) {
 	s.st.JobStatus.UpgradeSavepointPath = ""
 	s.event(Warning, reason, msg)
 	s.res.RequeueAfter = immediately
+}
+
+// restartUnhealthyJob restarts a running job that the health check finds unhealthy
+// (kubernetes.operator.cluster.health-check.enabled): too many restarts within the window
+// (counted from the job's exception history), or no checkpoint completed within the
+// checkpoint-progress window although checkpointing is on. The restart keeps state as its
+// upgrade mode does.
+func (s *step) restartUnhealthyJob() bool {
+	o, opts := s.in.Observed, s.in.Options
+	if !opts.HealthCheck || s.st.ReconciliationStatus.State != flinkv1beta1.ReconciliationDeployed ||
+		s.last.Spec.Job == nil || s.last.Spec.Job.EffectiveState() != flinkv1beta1.JobStateRunning || o.Job == nil {
+		return false
+	}
+	if why := s.unhealthy(); why != "" {
+		s.restart("RestartUnhealthyJob", fmt.Sprintf("Job %s is unhealthy (%s); restarting it with upgrade mode %s", o.Job.ID, why, s.last.Spec.Job.EffectiveUpgradeMode()))
+		return true
+	}
+	return false
+}
+
+// unhealthy says why the observed job is unhealthy, or "".
+func (s *step) unhealthy() string {
+	o, opts, now := s.in.Observed, s.in.Options, s.in.Now
+	job := o.Job
+	if job.State != "RUNNING" && job.State != "RESTARTING" {
+		return ""
+	}
+	since := now.Add(-opts.HealthRestartsWindow).UnixMilli()
+	restarts := 0
+	for _, t := range job.FailureTimes {
+		if t >= since {
+			restarts++
+		}
+	}
+	if restarts >= opts.HealthRestartsThreshold {
+		return fmt.Sprintf("%d restarts within %s", restarts, opts.HealthRestartsWindow)
+	}
+	window := opts.HealthCheckpointsWindow
+	if _, checkpointing := s.conf["execution.checkpointing.interval"]; !opts.HealthCheckpoints || !checkpointing || job.State != "RUNNING" ||
+		now.Sub(time.UnixMilli(job.StartTime)) < window {
+		return ""
+	}
+	if cp := job.LatestCheckpoint; cp == nil || now.Sub(time.UnixMilli(cp.Timestamp)) > window {
+		return fmt.Sprintf("no checkpoint completed within %s", window)
+	}
+	return ""
 }

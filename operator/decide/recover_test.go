@@ -3,6 +3,7 @@ package decide
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -212,6 +213,71 @@ func TestSyncIngress(t *testing.T) {
 			}
 			if tc.want == ActApplyIngress && (got.Action.Ingress == nil || got.Action.Ingress.Template != tc.d.Spec.Ingress.Template) {
 				t.Errorf("applies %+v", got.Action.Ingress)
+			}
+		})
+	}
+}
+
+func TestRestartUnhealthyJob(t *testing.T) {
+	healthCheck := func(in *Input) {
+		in.Options.HealthCheck, in.Options.HealthRestartsThreshold = true, 3
+		in.Options.HealthRestartsWindow, in.Options.HealthCheckpointsWindow = 2*time.Minute, 5*time.Minute
+	}
+	withCheckpointing := func(d *flinkv1beta1.FlinkDeployment) {
+		d.Spec.FlinkConfiguration.Set("execution.checkpointing.interval", "10s")
+		r := newReconciledSpec(d.Spec, 1, false, RestoreHA)
+		d.Status.ReconciliationStatus.LastReconciledSpec, d.Status.ReconciliationStatus.LastStableSpec = r.Encode(), r.Encode()
+	}
+	failures := func(ago ...time.Duration) func(*Observation) {
+		return func(o *Observation) {
+			for _, a := range ago {
+				o.Job.FailureTimes = append(o.Job.FailureTimes, now.Add(-a).UnixMilli())
+			}
+		}
+	}
+	startedAgo := func(a time.Duration) func(*Observation) {
+		return func(o *Observation) { o.Job.StartTime = now.Add(-a).UnixMilli() }
+	}
+	cases := map[string]struct {
+		d           *flinkv1beta1.FlinkDeployment
+		o           Observation
+		opts        func(*Input)
+		wantRestart string // in the event, "" for none
+	}{
+		"restarts over the threshold within the window": {
+			d: deployed(ls), o: cluster(1, "RESTARTING", failures(10*time.Second, 30*time.Second, time.Minute)), opts: healthCheck,
+			wantRestart: "3 restarts within 2m0s",
+		},
+		"old restarts do not count": {
+			d: deployed(ls), o: cluster(1, "RUNNING", failures(10*time.Second, 5*time.Minute, 6*time.Minute)), opts: healthCheck,
+		},
+		"no checkpoint within the window": {
+			d: deployed(ls, withCheckpointing), o: cluster(1, "RUNNING", startedAgo(time.Hour), checkpoint("file:///cp/chk-1", now.Add(-6*time.Minute).UnixMilli())),
+			opts: healthCheck, wantRestart: "no checkpoint completed within 5m0s",
+		},
+		"a young job has time for its first checkpoint": {
+			d: deployed(ls, withCheckpointing), o: cluster(1, "RUNNING", startedAgo(time.Minute)), opts: healthCheck,
+		},
+		"never without checkpointing": {
+			d: deployed(ls), o: cluster(1, "RUNNING", startedAgo(time.Hour)), opts: healthCheck,
+		},
+		"never with the health check off": {
+			d: deployed(ls), o: cluster(1, "RESTARTING", failures(time.Second, 2*time.Second, 3*time.Second, 4*time.Second)),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			in := input(tc.d, tc.o)
+			if tc.opts != nil {
+				tc.opts(&in)
+			}
+			got := Decide(in)
+			restarted := got.Status.ReconciliationStatus.State == flinkv1beta1.ReconciliationUpgrading
+			if restarted != (tc.wantRestart != "") {
+				t.Fatalf("state %s events %+v; want a restart: %q", got.Status.ReconciliationStatus.State, got.Events, tc.wantRestart)
+			}
+			if restarted && (!hasReason(got.Events, "RestartUnhealthyJob") || !hasEvent(got.Events, tc.wantRestart)) {
+				t.Errorf("events %+v, want RestartUnhealthyJob saying %q", got.Events, tc.wantRestart)
 			}
 		})
 	}

@@ -73,6 +73,9 @@ type JobObservation struct {
 	StartTime int64
 	// FailureCause is the first line of the newest exception of a FAILED job.
 	FailureCause string
+	// FailureTimes are the times (epoch ms) of the failures in the job's exception history
+	// (Flink keeps the newest web.exception-history-size, 16 by default).
+	FailureTimes []int64
 	// LatestCheckpoint is the newest completed externalized checkpoint, if any.
 	LatestCheckpoint *SnapshotRef
 }

@@ -238,9 +238,15 @@ func (o *Observer) observeFlink(ctx context.Context, d *flinkv1beta1.FlinkDeploy
 		return
 	}
 	obs.Job = &decide.JobObservation{ID: job.ID, Name: job.Name, State: string(job.State), StartTime: job.StartTime}
-	if job.State == flink.JobFailed {
+	if job.State == flink.JobFailed || job.State == flink.JobRunning || job.State == flink.JobRestarting {
+		// The failure cause of a failed job; the failure times feed the health check.
 		if h, err := api.JobExceptions(ctx, job.ID); err == nil && len(h.Entries) > 0 {
-			obs.Job.FailureCause = firstLine(h.Entries[0].StackTrace)
+			if job.State == flink.JobFailed {
+				obs.Job.FailureCause = firstLine(h.Entries[0].StackTrace)
+			}
+			for _, e := range h.Entries {
+				obs.Job.FailureTimes = append(obs.Job.FailureTimes, e.Timestamp)
+			}
 		}
 	}
 	if st, err := api.Checkpoints(ctx, job.ID); err == nil && st.Latest.Completed != nil {
