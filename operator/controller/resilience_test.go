@@ -100,10 +100,7 @@ func TestJobManagerDeploymentRecoveredWithState(t *testing.T) {
 	if !e.hasEvent("RecoverDeployment") {
 		t.Errorf("no RecoverDeployment event: %v", e.events)
 	}
-	start := e.lastStart("jmr")
-	if !strings.Contains(start.RestorePath, "/chk-") || start.Offset < 3000 {
-		t.Errorf("recovered job started %+v, want an HA recovery from a checkpoint of offset ≥ 3000", start)
-	}
+	e.wantCheckpointRestore("jmr", 3000, "the recovered job")
 }
 
 func TestJobManagerDeploymentNotRecoveredWithoutHA(t *testing.T) {
@@ -139,9 +136,16 @@ func TestFailedJobRestartedFromItsCheckpoint(t *testing.T) {
 	if !e.hasEvent("Warning RestartFailedJob") {
 		t.Errorf("no RestartFailedJob warning: %v", e.events)
 	}
-	start := e.lastStart("rs")
-	if !strings.Contains(start.RestorePath, "/chk-") || start.Offset < 3000 {
-		t.Errorf("restarted job started %+v, want the failed job's newest checkpoint (offset ≥ 3000)", start)
+	e.wantCheckpointRestore("rs", 3000, "the restarted job")
+}
+
+// wantCheckpointRestore fails unless the resource's newest job start restored a checkpoint at
+// offset min or later.
+func (e *env) wantCheckpointRestore(name string, min int64, what string) {
+	e.t.Helper()
+	start := e.lastStart(name)
+	if !strings.Contains(start.RestorePath, "/chk-") || start.Offset < min {
+		e.t.Errorf("%s started %+v, want it restored from a checkpoint at offset ≥ %d", what, start, min)
 	}
 }
 

@@ -121,6 +121,20 @@ func savepointOp(op OperationObservation) func(*Observation) {
 
 func missing() Observation { return Observation{HAMetadata: true} }
 
+// startedAgo makes the observed job's start a while before now.
+func startedAgo(ago time.Duration) func(*Observation) {
+	return func(o *Observation) { o.Job.StartTime = now.Add(-ago).UnixMilli() }
+}
+
+// inputWith is input with the options changed by opts (nil: the defaults).
+func inputWith(d *flinkv1beta1.FlinkDeployment, o Observation, opts func(*Input)) Input {
+	in := input(d, o)
+	if opts != nil {
+		opts(&in)
+	}
+	return in
+}
+
 func input(d *flinkv1beta1.FlinkDeployment, o Observation) Input {
 	opts := config.Defaults()
 	return Input{Resource: d, Options: opts, Observed: o, Now: now}

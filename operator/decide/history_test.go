@@ -16,9 +16,6 @@ func TestPeriodicSavepoint(t *testing.T) {
 			d.Status.JobStatus.SavepointInfo = &flinkv1beta1.SavepointInfo{LastPeriodicSavepointTimestamp: now.Add(-ago).UnixMilli()}
 		}
 	}
-	startedAgo := func(ago time.Duration) func(*Observation) {
-		return func(o *Observation) { o.Job.StartTime = now.Add(-ago).UnixMilli() }
-	}
 	cases := map[string]struct {
 		d           *flinkv1beta1.FlinkDeployment
 		o           Observation
@@ -47,10 +44,7 @@ func TestPeriodicSavepoint(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			in := input(tc.d, tc.o)
-			if tc.opts != nil {
-				tc.opts(&in)
-			}
+			in := inputWith(tc.d, tc.o, tc.opts)
 			got := Decide(in)
 			triggered := got.Action.Kind == ActTriggerSavepoint
 			if triggered != tc.wantTrigger {
@@ -127,10 +121,7 @@ func TestCleanHistory(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			in := input(tc.d, tc.o)
-			if tc.opts != nil {
-				tc.opts(&in)
-			}
+			in := inputWith(tc.d, tc.o, tc.opts)
 			got := Decide(in)
 			if diff := cmp.Diff(tc.wantAction, got.Action); diff != "" {
 				t.Errorf("action (-want +got):\n%s", diff)

@@ -62,10 +62,7 @@ func TestRecoverJobManager(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			in := input(tc.d, tc.o)
-			if tc.opts != nil {
-				tc.opts(&in)
-			}
+			in := inputWith(tc.d, tc.o, tc.opts)
 			got := Decide(in)
 			want := None
 			if tc.wantAction != nil {
@@ -111,10 +108,7 @@ func TestRestartFailedJob(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			in := input(tc.d, tc.o)
-			if tc.opts != nil {
-				tc.opts(&in)
-			}
+			in := inputWith(tc.d, tc.o, tc.opts)
 			got := Decide(in)
 			if got.Status.ReconciliationStatus.State != tc.wantState || reconciled(got.Status).Metadata.JobRun != tc.wantRun {
 				t.Fatalf("state %s run %q; want %s %q", got.Status.ReconciliationStatus.State, reconciled(got.Status).Metadata.JobRun, tc.wantState, tc.wantRun)
@@ -235,9 +229,6 @@ func TestRestartUnhealthyJob(t *testing.T) {
 			}
 		}
 	}
-	startedAgo := func(a time.Duration) func(*Observation) {
-		return func(o *Observation) { o.Job.StartTime = now.Add(-a).UnixMilli() }
-	}
 	cases := map[string]struct {
 		d           *flinkv1beta1.FlinkDeployment
 		o           Observation
@@ -267,10 +258,7 @@ func TestRestartUnhealthyJob(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			in := input(tc.d, tc.o)
-			if tc.opts != nil {
-				tc.opts(&in)
-			}
+			in := inputWith(tc.d, tc.o, tc.opts)
 			got := Decide(in)
 			restarted := got.Status.ReconciliationStatus.State == flinkv1beta1.ReconciliationUpgrading
 			if restarted != (tc.wantRestart != "") {

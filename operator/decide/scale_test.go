@@ -65,7 +65,7 @@ func TestScaleInPlace(t *testing.T) {
 			d: standalone(false, both(replicas(3), par(6))), o: cluster(1, "RUNNING"),
 		},
 		"too few slots for the job: a full upgrade": {
-			d: standalone(false, replicas(0)), o: cluster(1, "RUNNING"),
+			d: standalone(true, replicas(0)), o: cluster(1, "RUNNING"),
 		},
 		"a job that does not run: a full upgrade": {
 			d: standalone(true, par(3)), o: cluster(1, "RESTARTING"),
