@@ -273,6 +273,10 @@ func (c *Checker) checkStart(d *flinkv1beta1.FlinkDeployment, s fakeflink.JobSta
 	}
 	var floor int64
 	switch {
+	case crashed && s.JobID == prev && haEnabled(r) && !haLost:
+		// HA recovery of the same job after its JobManager went (Flink's own restart, or a
+		// JobManager Deployment the operator recreated): it restores the latest checkpoint.
+		floor = c.newest(name, prev, s.Time, true)
 	case !operatorDeploy && crashed:
 		// Flink's own recovery after a JobManager crash: only HA recovery must keep state.
 		if !haEnabled(r) || s.JobID != prev || haLost {
