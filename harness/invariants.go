@@ -432,7 +432,10 @@ func (c *Checker) Converged(name string) (bool, string) {
 		return false, fmt.Sprintf("generation %d observed %d, reconciliation %s", d.Generation, st.ObservedGeneration, st.ReconciliationStatus.State)
 	}
 	want := flinkv1beta1.JobStatusRunning
-	if d.Spec.Job != nil && d.Spec.Job.EffectiveState() == flinkv1beta1.JobStateSuspended {
+	switch {
+	case d.Spec.Job == nil:
+		want = "" // a session cluster runs no job of its own
+	case d.Spec.Job.EffectiveState() == flinkv1beta1.JobStateSuspended:
 		want = flinkv1beta1.JobStatusSuspended
 	}
 	if st.JobStatus.State != want {

@@ -70,6 +70,10 @@ func (s *Script) Exec(cmd string, raw []datadriven.CmdArg) (string, error) {
 		err = s.w.Delete(name)
 	case "delete-jobmanager":
 		err = s.deleteJobManager(name)
+	case "sessionjob":
+		err = s.sessionJob(name, a.str("deployment", resource), true)
+	case "delete-sessionjob":
+		err = s.sessionJob(name, "", false)
 	case "restart-operator":
 		s.w.Trace.Add(s.w.Now(), "fault", "", "operator restarted")
 		s.w.RestartOperator()
@@ -108,6 +112,9 @@ func (s *Script) apply(name string, a args) error {
 		if !slices.Contains(s.names, name) {
 			s.names = append(s.names, name)
 		}
+	}
+	if v, ok := a.take("session"); ok && v == "true" {
+		spec.Job = nil // a session cluster
 	}
 	if v, ok := a.take("mode"); ok {
 		spec.Job.UpgradeMode = flinkv1beta1.UpgradeMode(v)
@@ -289,6 +296,22 @@ func (s *Script) deleteJobManager(name string) error {
 
 // savepointDir is where BaseSpec's savepoints go (state.savepoints.dir).
 const savepointDir = "file:///data/sp/"
+
+// sessionJob creates (or, with create false, deletes) a FlinkSessionJob targeting deployment.
+// Nothing reconciles session jobs yet: they stand for the jobs that keep a session cluster.
+func (s *Script) sessionJob(name, deployment string, create bool) error {
+	j := &flinkv1beta1.FlinkSessionJob{}
+	j.Namespace, j.Name = s.w.Namespace, name
+	ctx := context.Background()
+	if !create {
+		s.w.Trace.Add(s.w.Now(), "spec", name, "session job deleted")
+		return s.w.Client.Delete(ctx, j)
+	}
+	j.Spec.DeploymentName = deployment
+	j.Spec.Job = &flinkv1beta1.JobSpec{JarURI: "https://repo.example.com/job.jar"}
+	s.w.Trace.Add(s.w.Now(), "spec", name, "session job created on "+deployment)
+	return s.w.Client.Create(ctx, j)
+}
 
 // status renders what a user reads in kubectl get flinkdep -o yaml.
 func (s *Script) status(name string) string {

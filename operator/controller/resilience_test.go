@@ -330,3 +330,30 @@ func (e *env) jmRun(name string) string {
 	}
 	return dep.Annotations[act.AnnotationRun]
 }
+
+func TestPeriodicSavepointsWithHistoryDisposal(t *testing.T) {
+	e := newEnv(t)
+	e.create(deployment("ps", flinkv1beta1.UpgradeModeSavepoint, conf(
+		"kubernetes.operator.periodic.savepoint.interval", "30s", "kubernetes.operator.savepoint.history.max.count", "2")))
+	e.until("ps", 20, "running", running(1))
+	e.advance("ps", 3*time.Minute)
+	d := e.get("ps")
+	sp := d.Status.JobStatus.SavepointInfo
+	if sp == nil || len(sp.SavepointHistory) != 2 || sp.LastSavepoint == nil || sp.LastSavepoint.TriggerType != flinkv1beta1.SnapshotTriggerPeriodic {
+		t.Fatalf("savepoint info %+v, want a history of 2 periodic savepoints", sp)
+	}
+	taken, stored := 0, len(e.sim.Store.List("file:///data/sp/"))
+	for _, ev := range e.events {
+		if strings.Contains(ev, "SavepointCompleted") {
+			taken++
+		}
+	}
+	if taken < 5 || stored != 2 || !e.hasEvent("SavepointDisposed") {
+		t.Errorf("%d savepoints taken, %d stored; want at least 5 taken and the trimmed ones disposed", taken, stored)
+	}
+	for _, h := range sp.SavepointHistory {
+		if _, ok := e.sim.Store.Get(h.Location); !ok {
+			t.Errorf("savepoint %s in the history was disposed", h.Location)
+		}
+	}
+}
