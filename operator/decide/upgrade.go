@@ -109,7 +109,11 @@ func (s *step) savepointTeardown() {
 		s.setTrigger(id, flinkv1beta1.SnapshotTriggerUpgrade)
 		s.event(Normal, "SavepointTriggered", "Stopping job "+o.Job.ID+" with a savepoint to upgrade")
 	case !o.RESTReachable:
-		s.fail("UpgradeWaiting", "savepoint upgrade waits for the JobManager REST API: "+o.RESTError)
+		why := o.RESTError
+		if why == "" {
+			why = "the JobManager is not ready yet"
+		}
+		s.fail("UpgradeWaiting", "savepoint upgrade waits for the JobManager REST API: "+why)
 	default:
 		s.savepointImpossible()
 	}
