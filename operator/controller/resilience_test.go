@@ -299,6 +299,22 @@ func TestScaleInPlaceKeepsTheJobRunning(t *testing.T) {
 	if n := len(c.Starts()); n != 1 || c.Jobs()[0].Parallelism() != 6 {
 		t.Errorf("%d job starts, parallelism %d; want the first job rescaled to 6", n, c.Jobs()[0].Parallelism())
 	}
+	// A JobManager failover re-runs the job with its rendered configuration (parallelism 2):
+	// the operator rescales it to the spec again.
+	e.advance("sc", 20*time.Second)
+	e.sim.Do(ns, "sc", func(c *fakeflink.Cluster) {
+		c.CrashJobManager()
+		if err := c.StartJobManager(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	e.advance("sc", 40*time.Second)
+	if p := e.cluster("sc").Jobs()[0].Parallelism(); p != 6 {
+		t.Errorf("parallelism %d after the failover, want the spec's 6 again", p)
+	}
+	if !e.hasEvent("the spec asks for 6") {
+		t.Errorf("no event for the re-applied parallelism: %v", e.events)
+	}
 }
 
 func TestUnhealthyJobWithoutCheckpointsIsRestarted(t *testing.T) {

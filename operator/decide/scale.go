@@ -101,3 +101,25 @@ func parseOverrides(v string) map[string]int32 {
 	}
 	return out
 }
+
+// reapplyParallelism rescales a running job on the adaptive scheduler whose parallelism is not
+// the deployed spec's: after an in-place rescale, a JobManager failover brings the job back
+// with the parallelism of its rendered configuration.
+func (s *step) reapplyParallelism() bool {
+	o := s.in.Observed
+	dep := s.deployedSpec()
+	if s.st.ReconciliationStatus.State != flinkv1beta1.ReconciliationDeployed || dep.Spec.Job == nil || o.Job == nil ||
+		o.Job.State != "RUNNING" || o.Job.Parallelism == 0 || !o.RESTReachable {
+		return false
+	}
+	conf, _ := dep.Spec.FlinkConfiguration.Flatten()
+	want := parallelism(dep.Spec)
+	if conf[KeyParallelismOverrides] != "" || !adaptiveScheduler(conf) || !rescaleAPI(dep.Spec.FlinkVersion) || o.Job.Parallelism == want {
+		return false
+	}
+	s.res.Action = Action{Kind: ActScale, Deploy: &Deploy{Spec: dep.Spec, Generation: dep.Generation(), Run: dep.Metadata.JobRun},
+		JobID: o.Job.ID, Parallelism: want}
+	s.event(Normal, "Scaling", fmt.Sprintf("The job runs with parallelism %d, the spec asks for %d: rescaling in place", o.Job.Parallelism, want))
+	s.requeue(s.in.Options.ProgressCheckInterval)
+	return true
+}

@@ -99,3 +99,30 @@ func TestScaleInPlace(t *testing.T) {
 		})
 	}
 }
+
+func TestReapplyParallelism(t *testing.T) {
+	adaptive := func(d *flinkv1beta1.FlinkDeployment) {
+		d.Spec.FlinkConfiguration.Set("jobmanager.scheduler", "adaptive")
+		r := newReconciledSpec(d.Spec, 1, false, RestoreSavepoint)
+		d.Status.ReconciliationStatus.LastReconciledSpec, d.Status.ReconciliationStatus.LastStableSpec = r.Encode(), r.Encode()
+	}
+	runsWith := func(p int32) func(*Observation) { return func(o *Observation) { o.Job.Parallelism = p } }
+	cases := map[string]struct {
+		d    *flinkv1beta1.FlinkDeployment
+		o    Observation
+		want ActionKind
+	}{
+		"the job came back with another parallelism: rescaled to the spec's": {d: deployed(sp, adaptive), o: cluster(1, "RUNNING", runsWith(1)), want: ActScale},
+		"the spec's parallelism: nothing":                                    {d: deployed(sp, adaptive), o: cluster(1, "RUNNING", runsWith(2)), want: ActNone},
+		"not read (another scheduler): nothing":                              {d: deployed(sp), o: cluster(1, "RUNNING"), want: ActNone},
+		"a job that is restarting: nothing yet":                              {d: deployed(sp, adaptive), o: cluster(1, "RESTARTING", runsWith(1)), want: ActNone},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := Decide(input(tc.d, tc.o))
+			if got.Action.Kind != tc.want || (tc.want == ActScale && got.Action.Parallelism != 2) {
+				t.Errorf("action %+v, want %s to parallelism 2", got.Action, tc.want)
+			}
+		})
+	}
+}

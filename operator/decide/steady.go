@@ -18,6 +18,9 @@ func (s *step) steady(valid bool) {
 		s.requeue(s.in.Options.ProgressCheckInterval)
 		return
 	}
+	if s.reapplyParallelism() {
+		return
+	}
 	if s.periodicSavepoint() {
 		s.requeue(s.in.Options.ProgressCheckInterval)
 		return

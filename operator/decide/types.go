@@ -76,6 +76,9 @@ type JobObservation struct {
 	// FailureTimes are the times (epoch ms) of the failures in the job's exception history
 	// (Flink keeps the newest web.exception-history-size, 16 by default).
 	FailureTimes []int64
+	// Parallelism is the job's parallelism on the adaptive scheduler (its highest vertex upper
+	// bound); 0 when not read.
+	Parallelism int32
 	// LatestCheckpoint is the newest completed externalized checkpoint, if any.
 	LatestCheckpoint *SnapshotRef
 }

@@ -26,6 +26,7 @@ type FlinkAPI interface {
 	Checkpoints(ctx context.Context, jobID string) (*flink.CheckpointingStatistics, error)
 	SavepointStatus(ctx context.Context, jobID, triggerID string) (*flink.SavepointResult, error)
 	CheckpointStatus(ctx context.Context, jobID, triggerID string) (*flink.CheckpointResult, error)
+	ResourceRequirements(ctx context.Context, jobID string) (flink.ResourceRequirements, error)
 }
 
 // HA ConfigMap labels, as Flink's Kubernetes HA services set them.
@@ -253,6 +254,15 @@ func (o *Observer) observeFlink(ctx context.Context, d *flinkv1beta1.FlinkDeploy
 		c := st.Latest.Completed
 		obs.Job.LatestCheckpoint = &decide.SnapshotRef{Path: c.ExternalPath, ID: c.ID, Timestamp: c.TriggerTimestamp}
 	}
+	if job.State == flink.JobRunning && adaptive(d) {
+		// The adaptive scheduler's parallelism can drift from the spec (an in-place rescale
+		// the JobManager forgot on failover); it is read to re-apply it.
+		if req, err := api.ResourceRequirements(ctx, job.ID); err == nil {
+			for _, v := range req {
+				obs.Job.Parallelism = max(obs.Job.Parallelism, v.Parallelism.UpperBound)
+			}
+		}
+	}
 	if sp := d.Status.JobStatus.SavepointInfo; sp != nil && sp.TriggerID != "" {
 		obs.Savepoint = savepointObservation(ctx, api, job.ID, sp.TriggerID)
 	}
@@ -289,6 +299,11 @@ func checkpointObservation(ctx context.Context, api FlinkAPI, jobID, trigger str
 		op.Failure = res.Failure.Summary()
 	}
 	return op
+}
+
+func adaptive(d *flinkv1beta1.FlinkDeployment) bool {
+	v, _ := d.Spec.FlinkConfiguration.Get("jobmanager.scheduler")
+	return strings.EqualFold(v, "adaptive")
 }
 
 // pickJob returns the job with the recorded id, else the newest job.
