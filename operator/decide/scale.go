@@ -117,8 +117,10 @@ func (s *step) reapplyParallelism() bool {
 	if conf[KeyParallelismOverrides] != "" || !adaptiveScheduler(conf) || !rescaleAPI(dep.Spec.FlinkVersion) || o.Job.Parallelism == want {
 		return false
 	}
-	s.res.Action = Action{Kind: ActScale, Deploy: &Deploy{Spec: dep.Spec, Generation: dep.Generation(), Run: dep.Metadata.JobRun},
-		JobID: o.Job.ID, Parallelism: want}
+	s.res.Action = Action{
+		Kind: ActScale, Deploy: &Deploy{Spec: dep.Spec, Generation: dep.Generation(), Run: dep.Metadata.JobRun},
+		JobID: o.Job.ID, Parallelism: want,
+	}
 	s.event(Normal, "Scaling", fmt.Sprintf("The job runs with parallelism %d, the spec asks for %d: rescaling in place", o.Job.Parallelism, want))
 	s.requeue(s.in.Options.ProgressCheckInterval)
 	return true
