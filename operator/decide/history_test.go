@@ -136,3 +136,18 @@ func TestCleanHistory(t *testing.T) {
 		})
 	}
 }
+
+// TestTriggersOfAGoneClusterAreDropped: a periodic savepoint triggered just before a suspend
+// took the cluster down can never complete; it must not block the resource (found by the sweep).
+func TestTriggersOfAGoneClusterAreDropped(t *testing.T) {
+	d := deployed(ls, withTrigger("periodic-1", flinkv1beta1.SnapshotTriggerPeriodic), func(d *flinkv1beta1.FlinkDeployment) {
+		d.Spec.Job.State = flinkv1beta1.JobStateSuspended
+		r := newReconciledSpec(d.Spec, 1, false, RestoreHA)
+		d.Status.ReconciliationStatus.LastReconciledSpec, d.Status.ReconciliationStatus.LastStableSpec = r.Encode(), r.Encode()
+		d.Status.JobStatus.State = flinkv1beta1.JobStatusSuspended
+	})
+	got := Decide(input(d, missing()))
+	if sp := got.Status.JobStatus.SavepointInfo; sp.TriggerID != "" || !hasEvent(got.Events, "its JobManager is gone") {
+		t.Errorf("trigger %q, events %+v; want it dropped with a Warning", sp.TriggerID, got.Events)
+	}
+}

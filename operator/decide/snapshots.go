@@ -50,6 +50,11 @@ func (s *step) completeSavepoint(location string) {
 // still pending.
 func (s *step) pollTriggers() bool {
 	pending := false
+	if s.in.Observed.JobManager == nil {
+		// The cluster is gone (suspended, or torn down by an upgrade): nothing is in flight.
+		s.dropTriggersOfAGoneCluster()
+		return false
+	}
 	if sp := s.st.JobStatus.SavepointInfo; sp != nil && sp.TriggerID != "" {
 		op := s.in.Observed.Savepoint
 		switch {
@@ -88,6 +93,19 @@ func (s *step) pollTriggers() bool {
 		}
 	}
 	return pending
+}
+
+// dropTriggersOfAGoneCluster clears savepoint and checkpoint triggers whose JobManager is gone:
+// they can neither complete nor be asked about.
+func (s *step) dropTriggersOfAGoneCluster() {
+	if sp := s.st.JobStatus.SavepointInfo; sp != nil && sp.TriggerID != "" {
+		s.event(Warning, "SavepointError", "Savepoint "+sp.TriggerID+" was lost: its JobManager is gone")
+		s.clearTrigger()
+	}
+	if cp := s.st.JobStatus.CheckpointInfo; cp != nil && cp.TriggerID != "" {
+		s.event(Warning, "CheckpointError", "Checkpoint "+cp.TriggerID+" was lost: its JobManager is gone")
+		s.clearCheckpointTrigger()
+	}
 }
 
 func (s *step) clearCheckpointTrigger() {
