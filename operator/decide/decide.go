@@ -21,8 +21,6 @@ type step struct {
 	errMsg string            // the error this reconcile reports (status.error)
 	errWhy string            // the Warning reason for errMsg
 	errObs bool              // errMsg only reports what was observed; a decision's error replaces it
-	// validSpec is set when the current spec passed validation.
-	validSpec bool
 	// rollingBack is set while a rollback drives last (then the last stable spec) onto the
 	// cluster; save writes it back to lastStableSpec.
 	rollingBack bool
@@ -60,7 +58,6 @@ func (s *step) reconcile() {
 	}
 	s.last = last
 	valid := s.validate()
-	s.validSpec = valid
 	s.observeStatus()
 	if !valid && last == nil {
 		return
@@ -146,8 +143,9 @@ func (s *step) beginUpgradeIfChanged() bool {
 }
 
 // restorePathConsumed reports whether the deployed job already ran from
-// status.jobStatus.upgradeSavepointPath: the deployed JobManager reports a job, running or ended. The path is then older than that job's state and must not be restored again.
-// (A JobManager that never started reports none: its path is still the newest state.)
+// status.jobStatus.upgradeSavepointPath: the deployed JobManager reports a job, running or
+// ended. The path is then older than that job's state and must not be restored again. (A
+// JobManager that never started reports none: its path is still the newest state.)
 func (s *step) restorePathConsumed() bool {
 	o := s.in.Observed
 	state := s.st.ReconciliationStatus.State

@@ -18,7 +18,7 @@ func (s *step) periodicSavepoint() bool {
 	if every <= 0 || o.Job == nil || o.Job.State != "RUNNING" || !o.RESTReachable {
 		return false
 	}
-	sp := s.savepointInfoOrNil()
+	sp := s.st.JobStatus.SavepointInfo
 	last := o.Job.StartTime
 	if sp != nil && sp.LastPeriodicSavepointTimestamp > last {
 		last = sp.LastPeriodicSavepointTimestamp
@@ -36,8 +36,6 @@ func (s *step) periodicSavepoint() bool {
 	return true
 }
 
-func (s *step) savepointInfoOrNil() *flinkv1beta1.SavepointInfo { return s.st.JobStatus.SavepointInfo }
-
 // cleanHistory trims the savepoint history to kubernetes.operator.savepoint.history.max.count
 // and max.age. A trimmed savepoint is disposed through Flink (one per reconcile) and its entry
 // dropped in the same status write, so a disposal that fails keeps the entry for the next try.
@@ -45,7 +43,7 @@ func (s *step) savepointInfoOrNil() *flinkv1beta1.SavepointInfo { return s.st.Jo
 // disposed (a rolled-back or restarted job may still restore one, as with the Apache
 // operator); with kubernetes.operator.savepoint.cleanup.enabled false nothing is disposed.
 func (s *step) cleanHistory() {
-	sp := s.savepointInfoOrNil()
+	sp := s.st.JobStatus.SavepointInfo
 	if sp == nil || len(sp.SavepointHistory) == 0 {
 		return
 	}

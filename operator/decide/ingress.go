@@ -18,10 +18,11 @@ func IngressHash(spec *flinkv1beta1.IngressSpec) string {
 
 // syncIngress keeps the web UI Ingress in line with spec.ingress of the deployed spec: created
 // or updated when it differs, deleted when the spec no longer asks for one. Ingress changes
-// are ignorable spec changes (nothing is redeployed for them).
-func (s *step) syncIngress() bool {
+// are ignorable spec changes (nothing is redeployed for them). While the current spec fails
+// validation (valid false), the deployed spec's ingress stays.
+func (s *step) syncIngress(valid bool) bool {
 	want := s.d.Spec.Ingress
-	if !s.validSpec {
+	if !valid {
 		want = s.deployedSpec().Spec.Ingress
 	}
 	have := s.in.Observed.Ingress

@@ -38,19 +38,16 @@ func (s *step) scaleInPlace(diff DiffType, fields []string) bool {
 		if spec.Job.EffectiveState() != flinkv1beta1.JobStateRunning || o.Job == nil || o.Job.State != "RUNNING" || !o.RESTReachable {
 			return false
 		}
-		slots, err := strconv.Atoi(conf["taskmanager.numberOfTaskSlots"])
-		if err != nil || slots < 1 {
-			slots = 1
-		}
-		if int(flinkv1beta1.TaskManagerReplicas(spec, conf))*slots < int(parallelism(spec)) {
+		if int(flinkv1beta1.TaskManagerReplicas(spec, conf))*flinkv1beta1.TaskSlots(conf) < int(parallelism(spec)) {
 			return false // not enough slots: the upgrade path says so
 		}
 	}
-	if parallelismChanged && (spec.Job == nil || !adaptiveScheduler(conf) || !rescaleAPI(spec.FlinkVersion)) {
+	if parallelismChanged && (spec.Job == nil || !flinkv1beta1.AdaptiveScheduler(conf) || !rescaleAPI(spec.FlinkVersion)) {
 		return false
 	}
-	next := newReconciledSpec(spec, s.d.Generation, false, s.last.Metadata.Restore)
-	next.Metadata.JobRun, next.Metadata.Restarts = s.last.Metadata.JobRun, s.last.Metadata.Restarts
+	// The same cluster and job keep running: only the spec and its generation change.
+	next := &ReconciledSpec{Spec: *spec.DeepCopy(), Metadata: s.last.Metadata}
+	next.Metadata.Metadata.Generation = s.d.Generation
 	s.last = next
 	rs := &s.st.ReconciliationStatus
 	rs.LastReconciledSpec = next.Encode()
@@ -74,10 +71,6 @@ func parallelism(spec flinkv1beta1.FlinkDeploymentSpec) int32 {
 		return *spec.Job.Parallelism
 	}
 	return 1
-}
-
-func adaptiveScheduler(conf map[string]string) bool {
-	return strings.EqualFold(conf["jobmanager.scheduler"], "adaptive")
 }
 
 // rescaleAPI reports whether a Flink version has PUT /jobs/:id/resource-requirements (1.18+).
@@ -114,7 +107,7 @@ func (s *step) reapplyParallelism() bool {
 	}
 	conf, _ := dep.Spec.FlinkConfiguration.Flatten()
 	want := parallelism(dep.Spec)
-	if conf[KeyParallelismOverrides] != "" || !adaptiveScheduler(conf) || !rescaleAPI(dep.Spec.FlinkVersion) || o.Job.Parallelism == want {
+	if conf[KeyParallelismOverrides] != "" || !flinkv1beta1.AdaptiveScheduler(conf) || !rescaleAPI(dep.Spec.FlinkVersion) || o.Job.Parallelism == want {
 		return false
 	}
 	s.res.Action = Action{

@@ -25,7 +25,7 @@ func (s *step) steady(valid bool) {
 		s.requeue(s.in.Options.ProgressCheckInterval)
 		return
 	}
-	if s.syncIngress() {
+	if s.syncIngress(valid) {
 		s.requeue(immediately)
 	} else {
 		s.cleanHistory()

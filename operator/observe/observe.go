@@ -70,13 +70,8 @@ func (o *Observer) Observe(ctx context.Context, d *flinkv1beta1.FlinkDeployment)
 		return obs, err
 	}
 	if d.DeletionTimestamp != nil {
-		if obs.Leftovers, err = o.leftovers(ctx, d); err != nil {
+		if err := o.observeDeletion(ctx, d, &obs); err != nil {
 			return obs, err
-		}
-		if d.Spec.Job == nil {
-			if obs.SessionJobs, err = SessionJobsOf(ctx, o.Client, d); err != nil {
-				return obs, err
-			}
 		}
 	}
 	if obs.JobManager != nil && obs.JobManager.Available {
@@ -170,10 +165,25 @@ func (o *Observer) haMetadata(ctx context.Context, d *flinkv1beta1.FlinkDeployme
 	return len(cms.Items) > 0, nil
 }
 
-// SessionJobsOf names the FlinkSessionJobs that target the session deployment d, sorted.
-func SessionJobsOf(ctx context.Context, c client.Reader, d *flinkv1beta1.FlinkDeployment) ([]string, error) {
+// observeDeletion adds what deletion waits for: the objects left, and a session cluster's jobs.
+func (o *Observer) observeDeletion(ctx context.Context, d *flinkv1beta1.FlinkDeployment, obs *decide.Observation) error {
+	var err error
+	if obs.Leftovers, err = o.leftovers(ctx, d); err != nil {
+		return err
+	}
+	if obs.Ingress != nil {
+		obs.Leftovers = append(obs.Leftovers, "ingress/"+act.IngressName(d.Name))
+	}
+	if d.Spec.Job == nil {
+		obs.SessionJobs, err = o.sessionJobs(ctx, d)
+	}
+	return err
+}
+
+// sessionJobs names the FlinkSessionJobs that target the session deployment d, sorted.
+func (o *Observer) sessionJobs(ctx context.Context, d *flinkv1beta1.FlinkDeployment) ([]string, error) {
 	var jobs flinkv1beta1.FlinkSessionJobList
-	if err := c.List(ctx, &jobs, client.InNamespace(d.Namespace)); err != nil {
+	if err := o.Client.List(ctx, &jobs, client.InNamespace(d.Namespace)); err != nil {
 		return nil, fmt.Errorf("list FlinkSessionJobs: %w", err)
 	}
 	var out []string
@@ -202,11 +212,6 @@ func (o *Observer) leftovers(ctx context.Context, d *flinkv1beta1.FlinkDeploymen
 	}
 	for _, c := range cms.Items {
 		out = append(out, "configmap/"+c.Name)
-	}
-	if ing, err := o.ingress(ctx, d); err != nil {
-		return nil, err
-	} else if ing != nil {
-		out = append(out, "ingress/"+act.IngressName(d.Name))
 	}
 	return out, nil
 }
@@ -302,8 +307,8 @@ func checkpointObservation(ctx context.Context, api FlinkAPI, jobID, trigger str
 }
 
 func adaptive(d *flinkv1beta1.FlinkDeployment) bool {
-	v, _ := d.Spec.FlinkConfiguration.Get("jobmanager.scheduler")
-	return strings.EqualFold(v, "adaptive")
+	conf, _ := d.Spec.FlinkConfiguration.Flatten()
+	return flinkv1beta1.AdaptiveScheduler(conf)
 }
 
 // pickJob returns the job with the recorded id, else the newest job.

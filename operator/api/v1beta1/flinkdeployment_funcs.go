@@ -71,6 +71,21 @@ const CanaryLabel = "flink.apache.org/canary"
 // IsCanary reports whether the deployment is a canary resource (label CanaryLabel "true").
 func (d *FlinkDeployment) IsCanary() bool { return d.Labels[CanaryLabel] == "true" }
 
+// TaskSlots is taskmanager.numberOfTaskSlots, or 1 when unset or invalid (Flink's default).
+func TaskSlots(conf map[string]string) int {
+	slots, err := strconv.Atoi(conf["taskmanager.numberOfTaskSlots"])
+	if err != nil || slots < 1 {
+		return 1
+	}
+	return slots
+}
+
+// AdaptiveScheduler reports whether the configuration selects Flink's adaptive scheduler
+// (jobmanager.scheduler: adaptive), which runs with the slots there are and rescales in place.
+func AdaptiveScheduler(conf map[string]string) bool {
+	return strings.EqualFold(conf["jobmanager.scheduler"], "adaptive")
+}
+
 // TaskManagerReplicas is the number of TaskManagers of a spec: taskManager.replicas, or when it
 // is not set the job's parallelism divided by the slots per TaskManager, rounded up (at least
 // one).
@@ -78,10 +93,7 @@ func TaskManagerReplicas(spec FlinkDeploymentSpec, conf map[string]string) int32
 	if spec.TaskManager != nil && spec.TaskManager.Replicas != nil {
 		return *spec.TaskManager.Replicas
 	}
-	slots, err := strconv.Atoi(conf["taskmanager.numberOfTaskSlots"])
-	if err != nil || slots < 1 {
-		slots = 1
-	}
+	slots := TaskSlots(conf)
 	p := 1
 	if spec.Job != nil && spec.Job.Parallelism != nil {
 		p = int(*spec.Job.Parallelism)

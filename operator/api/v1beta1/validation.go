@@ -3,8 +3,6 @@ package v1beta1
 import (
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -58,12 +56,8 @@ func (d *FlinkDeployment) Validate() field.ErrorList {
 	if s.Ingress != nil && s.Ingress.Template == "" {
 		errs = append(errs, field.Required(spec.Child("ingress", "template"), "a host and/or path template, e.g. {{name}}.{{namespace}}.example.com"))
 	}
-	if tm := s.TaskManager; s.Job != nil && s.Job.Parallelism != nil && tm != nil && tm.Replicas != nil &&
-		!strings.EqualFold(conf["jobmanager.scheduler"], "adaptive") {
-		slots, err := strconv.Atoi(conf["taskmanager.numberOfTaskSlots"])
-		if err != nil || slots < 1 {
-			slots = 1
-		}
+	if tm := s.TaskManager; s.Job != nil && s.Job.Parallelism != nil && tm != nil && tm.Replicas != nil && !AdaptiveScheduler(conf) {
+		slots := TaskSlots(conf)
 		if int(*tm.Replicas)*slots < int(*s.Job.Parallelism) {
 			errs = append(errs, field.Invalid(spec.Child("taskManager", "replicas"), *tm.Replicas, fmt.Sprintf(
 				"%d TaskManager(s) × %d slot(s) cannot run parallelism %d: the job would never be scheduled (add TaskManagers or slots, or use jobmanager.scheduler: adaptive)",
