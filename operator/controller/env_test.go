@@ -91,6 +91,13 @@ func (e *env) create(d *flinkv1beta1.FlinkDeployment) {
 	}
 }
 
+// createRunning creates d and steps until its job runs on a ready cluster (generation 1).
+func (e *env) createRunning(d *flinkv1beta1.FlinkDeployment) {
+	e.t.Helper()
+	e.create(d)
+	e.until(d.Name, 20, "running", running(1))
+}
+
 func (e *env) get(name string) *flinkv1beta1.FlinkDeployment {
 	e.t.Helper()
 	var d flinkv1beta1.FlinkDeployment
@@ -201,11 +208,18 @@ func (e *env) hasEvent(substr string) bool {
 	return false
 }
 
-func (e *env) jmGeneration(name string) string {
+// jmGeneration is the generation annotation of the resource's JobManager Deployment, or
+// "missing".
+func (e *env) jmGeneration(name string) string { return e.jmAnnotation(name, act.AnnotationGeneration) }
+
+// jmRun is the job-run annotation of the resource's JobManager Deployment, or "missing".
+func (e *env) jmRun(name string) string { return e.jmAnnotation(name, act.AnnotationRun) }
+
+func (e *env) jmAnnotation(name, key string) string {
 	e.t.Helper()
 	var dep appsv1.Deployment
 	if err := e.client.Get(e.ctx, client.ObjectKey{Namespace: ns, Name: act.JobManagerName(name)}, &dep); err != nil {
 		return "missing"
 	}
-	return dep.Annotations[act.AnnotationGeneration]
+	return dep.Annotations[key]
 }

@@ -17,8 +17,7 @@ import (
 
 func TestFailedUpgradeSavepointFallsBackToNewerCheckpoint(t *testing.T) {
 	e := newEnv(t)
-	e.create(deployment("fb", flinkv1beta1.UpgradeModeSavepoint))
-	e.until("fb", 20, "running", running(1))
+	e.createRunning(deployment("fb", flinkv1beta1.UpgradeModeSavepoint))
 	e.advance("fb", 25*time.Second)
 	e.sim.Do(ns, "fb", func(c *fakeflink.Cluster) { c.FailNextSavepoints(1) })
 
@@ -45,8 +44,7 @@ func TestFailedUpgradeSavepointWithoutCheckpointIsRefused(t *testing.T) {
 	noCheckpoints := func(d *flinkv1beta1.FlinkDeployment) {
 		delete(d.Spec.FlinkConfiguration, "state.checkpoints.dir")
 	}
-	e.create(deployment("refuse", flinkv1beta1.UpgradeModeSavepoint, noCheckpoints))
-	e.until("refuse", 20, "running", running(1))
+	e.createRunning(deployment("refuse", flinkv1beta1.UpgradeModeSavepoint, noCheckpoints))
 	e.advance("refuse", 15*time.Second)
 	e.sim.Do(ns, "refuse", func(c *fakeflink.Cluster) { c.FailNextSavepoints(1) })
 
@@ -72,8 +70,7 @@ func TestFailedUpgradeSavepointWithoutCheckpointIsRefused(t *testing.T) {
 
 func TestLastStateWithoutHAMetadataIsRefused(t *testing.T) {
 	e := newEnv(t)
-	e.create(deployment("noha", flinkv1beta1.UpgradeModeLastState))
-	e.until("noha", 20, "running", running(1))
+	e.createRunning(deployment("noha", flinkv1beta1.UpgradeModeLastState))
 	e.advance("noha", 15*time.Second)
 	// The HA metadata vanishes (a Kubernetes-level fault).
 	if err := e.client.DeleteAllOf(e.ctx, &corev1.ConfigMap{}, client.InNamespace(ns),
@@ -97,8 +94,7 @@ func TestLastStateWithoutHAMetadataIsRefused(t *testing.T) {
 
 func TestDeleteCleansEverything(t *testing.T) {
 	e := newEnv(t)
-	e.create(deployment("gone", flinkv1beta1.UpgradeModeLastState))
-	e.until("gone", 20, "running", running(1))
+	e.createRunning(deployment("gone", flinkv1beta1.UpgradeModeLastState))
 	e.advance("gone", 15*time.Second)
 	if err := e.client.Delete(e.ctx, e.get("gone")); err != nil {
 		t.Fatal(err)
@@ -149,8 +145,7 @@ func TestCrashLoopingJobManagerIsAnError(t *testing.T) {
 
 func TestInvalidSpecKeepsTheLastValidRunning(t *testing.T) {
 	e := newEnv(t)
-	e.create(deployment("valid", flinkv1beta1.UpgradeModeSavepoint))
-	e.until("valid", 20, "running", running(1))
+	e.createRunning(deployment("valid", flinkv1beta1.UpgradeModeSavepoint))
 	e.update("valid", func(d *flinkv1beta1.FlinkDeployment) {
 		d.Spec.Job.UpgradeMode = flinkv1beta1.UpgradeModeLastState // without HA: invalid
 		d.Spec.Image = "flink:2.0"
@@ -173,8 +168,7 @@ func TestInvalidSpecKeepsTheLastValidRunning(t *testing.T) {
 
 func TestSavepointNonce(t *testing.T) {
 	e := newEnv(t)
-	e.create(deployment("nonce", flinkv1beta1.UpgradeModeSavepoint))
-	e.until("nonce", 20, "running", running(1))
+	e.createRunning(deployment("nonce", flinkv1beta1.UpgradeModeSavepoint))
 	e.advance("nonce", 12*time.Second)
 	n := int64(7)
 	e.update("nonce", func(d *flinkv1beta1.FlinkDeployment) { d.Spec.Job.SavepointTriggerNonce = &n })

@@ -41,9 +41,8 @@ func (e *env) deleteJobManagerDeployment(name string) {
 
 func TestRollbackAfterBadImageRecoversFromHA(t *testing.T) {
 	e := newEnv(t)
-	e.create(deployment("rb", flinkv1beta1.UpgradeModeLastState,
+	e.createRunning(deployment("rb", flinkv1beta1.UpgradeModeLastState,
 		conf("kubernetes.operator.deployment.rollback.enabled", "true", "kubernetes.operator.deployment.readiness.timeout", "1m")))
-	e.until("rb", 20, "running", running(1))
 	e.advance("rb", 35*time.Second)
 	before := e.lastStart("rb")
 
@@ -76,8 +75,7 @@ func TestRollbackAfterBadImageRecoversFromHA(t *testing.T) {
 
 func TestRollbackDisabledLeavesTheFailingSpec(t *testing.T) {
 	e := newEnv(t)
-	e.create(deployment("norb", flinkv1beta1.UpgradeModeLastState, conf("kubernetes.operator.deployment.readiness.timeout", "1m")))
-	e.until("norb", 20, "running", running(1))
+	e.createRunning(deployment("norb", flinkv1beta1.UpgradeModeLastState, conf("kubernetes.operator.deployment.readiness.timeout", "1m")))
 	e.update("norb", func(d *flinkv1beta1.FlinkDeployment) { d.Spec.Image = "flink:missing-tag" })
 	e.advance("norb", 3*time.Minute)
 	d := e.get("norb")
@@ -91,8 +89,7 @@ func TestRollbackDisabledLeavesTheFailingSpec(t *testing.T) {
 
 func TestJobManagerDeploymentRecoveredWithState(t *testing.T) {
 	e := newEnv(t)
-	e.create(deployment("jmr", flinkv1beta1.UpgradeModeLastState))
-	e.until("jmr", 20, "running", running(1))
+	e.createRunning(deployment("jmr", flinkv1beta1.UpgradeModeLastState))
 	e.advance("jmr", 35*time.Second)
 	e.deleteJobManagerDeployment("jmr")
 
@@ -105,8 +102,7 @@ func TestJobManagerDeploymentRecoveredWithState(t *testing.T) {
 
 func TestJobManagerDeploymentNotRecoveredWithoutHA(t *testing.T) {
 	e := newEnv(t)
-	e.create(deployment("nojmr", flinkv1beta1.UpgradeModeSavepoint))
-	e.until("nojmr", 20, "running", running(1))
+	e.createRunning(deployment("nojmr", flinkv1beta1.UpgradeModeSavepoint))
 	e.deleteJobManagerDeployment("nojmr")
 	d := e.until("nojmr", 20, "refused", func(d *flinkv1beta1.FlinkDeployment) bool { return d.Status.Error != "" })
 	if !strings.Contains(d.Status.Error, "high availability is not enabled") || !e.hasEvent("Warning JobManagerDeploymentMissing") {
@@ -120,9 +116,8 @@ func TestJobManagerDeploymentNotRecoveredWithoutHA(t *testing.T) {
 
 func TestFailedJobRestartedFromItsCheckpoint(t *testing.T) {
 	e := newEnv(t)
-	e.create(deployment("rs", flinkv1beta1.UpgradeModeLastState,
+	e.createRunning(deployment("rs", flinkv1beta1.UpgradeModeLastState,
 		conf("kubernetes.operator.job.restart.failed", "true", "restart-strategy.type", "none")))
-	e.until("rs", 20, "running", running(1))
 	e.advance("rs", 35*time.Second)
 	first := e.lastStart("rs")
 	e.sim.Do(ns, "rs", func(c *fakeflink.Cluster) {
@@ -199,8 +194,7 @@ func TestMetricsFollowTheLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.r.Metrics = rec
-	e.create(deployment("m", flinkv1beta1.UpgradeModeSavepoint))
-	e.until("m", 20, "running", running(1))
+	e.createRunning(deployment("m", flinkv1beta1.UpgradeModeSavepoint))
 	e.update("m", func(d *flinkv1beta1.FlinkDeployment) { d.Spec.Job.SavepointTriggerNonce = ptr(int64(1)) })
 	e.until("m", 20, "savepoint taken", func(d *flinkv1beta1.FlinkDeployment) bool {
 		return d.Status.JobStatus.SavepointInfo != nil && d.Status.JobStatus.SavepointInfo.LastSavepoint != nil
@@ -231,11 +225,10 @@ func ptr[T any](v T) *T { return &v }
 
 func TestIngressFromApacheExample(t *testing.T) {
 	e := newEnv(t)
-	e.create(deployment("ui", flinkv1beta1.UpgradeModeSavepoint, func(d *flinkv1beta1.FlinkDeployment) {
+	e.createRunning(deployment("ui", flinkv1beta1.UpgradeModeSavepoint, func(d *flinkv1beta1.FlinkDeployment) {
 		// spec.ingress of Apache's basic-ingress.yaml
 		d.Spec.Ingress = &flinkv1beta1.IngressSpec{Template: "{{name}}.{{namespace}}.flink.k8s.io"}
 	}))
-	e.until("ui", 20, "running", running(1))
 	ing := e.ingress("ui")
 	if ing == nil || ing.Spec.Rules[0].Host != "ui.flink.flink.k8s.io" {
 		t.Fatalf("ingress %+v", ing)
@@ -274,12 +267,11 @@ func (e *env) ingress(name string) *networkingv1.Ingress {
 func TestScaleInPlaceKeepsTheJobRunning(t *testing.T) {
 	e := newEnv(t)
 	two := int32(2)
-	e.create(deployment("sc", flinkv1beta1.UpgradeModeSavepoint, func(d *flinkv1beta1.FlinkDeployment) {
+	e.createRunning(deployment("sc", flinkv1beta1.UpgradeModeSavepoint, func(d *flinkv1beta1.FlinkDeployment) {
 		d.Spec.Mode = flinkv1beta1.DeploymentModeStandalone
 		d.Spec.TaskManager = &flinkv1beta1.TaskManagerSpec{Replicas: &two}
 		d.Spec.FlinkConfiguration.Set("jobmanager.scheduler", "adaptive")
 	}))
-	e.until("sc", 20, "running", running(1))
 	e.update("sc", func(d *flinkv1beta1.FlinkDeployment) {
 		three, six := int32(3), int32(6)
 		d.Spec.TaskManager.Replicas, d.Spec.Job.Parallelism = &three, &six
@@ -319,10 +311,9 @@ func TestScaleInPlaceKeepsTheJobRunning(t *testing.T) {
 
 func TestUnhealthyJobWithoutCheckpointsIsRestarted(t *testing.T) {
 	e := newEnv(t)
-	e.create(deployment("hc", flinkv1beta1.UpgradeModeLastState, conf(
+	e.createRunning(deployment("hc", flinkv1beta1.UpgradeModeLastState, conf(
 		"kubernetes.operator.cluster.health-check.enabled", "true",
 		"kubernetes.operator.cluster.health-check.checkpoint-progress.window", "1m")))
-	e.until("hc", 20, "running", running(1))
 	e.advance("hc", 30*time.Second)
 	first := e.lastStart("hc")
 	e.sim.Do(ns, "hc", func(c *fakeflink.Cluster) { c.FailCheckpoints(true) })
@@ -338,20 +329,10 @@ func TestUnhealthyJobWithoutCheckpointsIsRestarted(t *testing.T) {
 	}
 }
 
-func (e *env) jmRun(name string) string {
-	e.t.Helper()
-	var dep appsv1.Deployment
-	if err := e.client.Get(e.ctx, client.ObjectKey{Namespace: ns, Name: act.JobManagerName(name)}, &dep); err != nil {
-		return "missing"
-	}
-	return dep.Annotations[act.AnnotationRun]
-}
-
 func TestPeriodicSavepointsWithHistoryDisposal(t *testing.T) {
 	e := newEnv(t)
-	e.create(deployment("ps", flinkv1beta1.UpgradeModeSavepoint, conf(
+	e.createRunning(deployment("ps", flinkv1beta1.UpgradeModeSavepoint, conf(
 		"kubernetes.operator.periodic.savepoint.interval", "30s", "kubernetes.operator.savepoint.history.max.count", "2")))
-	e.until("ps", 20, "running", running(1))
 	e.advance("ps", 3*time.Minute)
 	d := e.get("ps")
 	sp := d.Status.JobStatus.SavepointInfo

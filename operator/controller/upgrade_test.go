@@ -14,8 +14,7 @@ func setParallelism(p int32) func(*flinkv1beta1.FlinkDeployment) {
 
 func TestSavepointUpgradeResumesExactSavepointOffset(t *testing.T) {
 	e := newEnv(t)
-	e.create(deployment("sp", flinkv1beta1.UpgradeModeSavepoint))
-	e.until("sp", 20, "running", running(1))
+	e.createRunning(deployment("sp", flinkv1beta1.UpgradeModeSavepoint))
 	e.advance("sp", 25*time.Second)
 
 	e.update("sp", setParallelism(4))
@@ -73,8 +72,7 @@ func TestLastStateUpgradeResumesFromHA(t *testing.T) {
 
 func TestStatelessUpgradeStartsEmpty(t *testing.T) {
 	e := newEnv(t)
-	e.create(deployment("sl", flinkv1beta1.UpgradeModeStateless))
-	e.until("sl", 20, "running", running(1))
+	e.createRunning(deployment("sl", flinkv1beta1.UpgradeModeStateless))
 	e.advance("sl", 25*time.Second)
 	e.update("sl", setParallelism(4))
 	e.until("sl", 40, "running generation 2", running(2))
@@ -96,8 +94,7 @@ func TestSuspendAndResume(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			e := newEnv(t)
-			e.create(deployment("job", tc.mode))
-			e.until("job", 20, "running", running(1))
+			e.createRunning(deployment("job", tc.mode))
 			e.advance("job", 25*time.Second)
 
 			e.update("job", func(d *flinkv1beta1.FlinkDeployment) { d.Spec.Job.State = flinkv1beta1.JobStateSuspended })

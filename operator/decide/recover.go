@@ -74,13 +74,19 @@ func (s *step) markLostJobReconciling() {
 // new job (stateless: empty; savepoint and last-state: the newest checkpoint, or a refusal).
 func (s *step) restartFailedJob() bool {
 	o := s.in.Observed
-	if !s.in.Options.RestartFailedJobs || s.st.ReconciliationStatus.State != flinkv1beta1.ReconciliationDeployed ||
-		s.last.Spec.Job == nil || s.last.Spec.Job.EffectiveState() != flinkv1beta1.JobStateRunning ||
-		o.Job == nil || o.Job.State != "FAILED" || s.last.Metadata.SavepointFailed {
+	if !s.in.Options.RestartFailedJobs || !s.deployedJobObserved() || o.Job.State != "FAILED" || s.last.Metadata.SavepointFailed {
 		return false
 	}
 	s.restart("RestartFailedJob", fmt.Sprintf("Job %s failed; restarting it with upgrade mode %s", o.Job.ID, s.last.Spec.Job.EffectiveUpgradeMode()))
 	return true
+}
+
+// deployedJobObserved reports whether a deployed spec whose job should run has a job on the
+// cluster: what a restart of a failed or unhealthy job needs.
+func (s *step) deployedJobObserved() bool {
+	job := s.last.Spec.Job
+	return s.st.ReconciliationStatus.State == flinkv1beta1.ReconciliationDeployed && job != nil &&
+		job.EffectiveState() == flinkv1beta1.JobStateRunning && s.in.Observed.Job != nil
 }
 
 // restart records the deployed spec as the next run of its generation (state UPGRADING).
@@ -111,9 +117,8 @@ func (s *step) restart(reason, msg string) {
 // checkpoint-progress window although checkpointing is on. The restart keeps state as its
 // upgrade mode does.
 func (s *step) restartUnhealthyJob() bool {
-	o, opts := s.in.Observed, s.in.Options
-	if !opts.HealthCheck || s.st.ReconciliationStatus.State != flinkv1beta1.ReconciliationDeployed ||
-		s.last.Spec.Job == nil || s.last.Spec.Job.EffectiveState() != flinkv1beta1.JobStateRunning || o.Job == nil {
+	o := s.in.Observed
+	if !s.in.Options.HealthCheck || !s.deployedJobObserved() {
 		return false
 	}
 	if why := s.unhealthy(); why != "" {
