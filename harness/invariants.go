@@ -64,8 +64,8 @@ func (c *Checker) JobManagerCrashed(resource string) { c.crashes[resource] = tru
 func (c *Checker) Injected(f chaos.Fault, resource string) {
 	switch f.(type) {
 	case chaos.JobManagerCrash, chaos.JobManagerPodFailure, chaos.JobManagerDeploymentLoss:
-		// A lost JobManager Deployment is recreated with the same generation: the job's
-		// restart is an HA recovery and is held to the same rule as Flink's own.
+		// A lost JobManager Deployment is recreated by the operator: the job's restart is an
+		// HA recovery and is held to the same rule as Flink's own.
 		c.JobManagerCrashed(resource)
 	case chaos.HAMetadataLoss:
 		c.HAMetadataLost(resource)
