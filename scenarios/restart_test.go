@@ -21,6 +21,8 @@ type restartCase struct {
 	in func(d *flinkv1beta1.FlinkDeployment) bool
 	// deleted is set when the resource must end deleted.
 	deleted bool
+	// after, when set, checks the converged resource further.
+	after func(d *flinkv1beta1.FlinkDeployment) string
 }
 
 // TestOperatorRestartInEveryState restarts the operator (new reconciler, nothing kept but
@@ -66,6 +68,14 @@ func TestOperatorRestartInEveryState(t *testing.T) {
 			in: func(d *flinkv1beta1.FlinkDeployment) bool {
 				sp := d.Status.JobStatus.SavepointInfo
 				return sp != nil && sp.TriggerID != ""
+			},
+			after: func(d *flinkv1beta1.FlinkDeployment) string {
+				// No lost trigger: the savepoint of nonce 1 completed and is recorded.
+				sp := d.Status.JobStatus.SavepointInfo
+				if sp == nil || sp.LastSavepoint == nil || sp.LastSavepoint.TriggerNonce == nil || *sp.LastSavepoint.TriggerNonce != 1 {
+					return fmt.Sprintf("the savepoint of nonce 1 is not recorded: %+v", sp)
+				}
+				return ""
 			},
 		},
 		"ROLLING_BACK": {
@@ -164,6 +174,11 @@ func restartAt(t *testing.T, tc restartCase, k int, apply func(*testing.T, *harn
 	case !tc.deleted:
 		if ok, why := checker.Converged(resource); !ok || d.Status.Error != "" {
 			t.Fatalf("restart at step %d: not converged: %s %s\n%s", k, why, d.Status.Error, w.Trace)
+		}
+		if tc.after != nil {
+			if why := tc.after(d); why != "" {
+				t.Fatalf("restart at step %d: %s\n%s", k, why, w.Trace)
+			}
 		}
 	}
 	return true
