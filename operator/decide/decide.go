@@ -236,9 +236,9 @@ func (s *step) requeue(d time.Duration) {
 	}
 }
 
-// triggerID derives an idempotent Flink trigger id: a retried trigger after a crash reuses it
+// TriggerID derives an idempotent Flink trigger id: a retried trigger after a crash reuses it
 // and Flink does not start a second operation.
-func triggerID(uid, kind string, n int64) string {
+func TriggerID(uid, kind string, n int64) string {
 	sum := sha256.Sum256(fmt.Appendf(nil, "%s/%s/%d", uid, kind, n))
 	return hex.EncodeToString(sum[:16])
 }

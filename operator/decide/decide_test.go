@@ -200,7 +200,7 @@ func TestSavepointNonceIsRecordedWithTheTrigger(t *testing.T) {
 	n := int64(5)
 	d.Spec.Job.SavepointTriggerNonce, d.Generation = &n, 2
 	got := Decide(input(d, cluster(1, "RUNNING")))
-	if got.Action.TriggerID != triggerID("uid-1", "savepoint", 5) {
+	if got.Action.TriggerID != TriggerID("uid-1", "savepoint", 5) {
 		t.Errorf("trigger id %s is not derived from the nonce", got.Action.TriggerID)
 	}
 	if r := reconciled(got.Status); r.Spec.Job.SavepointTriggerNonce == nil || *r.Spec.Job.SavepointTriggerNonce != 5 {

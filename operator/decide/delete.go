@@ -66,7 +66,7 @@ func (s *step) deletionSavepoint() bool {
 		sp.LastSavepoint.TimeStamp >= s.d.DeletionTimestamp.UnixMilli() {
 		return false
 	}
-	id := triggerID(string(s.d.UID), "delete", s.d.Generation)
+	id := TriggerID(string(s.d.UID), "delete", s.d.Generation)
 	s.res.Action = Action{Kind: ActStopWithSavepoint, JobID: s.in.Observed.Job.ID, TriggerID: id, FormatType: s.in.Options.SavepointFormat}
 	s.setTrigger(id, flinkv1beta1.SnapshotTriggerUpgrade)
 	s.event(Normal, "Cleanup", "Stopping job with a savepoint before deletion")

@@ -28,7 +28,7 @@ func (s *step) periodicSavepoint() bool {
 		s.requeue(due.Sub(s.in.Now))
 		return false
 	}
-	id := triggerID(string(s.d.UID), "periodic", last)
+	id := TriggerID(string(s.d.UID), "periodic", last)
 	s.res.Action = Action{Kind: ActTriggerSavepoint, JobID: o.Job.ID, TriggerID: id, FormatType: s.in.Options.SavepointFormat}
 	s.setTrigger(id, flinkv1beta1.SnapshotTriggerPeriodic)
 	s.savepointInfo().LastPeriodicSavepointTimestamp = s.in.Now.UnixMilli()

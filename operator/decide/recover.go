@@ -43,7 +43,7 @@ func (s *step) recoverJobManager() bool {
 	}
 	jobID := s.st.JobStatus.JobID
 	if job != nil && jobID == "" {
-		jobID = jobIDFor(string(s.d.UID), dep.Generation(), dep.Metadata.JobRun)
+		jobID = JobIDFor(string(s.d.UID), dep.Generation(), dep.Metadata.JobRun)
 	}
 	s.res.Action = Action{Kind: ActDeploy, Deploy: &Deploy{Spec: dep.Spec, Generation: dep.Generation(), Run: dep.Metadata.JobRun, JobID: jobID}}
 	s.st.JobManagerDeploymentStatus = flinkv1beta1.JobManagerDeploying

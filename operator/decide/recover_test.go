@@ -142,11 +142,11 @@ func TestRestartFailedJobRunsThrough(t *testing.T) {
 		t.Fatalf("second step %s, want the failed cluster deleted", got.Action.Kind)
 	}
 	got := step(Observation{})
-	want := Action{Kind: ActDeploy, Deploy: &Deploy{Spec: d.Spec, Generation: 1, Run: "restart-1", JobID: jobIDFor("uid-1", 1, "restart-1"), RestorePath: "file:///cp/chk-7"}}
+	want := Action{Kind: ActDeploy, Deploy: &Deploy{Spec: d.Spec, Generation: 1, Run: "restart-1", JobID: JobIDFor("uid-1", 1, "restart-1"), RestorePath: "file:///cp/chk-7"}}
 	if diff := cmp.Diff(want, got.Action); diff != "" {
 		t.Errorf("deploy (-want +got):\n%s", diff)
 	}
-	if want.Deploy.JobID == jobIDFor("uid-1", 1, "") {
+	if want.Deploy.JobID == JobIDFor("uid-1", 1, "") {
 		t.Error("the restarted job reuses the failed job's id")
 	}
 }

@@ -175,7 +175,7 @@ func TestRollbackRunsThrough(t *testing.T) {
 			t.Errorf("teardown (-want +got):\n%s", diff)
 		}
 		want := Action{Kind: ActDeploy, Deploy: &Deploy{
-			Spec: spec(sp), Generation: 1, Run: "rollback-2", JobID: jobIDFor("uid-1", 1, "rollback-2"), RestorePath: "file:///sp/savepoint-2",
+			Spec: spec(sp), Generation: 1, Run: "rollback-2", JobID: JobIDFor("uid-1", 1, "rollback-2"), RestorePath: "file:///sp/savepoint-2",
 		}}
 		if diff := cmp.Diff(want, deploy.Action); diff != "" {
 			t.Errorf("deploy (-want +got):\n%s", diff)

@@ -104,7 +104,7 @@ func (s *step) savepointTeardown() {
 	case s.last.Metadata.SavepointFailed:
 		s.refuse("the upgrade savepoint failed and no externalized checkpoint is newer than the last savepoint; the job keeps running the previous spec (change the spec to try again)")
 	case o.Job != nil && o.Job.State == "RUNNING" && o.RESTReachable:
-		id := triggerID(string(s.d.UID), "upgrade", s.last.Generation())
+		id := TriggerID(string(s.d.UID), "upgrade", s.last.Generation())
 		s.res.Action = Action{Kind: ActStopWithSavepoint, JobID: o.Job.ID, TriggerID: id, FormatType: s.in.Options.SavepointFormat}
 		s.setTrigger(id, flinkv1beta1.SnapshotTriggerUpgrade)
 		s.event(Normal, "SavepointTriggered", "Stopping job "+o.Job.ID+" with a savepoint to upgrade")
@@ -253,7 +253,7 @@ func (s *step) deployNew() {
 func (s *step) restorePoint() (path, jobID string, ok bool) {
 	o := s.in.Observed
 	first := s.last.Metadata.FirstDeployment
-	jobID = jobIDFor(string(s.d.UID), s.last.Generation(), s.last.Metadata.JobRun)
+	jobID = JobIDFor(string(s.d.UID), s.last.Generation(), s.last.Metadata.JobRun)
 	upgradePath := s.st.JobStatus.UpgradeSavepointPath
 	if s.last.Spec.Job == nil {
 		return "", "", true
@@ -309,10 +309,10 @@ func (s *step) newerCheckpoint() *SnapshotRef {
 	return cp
 }
 
-// jobIDFor derives the job id of a generation's run ("" for its first run).
-func jobIDFor(uid string, generation int64, run string) string {
+// JobIDFor derives the job id of a generation's run ("" for its first run).
+func JobIDFor(uid string, generation int64, run string) string {
 	if run == "" {
-		return triggerID(uid, "job", generation)
+		return TriggerID(uid, "job", generation)
 	}
-	return triggerID(uid, "job/"+run, generation)
+	return TriggerID(uid, "job/"+run, generation)
 }

@@ -18,7 +18,7 @@ const (
 // TestUpgrade covers the upgrade state machine: every upgrade mode against every job state,
 // each fallback and each refusal. Cases name the rule they check.
 func TestUpgrade(t *testing.T) {
-	upgradeTrigger := triggerID("uid-1", "upgrade", 2)
+	upgradeTrigger := TriggerID("uid-1", "upgrade", 2)
 	cases := map[string]struct {
 		in Input
 		// wantAction is the action chosen (Kind plus the fields that matter).
@@ -55,7 +55,7 @@ func TestUpgrade(t *testing.T) {
 		},
 		"stateless, cluster gone: deploy from empty state": {
 			in:         input(upgrading(none), missing()),
-			wantAction: Action{Kind: ActDeploy, Deploy: &Deploy{Generation: 2, JobID: jobIDFor("uid-1", 2, "")}}, wantRestore: RestoreNone,
+			wantAction: Action{Kind: ActDeploy, Deploy: &Deploy{Generation: 2, JobID: JobIDFor("uid-1", 2, "")}}, wantRestore: RestoreNone,
 		},
 		"savepoint, job RUNNING: stop with an idempotent savepoint": {
 			in:          input(upgrading(sp), cluster(1, "RUNNING")),
@@ -86,7 +86,7 @@ func TestUpgrade(t *testing.T) {
 		},
 		"savepoint, cluster gone: deploy from the savepoint": {
 			in:         input(upgrading(sp, withUpgradePath("file:///sp/savepoint-1")), missing()),
-			wantAction: Action{Kind: ActDeploy, Deploy: &Deploy{Generation: 2, JobID: jobIDFor("uid-1", 2, ""), RestorePath: "file:///sp/savepoint-1"}},
+			wantAction: Action{Kind: ActDeploy, Deploy: &Deploy{Generation: 2, JobID: JobIDFor("uid-1", 2, ""), RestorePath: "file:///sp/savepoint-1"}},
 			wantPath:   "file:///sp/savepoint-1", wantRestore: RestoreSavepoint,
 		},
 		"savepoint failed, newer checkpoint: fall back to it": {
@@ -187,7 +187,7 @@ func TestUpgrade(t *testing.T) {
 		},
 		"new cluster partly deployed (operator stopped between writes): apply the same objects again": {
 			in:         input(upgrading(sp, withUpgradePath("file:///sp/s")), cluster(2, "RUNNING")),
-			wantAction: Action{Kind: ActDeploy, Deploy: &Deploy{Generation: 2, JobID: jobIDFor("uid-1", 2, ""), RestorePath: "file:///sp/s"}},
+			wantAction: Action{Kind: ActDeploy, Deploy: &Deploy{Generation: 2, JobID: JobIDFor("uid-1", 2, ""), RestorePath: "file:///sp/s"}},
 			wantPath:   "file:///sp/s", wantRestore: RestoreSavepoint,
 		},
 	}
