@@ -37,18 +37,50 @@ var ignoredJobFields = []string{
 // Diff classifies the change from old to new and names the changed fields
 // ("job.parallelism", "flinkConfiguration.state.savepoints.dir", …), sorted.
 func Diff(old, new flinkv1beta1.FlinkDeploymentSpec) (DiffType, []string) {
-	a, b := specFields(old), specFields(new)
+	oldConf, newConf := old.FlinkConfiguration, new.FlinkConfiguration
+	old.FlinkConfiguration, new.FlinkConfiguration = nil, nil
+	changed := changedFields(specFields(old, oldConf), specFields(new, newConf))
+	worst := DiffIgnore
+	for _, f := range changed {
+		worst = max(worst, classify(f, new))
+	}
+	return worst, changed
+}
+
+// DiffSessionJob classifies a FlinkSessionJob spec change like Diff: every change of the job
+// or its configuration needs the job resubmitted (restartNonce included), except the fields
+// that run nothing.
+func DiffSessionJob(old, new flinkv1beta1.FlinkSessionJobSpec) (DiffType, []string) {
+	oldConf, newConf := old.FlinkConfiguration, new.FlinkConfiguration
+	old.FlinkConfiguration, new.FlinkConfiguration = nil, nil
+	changed := changedFields(specFields(old, oldConf), specFields(new, newConf))
+	worst := DiffIgnore
+	for _, f := range changed {
+		worst = max(worst, classifySessionJob(f))
+	}
+	return worst, changed
+}
+
+func classifySessionJob(field string) DiffType {
+	switch {
+	case field == "job.savepointRedeployNonce":
+		return DiffSavepointRedeploy
+	case strings.HasPrefix(field, "flinkConfiguration.kubernetes.operator."):
+		return DiffIgnore
+	case strings.HasPrefix(field, "job.") && slices.Contains(ignoredJobFields, strings.TrimPrefix(field, "job.")):
+		return DiffIgnore
+	}
+	return DiffUpgrade
+}
+
+func changedFields(a, b map[string]any) []string {
 	var changed []string
 	for _, k := range slices.Sorted(maps.Keys(mergeKeys(a, b))) {
 		if !reflect.DeepEqual(a[k], b[k]) {
 			changed = append(changed, k)
 		}
 	}
-	worst := DiffIgnore
-	for _, f := range changed {
-		worst = max(worst, classify(f, new))
-	}
-	return worst, changed
+	return changed
 }
 
 func classify(field string, spec flinkv1beta1.FlinkDeploymentSpec) DiffType {
@@ -66,11 +98,11 @@ func classify(field string, spec flinkv1beta1.FlinkDeploymentSpec) DiffType {
 	return DiffUpgrade
 }
 
-// specFields flattens a spec to field path → value; flinkConfiguration is compared by its
-// flattened keys, so the same setting written flat or nested is no change.
-func specFields(s flinkv1beta1.FlinkDeploymentSpec) map[string]any {
-	conf, _ := s.FlinkConfiguration.Flatten()
-	s.FlinkConfiguration = nil
+// specFields flattens a spec (without its configuration) to field path → value;
+// flinkConfiguration is compared by its flattened keys, so the same setting written flat or
+// nested is no change.
+func specFields(s any, fc flinkv1beta1.FlinkConfiguration) map[string]any {
+	conf, _ := fc.Flatten()
 	raw, _ := json.Marshal(s)
 	var m map[string]any
 	_ = json.Unmarshal(raw, &m)

@@ -3,6 +3,7 @@ package decide
 import (
 	"fmt"
 	"strconv"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -92,13 +93,20 @@ func (s *step) finish() {
 	s.conditions()
 }
 
-// lifecycle derives the lifecycle state from the other status fields, as the Apache operator
-// does.
+// lifecycle derives the lifecycle state from the other status fields.
 func (s *step) lifecycle() flinkv1beta1.LifecycleState {
-	st := s.st
+	last, _ := ParseReconciledSpec(s.st.ReconciliationStatus.LastReconciledSpec)
+	suspended := last != nil && last.Spec.Job != nil && last.Spec.Job.EffectiveState() == flinkv1beta1.JobStateSuspended
+	return Lifecycle(&s.st.CommonStatus, s.d.DeletionTimestamp != nil, s.st.JobManagerDeploymentStatus == flinkv1beta1.JobManagerError, suspended)
+}
+
+// Lifecycle derives the lifecycle state from a resource's status, as the Apache operator
+// does: deleting says the resource is being deleted, failing that its cluster fails (a failed
+// job fails too), suspended that its reconciled job spec is suspended.
+func Lifecycle(st *flinkv1beta1.CommonStatus, deleting, failing, suspended bool) flinkv1beta1.LifecycleState {
 	rs := st.ReconciliationStatus
 	switch {
-	case s.d.DeletionTimestamp != nil:
+	case deleting:
 		return flinkv1beta1.LifecycleDeleting
 	case rs.LastReconciledSpec == "":
 		return flinkv1beta1.LifecycleCreated
@@ -106,14 +114,11 @@ func (s *step) lifecycle() flinkv1beta1.LifecycleState {
 		return flinkv1beta1.LifecycleUpgrading
 	case rs.State == flinkv1beta1.ReconciliationRollingBack:
 		return flinkv1beta1.LifecycleRollingBack
-	}
-	last, _ := ParseReconciledSpec(rs.LastReconciledSpec)
-	switch {
-	case st.JobStatus.State == flinkv1beta1.JobStatusFailed || st.JobManagerDeploymentStatus == flinkv1beta1.JobManagerError:
+	case st.JobStatus.State == flinkv1beta1.JobStatusFailed || failing:
 		return flinkv1beta1.LifecycleFailed
 	case rs.State == flinkv1beta1.ReconciliationRolledBack:
 		return flinkv1beta1.LifecycleRolledBack
-	case last != nil && last.Spec.Job != nil && last.Spec.Job.EffectiveState() == flinkv1beta1.JobStateSuspended:
+	case suspended:
 		return flinkv1beta1.LifecycleSuspended
 	case rs.LastStableSpec == rs.LastReconciledSpec:
 		return flinkv1beta1.LifecycleStable
@@ -123,21 +128,29 @@ func (s *step) lifecycle() flinkv1beta1.LifecycleState {
 
 // conditions sets Ready, Reconciling and Running.
 func (s *step) conditions() {
-	st := s.st
-	gen := s.d.Generation
+	msg := s.st.Error
+	if msg == "" {
+		msg = fmt.Sprintf("lifecycle state %s, JobManager %s", s.st.LifecycleState, s.st.JobManagerDeploymentStatus)
+	}
+	SetConditions(&s.st.CommonStatus, s.d.Generation, s.in.Now, msg)
+}
+
+// SetConditions sets the Ready, Reconciling and Running conditions from the lifecycle state,
+// the error and the job state; readyMsg explains Ready.
+func SetConditions(st *flinkv1beta1.CommonStatus, generation int64, now time.Time, readyMsg string) {
 	set := func(t string, ok bool, reason, msg string) {
 		status := metav1.ConditionFalse
 		if ok {
 			status = metav1.ConditionTrue
 		}
 		meta.SetStatusCondition(&st.Conditions, metav1.Condition{
-			Type: t, Status: status, Reason: reason, Message: msg, ObservedGeneration: gen,
-			LastTransitionTime: metav1.NewTime(s.in.Now),
+			Type: t, Status: status, Reason: reason, Message: msg, ObservedGeneration: generation,
+			LastTransitionTime: metav1.NewTime(now),
 		})
 	}
 	lc := st.LifecycleState
 	ready := lc == flinkv1beta1.LifecycleStable || lc == flinkv1beta1.LifecycleSuspended || lc == flinkv1beta1.LifecycleRolledBack
-	set("Ready", ready && st.Error == "", string(lc), readyMessage(st))
+	set("Ready", ready && st.Error == "", string(lc), readyMsg)
 	reconciling := lc == flinkv1beta1.LifecycleUpgrading || lc == flinkv1beta1.LifecycleCreated || lc == flinkv1beta1.LifecycleDeployed ||
 		lc == flinkv1beta1.LifecycleRollingBack || lc == flinkv1beta1.LifecycleDeleting
 	set("Reconciling", reconciling, string(lc), "lifecycle state "+string(lc))
@@ -147,11 +160,4 @@ func (s *step) conditions() {
 		jobState = "NoJob"
 	}
 	set("Running", running, jobState, "job state "+jobState)
-}
-
-func readyMessage(st *flinkv1beta1.FlinkDeploymentStatus) string {
-	if st.Error != "" {
-		return st.Error
-	}
-	return fmt.Sprintf("lifecycle state %s, JobManager %s", st.LifecycleState, st.JobManagerDeploymentStatus)
 }

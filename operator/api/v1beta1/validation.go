@@ -3,6 +3,7 @@ package v1beta1
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -70,6 +71,10 @@ func (d *FlinkDeployment) Validate() field.ErrorList {
 	return errs
 }
 
+// SessionJarSchemes are the jarURI schemes of session jobs: local (already on the session
+// cluster), file (on the operator's file system), http and https (fetched by the operator).
+var SessionJarSchemes = []string{"local", "file", "http", "https"}
+
 // Validate checks the session job rules the CRD schema cannot express.
 func (j *FlinkSessionJob) Validate() field.ErrorList {
 	spec := field.NewPath("spec")
@@ -81,6 +86,9 @@ func (j *FlinkSessionJob) Validate() field.ErrorList {
 		errs = append(errs, field.Required(spec.Child("job"), "a session job needs a job"))
 	} else if j.Spec.Job.JarURI == "" {
 		errs = append(errs, field.Required(spec.Child("job", "jarURI"), "the job jar (local://, file://, http:// or https://)"))
+	} else if scheme, _, _ := strings.Cut(j.Spec.Job.JarURI, "://"); !slices.Contains(SessionJarSchemes, scheme) || !strings.HasSuffix(j.Spec.Job.JarURI, ".jar") {
+		errs = append(errs, field.Invalid(spec.Child("job", "jarURI"), j.Spec.Job.JarURI,
+			"a session job jar is a .jar at a local://, file://, http:// or https:// URI"))
 	}
 	_, confErrs := validateConfiguration(spec.Child("flinkConfiguration"), j.Spec.FlinkConfiguration)
 	return append(errs, confErrs...)
