@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math/rand"
 	"slices"
+	"strings"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -106,6 +107,11 @@ func (c *Cluster) reset() {
 	c.order = nil
 	c.ops = map[string]*operation{}
 	c.jars = map[string]*Jar{}
+	for _, name := range strings.Split(c.spec.Config[KeySessionJars], ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			c.jars[name] = &Jar{ID: name, Name: name} // in the image: survives a restart
+		}
+	}
 }
 
 // ID is the cluster id.

@@ -37,6 +37,7 @@ const (
 	keyPipelineName        = "pipeline.name"
 	KeyRecordsPerSecond    = "fakeflink.job.records-per-second" // records the fake job consumes per second (default 100)
 	KeyRecords             = "fakeflink.job.records"            // records after which the job FINISHES (0: unbounded; BATCH default 10000)
+	KeySessionJars         = "fakeflink.session.jars"           // jar names a session cluster lists from the start, as if in its image (comma-separated)
 	defaultRecordsPerSec   = 100
 	defaultBatchRecords    = 10000
 	defaultRestartAttempts = 2147483647

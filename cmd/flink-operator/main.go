@@ -76,8 +76,11 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("metrics: %w", err)
 	}
-	r := controller.Setup{Options: opts, Metrics: rec}.NewFlinkDeploymentReconciler(mgr)
-	if err := r.SetupWithManager(mgr); err != nil {
+	setup := controller.Setup{Options: opts, Metrics: rec}
+	if err := setup.NewFlinkDeploymentReconciler(mgr).SetupWithManager(mgr); err != nil {
+		return err
+	}
+	if err := setup.NewFlinkSessionJobReconciler(mgr).SetupWithManager(mgr); err != nil {
 		return err
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {

@@ -45,6 +45,9 @@ type Setup struct {
 	Clock clock.PassiveClock
 	// Metrics records Prometheus metrics (nil: none).
 	Metrics *metrics.Recorder
+	// Jars fetches the file:// and http(s):// jars of session jobs (default: Go's HTTP
+	// client, DefaultJarFetchTimeout, DefaultJarMaxBytes).
+	Jars *act.JarFetcher
 }
 
 // NewFlinkDeploymentReconciler builds the reconciler for a manager (its client and events).
@@ -55,19 +58,8 @@ func (s Setup) NewFlinkDeploymentReconciler(mgr ctrl.Manager) *FlinkDeploymentRe
 // Reconciler builds the reconciler from a client and an event recorder; the harness and tests
 // call it directly, without a manager.
 func (s Setup) Reconciler(c client.Client, rec EventRecorder) *FlinkDeploymentReconciler {
-	if s.Resolver == nil {
-		s.Resolver = ServiceDNS
-	}
-	if s.Clock == nil {
-		s.Clock = clock.RealClock{}
-	}
-	clients := func(d *flinkv1beta1.FlinkDeployment) *flink.Client {
-		opts := []flink.Option{flink.WithTimeout(s.Options.FlinkClientTimeout)}
-		if s.Transport != nil {
-			opts = append(opts, flink.WithTransport(s.Transport))
-		}
-		return flink.NewClient(s.Resolver(d), opts...)
-	}
+	s = s.withDefaults()
+	clients := s.clients
 	return &FlinkDeploymentReconciler{
 		Client:   c,
 		Recorder: rec,
@@ -78,6 +70,52 @@ func (s Setup) Reconciler(c client.Client, rec EventRecorder) *FlinkDeploymentRe
 		Executor: &act.Executor{
 			Client: c, HASelector: observe.HASelector,
 			Flink: func(d *flinkv1beta1.FlinkDeployment) act.FlinkAPI { return clients(d) },
+		},
+	}
+}
+
+func (s Setup) withDefaults() Setup {
+	if s.Resolver == nil {
+		s.Resolver = ServiceDNS
+	}
+	if s.Clock == nil {
+		s.Clock = clock.RealClock{}
+	}
+	if s.Jars == nil {
+		s.Jars = &act.JarFetcher{}
+	}
+	return s
+}
+
+// clients returns the REST client of a deployment's JobManager.
+func (s Setup) clients(d *flinkv1beta1.FlinkDeployment) *flink.Client {
+	opts := []flink.Option{flink.WithTimeout(s.Options.FlinkClientTimeout)}
+	if s.Transport != nil {
+		opts = append(opts, flink.WithTransport(s.Transport))
+	}
+	return flink.NewClient(s.Resolver(d), opts...)
+}
+
+// NewFlinkSessionJobReconciler builds the session job reconciler for a manager.
+func (s Setup) NewFlinkSessionJobReconciler(mgr ctrl.Manager) *FlinkSessionJobReconciler {
+	return s.SessionJobReconciler(mgr.GetClient(), eventsAPI{mgr.GetEventRecorder("flinkop")})
+}
+
+// SessionJobReconciler builds the session job reconciler from a client and an event
+// recorder; the harness and tests call it directly, without a manager.
+func (s Setup) SessionJobReconciler(c client.Client, rec EventRecorder) *FlinkSessionJobReconciler {
+	s = s.withDefaults()
+	return &FlinkSessionJobReconciler{
+		Client:   c,
+		Recorder: rec,
+		Clock:    s.Clock,
+		Options:  s.Options,
+		Metrics:  s.Metrics,
+		Observer: &observe.SessionJobObserver{
+			Client: c, Flink: func(d *flinkv1beta1.FlinkDeployment) observe.SessionFlinkAPI { return s.clients(d) },
+		},
+		Executor: &act.SessionJobExecutor{
+			Flink: func(d *flinkv1beta1.FlinkDeployment) act.SessionFlinkAPI { return s.clients(d) }, Jars: s.Jars,
 		},
 	}
 }

@@ -194,3 +194,31 @@ func (b Book) Trigger(n Nonce, uid, jobID string, running bool) Action {
 	b.SetTrigger(id, flinkv1beta1.SnapshotTriggerManual)
 	return Action{Kind: ActTriggerSavepoint, JobID: jobID, TriggerID: id, FormatType: b.Format}
 }
+
+// DeletionSavepoint stops job jobID with a savepoint before its resource (uid, generation),
+// deleted at deletedAt, goes; op is what Flink says of the pending savepoint. It returns the
+// action to take (Kind "" for none) and whether deletion waits for the savepoint. A failed
+// savepoint is reported and deletion goes on without one.
+func (b Book) DeletionSavepoint(op *OperationObservation, deletedAt time.Time, uid string, generation int64, jobID string) (Action, bool) {
+	sp := b.JS.SavepointInfo
+	if sp != nil && sp.TriggerID != "" {
+		switch {
+		case op == nil || (!op.Done && !op.Lost):
+			return Action{}, true
+		case op.Failure == "" && !op.Lost:
+			b.CompleteSavepoint(op.Location, nil)
+		default:
+			b.ClearTrigger()
+			b.event(Warning, "SavepointError", "Savepoint before deletion failed; cancelling the job without one")
+		}
+		return Action{}, false
+	}
+	if sp != nil && sp.LastSavepoint != nil && sp.LastSavepoint.TriggerType == flinkv1beta1.SnapshotTriggerUpgrade &&
+		sp.LastSavepoint.TimeStamp >= deletedAt.UnixMilli() {
+		return Action{}, false
+	}
+	id := TriggerID(uid, "delete", generation)
+	b.SetTrigger(id, flinkv1beta1.SnapshotTriggerUpgrade)
+	b.event(Normal, "Cleanup", "Stopping job with a savepoint before deletion")
+	return Action{Kind: ActStopWithSavepoint, JobID: jobID, TriggerID: id, FormatType: b.Format}, true
+}

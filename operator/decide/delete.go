@@ -48,27 +48,9 @@ func (s *step) delete() {
 
 // deletionSavepoint takes a savepoint before deletion; it reports whether it acted or waits.
 func (s *step) deletionSavepoint() bool {
-	sp := s.st.JobStatus.SavepointInfo
-	if sp != nil && sp.TriggerID != "" {
-		op := s.in.Observed.Savepoint
-		switch {
-		case op == nil || (!op.Done && !op.Lost):
-			return true
-		case op.Failure == "" && !op.Lost:
-			s.completeSavepoint(op.Location)
-		default:
-			s.clearTrigger()
-			s.event(Warning, "SavepointError", "Savepoint before deletion failed; cancelling the job without one")
-		}
-		return false
+	a, wait := s.book().DeletionSavepoint(s.in.Observed.Savepoint, s.d.DeletionTimestamp.Time, string(s.d.UID), s.d.Generation, s.in.Observed.Job.ID)
+	if a.Kind != "" {
+		s.res.Action = a
 	}
-	if sp != nil && sp.LastSavepoint != nil && sp.LastSavepoint.TriggerType == flinkv1beta1.SnapshotTriggerUpgrade &&
-		sp.LastSavepoint.TimeStamp >= s.d.DeletionTimestamp.UnixMilli() {
-		return false
-	}
-	id := TriggerID(string(s.d.UID), "delete", s.d.Generation)
-	s.res.Action = Action{Kind: ActStopWithSavepoint, JobID: s.in.Observed.Job.ID, TriggerID: id, FormatType: s.in.Options.SavepointFormat}
-	s.setTrigger(id, flinkv1beta1.SnapshotTriggerUpgrade)
-	s.event(Normal, "Cleanup", "Stopping job with a savepoint before deletion")
-	return true
+	return wait
 }

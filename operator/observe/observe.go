@@ -239,41 +239,53 @@ func (o *Observer) observeFlink(ctx context.Context, d *flinkv1beta1.FlinkDeploy
 		return
 	}
 	obs.RESTReachable = true
+	if d.Spec.Job == nil {
+		return // a session cluster's jobs belong to its FlinkSessionJobs
+	}
 	job := pickJob(jobs, d.Status.JobStatus.JobID)
 	if job == nil {
 		return
 	}
-	obs.Job = &decide.JobObservation{ID: job.ID, Name: job.Name, State: string(job.State), StartTime: job.StartTime}
+	obs.Job, obs.Savepoint, obs.Checkpoint = observeJob(ctx, api, job, &d.Status.JobStatus, adaptive(d))
+}
+
+// observeJob reads a job's failure, newest checkpoint and (on the adaptive scheduler)
+// parallelism, and the state of the savepoint and checkpoint triggers pending in js.
+func observeJob(ctx context.Context, api FlinkAPI, job *flink.JobOverview, js *flinkv1beta1.JobStatus, adaptive bool) (
+	j *decide.JobObservation, sp, cp *decide.OperationObservation,
+) {
+	j = &decide.JobObservation{ID: job.ID, Name: job.Name, State: string(job.State), StartTime: job.StartTime}
 	if job.State == flink.JobFailed || job.State == flink.JobRunning || job.State == flink.JobRestarting {
 		// The failure cause of a failed job; the failure times feed the health check.
 		if h, err := api.JobExceptions(ctx, job.ID); err == nil && len(h.Entries) > 0 {
 			if job.State == flink.JobFailed {
-				obs.Job.FailureCause = firstLine(h.Entries[0].StackTrace)
+				j.FailureCause = firstLine(h.Entries[0].StackTrace)
 			}
 			for _, e := range h.Entries {
-				obs.Job.FailureTimes = append(obs.Job.FailureTimes, e.Timestamp)
+				j.FailureTimes = append(j.FailureTimes, e.Timestamp)
 			}
 		}
 	}
 	if st, err := api.Checkpoints(ctx, job.ID); err == nil && st.Latest.Completed != nil {
 		c := st.Latest.Completed
-		obs.Job.LatestCheckpoint = &decide.SnapshotRef{Path: c.ExternalPath, ID: c.ID, Timestamp: c.TriggerTimestamp}
+		j.LatestCheckpoint = &decide.SnapshotRef{Path: c.ExternalPath, ID: c.ID, Timestamp: c.TriggerTimestamp}
 	}
-	if job.State == flink.JobRunning && adaptive(d) {
+	if job.State == flink.JobRunning && adaptive {
 		// The adaptive scheduler's parallelism can drift from the spec (an in-place rescale
 		// the JobManager forgot on failover); it is read to re-apply it.
 		if req, err := api.ResourceRequirements(ctx, job.ID); err == nil {
 			for _, v := range req {
-				obs.Job.Parallelism = max(obs.Job.Parallelism, v.Parallelism.UpperBound)
+				j.Parallelism = max(j.Parallelism, v.Parallelism.UpperBound)
 			}
 		}
 	}
-	if sp := d.Status.JobStatus.SavepointInfo; sp != nil && sp.TriggerID != "" {
-		obs.Savepoint = savepointObservation(ctx, api, job.ID, sp.TriggerID)
+	if info := js.SavepointInfo; info != nil && info.TriggerID != "" {
+		sp = savepointObservation(ctx, api, job.ID, info.TriggerID)
 	}
-	if cp := d.Status.JobStatus.CheckpointInfo; cp != nil && cp.TriggerID != "" {
-		obs.Checkpoint = checkpointObservation(ctx, api, job.ID, cp.TriggerID)
+	if info := js.CheckpointInfo; info != nil && info.TriggerID != "" {
+		cp = checkpointObservation(ctx, api, job.ID, info.TriggerID)
 	}
+	return j, sp, cp
 }
 
 func savepointObservation(ctx context.Context, api FlinkAPI, jobID, trigger string) *decide.OperationObservation {

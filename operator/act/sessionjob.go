@@ -1,0 +1,137 @@
+package act
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"path"
+	"slices"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/decide"
+	"github.com/flinkop/flinkop/operator/flink"
+	"github.com/flinkop/flinkop/operator/sessionjob"
+)
+
+// SessionFlinkAPI is what executing session job actions needs from a session cluster's REST
+// API.
+type SessionFlinkAPI interface {
+	ListJars(ctx context.Context) ([]flink.Jar, error)
+	UploadJar(ctx context.Context, name string, jar io.Reader) (string, error)
+	RunJar(ctx context.Context, jarID string, req flink.RunJarRequest) (string, error)
+	DeleteJar(ctx context.Context, jarID string) error
+	CancelJob(ctx context.Context, jobID string) error
+	StopWithSavepoint(ctx context.Context, jobID string, req flink.StopRequest) (string, error)
+	TriggerSavepoint(ctx context.Context, jobID string, req flink.SavepointRequest) (string, error)
+	TriggerCheckpoint(ctx context.Context, jobID, checkpointType, triggerID string) (string, error)
+}
+
+// SessionJobExecutor carries out sessionjob's actions on the session cluster.
+type SessionJobExecutor struct {
+	// Flink returns the REST client of a session cluster's JobManager.
+	Flink func(cluster *flinkv1beta1.FlinkDeployment) SessionFlinkAPI
+	// Jars fetches file:// and http(s):// jars.
+	Jars *JarFetcher
+}
+
+// Execute performs one action against the session cluster. An error means it did not (fully)
+// happen; retrying is safe.
+func (e *SessionJobExecutor) Execute(ctx context.Context, cluster *flinkv1beta1.FlinkDeployment, a sessionjob.Action) error {
+	if a.Kind == decide.ActNone {
+		return nil
+	}
+	if cluster == nil {
+		return fmt.Errorf("%s: the session cluster is gone", a.Kind)
+	}
+	api := e.Flink(cluster)
+	switch a.Kind {
+	case sessionjob.ActSubmitJob:
+		return e.submit(ctx, api, a.Submit)
+	case sessionjob.ActDeleteJars:
+		return deleteJars(ctx, api, a.JarIDs)
+	case decide.ActCancelJob:
+		err := api.CancelJob(ctx, a.JobID)
+		if flink.IsConflict(err) || flink.IsNotFound(err) {
+			return nil // already ended, or gone
+		}
+		return wrap("cancel job", err)
+	case decide.ActStopWithSavepoint:
+		_, err := api.StopWithSavepoint(ctx, a.JobID, flink.StopRequest{TriggerID: a.TriggerID, FormatType: a.FormatType})
+		return wrap("stop with savepoint", err)
+	case decide.ActTriggerSavepoint:
+		_, err := api.TriggerSavepoint(ctx, a.JobID, flink.SavepointRequest{TriggerID: a.TriggerID, FormatType: a.FormatType})
+		return wrap("trigger savepoint", err)
+	case decide.ActTriggerCheckpoint:
+		_, err := api.TriggerCheckpoint(ctx, a.JobID, "FULL", a.TriggerID)
+		return wrap("trigger checkpoint", err)
+	}
+	return fmt.Errorf("unknown session job action %q", a.Kind)
+}
+
+// submit runs the job from its jar under the recorded job id. A job id the cluster already
+// runs is a submission that got through before: nothing to do.
+func (e *SessionJobExecutor) submit(ctx context.Context, api SessionFlinkAPI, s *sessionjob.Submit) error {
+	jarID, err := e.jar(ctx, api, s)
+	if err != nil {
+		return err
+	}
+	job := s.Job
+	req := flink.RunJarRequest{
+		EntryClass: job.EntryClass, Args: job.Args, JobID: s.JobID, SavepointPath: s.RestorePath,
+		AllowNonRestoredState: job.AllowNonRestoredState != nil && *job.AllowNonRestoredState,
+		FlinkConfiguration:    s.Configuration,
+	}
+	if job.Parallelism != nil {
+		req.Parallelism = *job.Parallelism
+	}
+	_, err = api.RunJar(ctx, jarID, req)
+	if flink.IsConflict(err) {
+		return nil
+	}
+	return wrap("run jar "+jarID, err)
+}
+
+// jar finds the submission's jar on the cluster, uploading it when it is not there yet: a
+// local:// jar must already be listed by its file name; other jars are fetched by the
+// operator and uploaded under s.JarName (found again by that name after a retry).
+func (e *SessionJobExecutor) jar(ctx context.Context, api SessionFlinkAPI, s *sessionjob.Submit) (string, error) {
+	jars, err := api.ListJars(ctx)
+	if err != nil {
+		return "", wrap("list jars", err)
+	}
+	name := s.JarName
+	if sessionjob.IsLocalJar(s.Job.JarURI) {
+		name = path.Base(s.Job.JarURI)
+	}
+	if i := slices.IndexFunc(jars, func(j flink.Jar) bool { return j.Name == name || j.ID == name }); i >= 0 {
+		return jars[i].ID, nil
+	}
+	if sessionjob.IsLocalJar(s.Job.JarURI) {
+		return "", fmt.Errorf("jar %s is not on the session cluster: a local:// jar must be in the cluster's image, listed by GET /jars", s.Job.JarURI)
+	}
+	data, err := e.Jars.Fetch(ctx, s.Job.JarURI)
+	if err != nil {
+		return "", err
+	}
+	id, err := api.UploadJar(ctx, name, bytes.NewReader(data))
+	return id, wrap("upload jar "+name, err)
+}
+
+// deleteJars deletes the jars that are still on the cluster.
+func deleteJars(ctx context.Context, api SessionFlinkAPI, ids []string) error {
+	jars, err := api.ListJars(ctx)
+	if err != nil {
+		return wrap("list jars", err)
+	}
+	for _, j := range jars {
+		if slices.Contains(ids, j.ID) {
+			if err := api.DeleteJar(ctx, j.ID); err != nil {
+				return wrap("delete jar "+j.ID, err)
+			}
+		}
+	}
+	return nil
+}
+
+var _ SessionFlinkAPI = (*flink.Client)(nil)

@@ -1,0 +1,147 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/config"
+	"github.com/flinkop/flinkop/operator/metrics"
+	"github.com/flinkop/flinkop/operator/sessionjob"
+)
+
+// SessionJobFinalizer keeps a FlinkSessionJob until its job is stopped and its jars deleted
+// (the Apache operator's name).
+const SessionJobFinalizer = "flinksessionjobs.flink.apache.org/finalizer"
+
+// SessionJobObserver observes a session job and its session cluster.
+type SessionJobObserver interface {
+	Observe(ctx context.Context, j *flinkv1beta1.FlinkSessionJob) (sessionjob.Observation, *flinkv1beta1.FlinkDeployment, error)
+}
+
+// SessionJobExecutor carries out one session job action on the session cluster.
+type SessionJobExecutor interface {
+	Execute(ctx context.Context, cluster *flinkv1beta1.FlinkDeployment, a sessionjob.Action) error
+}
+
+// FlinkSessionJobReconciler reconciles FlinkSessionJobs: fetch, finalizer, observe, decide,
+// one action, one status patch, requeue.
+type FlinkSessionJobReconciler struct {
+	Client   client.Client
+	Recorder EventRecorder
+	Clock    clock.PassiveClock
+	// Options are the operator-wide options; the session cluster's and then the job's
+	// kubernetes.operator.* keys override them.
+	Options  config.Options
+	Observer SessionJobObserver
+	Executor SessionJobExecutor
+	// Metrics records Prometheus metrics (nil: none).
+	Metrics *metrics.Recorder
+}
+
+// Reconcile implements reconcile.Reconciler.
+func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var j flinkv1beta1.FlinkSessionJob
+	if err := r.Client.Get(ctx, req.NamespacedName, &j); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if j.DeletionTimestamp == nil && !controllerutil.ContainsFinalizer(&j, SessionJobFinalizer) {
+		controllerutil.AddFinalizer(&j, SessionJobFinalizer)
+		if err := r.Client.Update(ctx, &j); err != nil {
+			return ctrl.Result{}, fmt.Errorf("add finalizer: %w", err)
+		}
+	}
+	if j.DeletionTimestamp != nil && !controllerutil.ContainsFinalizer(&j, SessionJobFinalizer) {
+		return ctrl.Result{}, nil
+	}
+	obs, cluster, err := r.Observer.Observe(ctx, &j)
+	if err != nil {
+		r.Metrics.ReconcileError("observe")
+		return ctrl.Result{}, fmt.Errorf("observe: %w", err)
+	}
+	opts, optErr := r.optionsFor(&j, cluster)
+	res := sessionjob.Decide(sessionjob.Input{Resource: &j, Options: opts, Observed: obs, Now: r.Clock.Now()})
+	if optErr != nil && res.Status.Error == "" {
+		res.Status.Error = optErr.Error()
+		r.Recorder.Event(&j, corev1.EventTypeWarning, "InvalidOptions", optErr.Error())
+	}
+	if err := r.Executor.Execute(ctx, cluster, res.Action); err != nil {
+		log.FromContext(ctx).Error(err, "action failed", "action", res.Action.Kind)
+		r.Metrics.ReconcileError(string(res.Action.Kind))
+		r.Recorder.Event(&j, corev1.EventTypeWarning, "ActionFailed", fmt.Sprintf("%s failed: %v", res.Action.Kind, err))
+		return ctrl.Result{}, fmt.Errorf("%s: %w", res.Action.Kind, err)
+	}
+	for _, e := range res.Events {
+		r.Recorder.Event(&j, string(e.Type), e.Reason, e.Message)
+		r.Metrics.Event(e.Reason)
+	}
+	if !equality.Semantic.DeepEqual(j.Status, res.Status) {
+		j.Status = res.Status
+		if err := r.Client.Status().Update(ctx, &j); err != nil {
+			r.Metrics.ReconcileError("status")
+			return ctrl.Result{}, fmt.Errorf("update status: %w", err)
+		}
+	}
+	if res.RemoveFinalizer {
+		controllerutil.RemoveFinalizer(&j, SessionJobFinalizer)
+		if err := r.Client.Update(ctx, &j); client.IgnoreNotFound(err) != nil {
+			return ctrl.Result{}, fmt.Errorf("remove finalizer: %w", err)
+		}
+	}
+	return ctrl.Result{RequeueAfter: res.RequeueAfter}, nil
+}
+
+// optionsFor applies the session cluster's and then the job's kubernetes.operator.* keys to
+// the operator options.
+func (r *FlinkSessionJobReconciler) optionsFor(j *flinkv1beta1.FlinkSessionJob, cluster *flinkv1beta1.FlinkDeployment) (config.Options, error) {
+	conf := map[string]string{}
+	if cluster != nil {
+		if c, err := cluster.Spec.FlinkConfiguration.Flatten(); err == nil {
+			for k, v := range config.OperatorKeys(c) {
+				conf[k] = v
+			}
+		}
+	}
+	if c, err := j.Spec.FlinkConfiguration.Flatten(); err == nil {
+		for k, v := range config.OperatorKeys(c) {
+			conf[k] = v
+		}
+	}
+	return r.Options.With(conf)
+}
+
+// SetupWithManager registers the reconciler; a change of a session cluster reconciles the
+// jobs that target it.
+func (r *FlinkSessionJobReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&flinkv1beta1.FlinkSessionJob{}).
+		Watches(&flinkv1beta1.FlinkDeployment{}, handler.EnqueueRequestsFromMapFunc(r.sessionJobsOf)).
+		Named("flinksessionjob").
+		Complete(r)
+}
+
+// sessionJobsOf maps a FlinkDeployment to the FlinkSessionJobs that target it.
+func (r *FlinkSessionJobReconciler) sessionJobsOf(ctx context.Context, obj client.Object) []reconcile.Request {
+	var jobs flinkv1beta1.FlinkSessionJobList
+	if err := r.Client.List(ctx, &jobs, client.InNamespace(obj.GetNamespace())); err != nil {
+		return nil
+	}
+	var out []reconcile.Request
+	for _, j := range jobs.Items {
+		if j.Spec.DeploymentName == obj.GetName() {
+			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: j.Namespace, Name: j.Name}})
+		}
+	}
+	return out
+}

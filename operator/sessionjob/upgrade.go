@@ -1,0 +1,242 @@
+package sessionjob
+
+import (
+	"fmt"
+	"strconv"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/decide"
+)
+
+// upgrade drives a recorded spec (state UPGRADING) onto the session cluster: the running job
+// is taken down the way the restore mode needs, the new job's id is recorded in status, and
+// only then is the job submitted under that id. One action per call.
+func (s *step) upgrade() {
+	s.requeue(s.in.Options.ProgressCheckInterval)
+	o := s.in.Observed
+	switch {
+	case s.st.JobStatus.JobID == s.targetJobID():
+		s.submit()
+	case o.Job != nil && !jobTerminal(o.Job.State):
+		s.teardown()
+	default:
+		s.switchJob()
+	}
+}
+
+// targetJobID is the id of the recorded spec's job ("" for a suspended spec: no job runs).
+func (s *step) targetJobID() string {
+	if s.lastSuspended() {
+		return ""
+	}
+	return decide.JobIDFor(string(s.j.UID), s.last.Generation(), s.last.Metadata.JobRun)
+}
+
+// teardown stops the running job: cancelled (stateless, a redeploy, last-state), or stopped
+// with a savepoint.
+func (s *step) teardown() {
+	m := s.last.Metadata
+	switch {
+	case m.SavepointFailed:
+		s.refuse("the upgrade savepoint failed and no checkpoint is newer than the last savepoint; the job keeps running the previous spec (change the spec to try again)")
+	case m.Redeploy || m.Restore == decide.RestoreNone || m.CheckpointFallback:
+		s.cancel("to upgrade")
+	case m.Restore == decide.RestoreSavepoint:
+		s.savepointTeardown()
+	default: // last-state: cancel, then restore the newest checkpoint
+		if s.newestState() == "" {
+			s.refuse("last-state upgrade of a session job restores the job's newest checkpoint, but it has none yet; the job keeps running the previous spec")
+			return
+		}
+		s.cancel("to upgrade from its newest checkpoint")
+	}
+}
+
+func (s *step) cancel(why string) {
+	o := s.in.Observed
+	if o.Job.State == "CANCELLING" {
+		return
+	}
+	s.res.Action = Action{Kind: decide.ActCancelJob, JobID: o.Job.ID}
+	s.event(decide.Normal, "Cancel", "Cancelling job "+o.Job.ID+" "+why)
+}
+
+// savepointTeardown stops the job with a savepoint. A job that does not run (restarting,
+// failing) is cancelled and restored from its newest checkpoint instead, when there is one.
+func (s *step) savepointTeardown() {
+	o := s.in.Observed
+	sp := s.st.JobStatus.SavepointInfo
+	switch {
+	case sp != nil && sp.TriggerID != "" && sp.TriggerType == flinkv1beta1.SnapshotTriggerUpgrade:
+		s.pollUpgradeSavepoint()
+	case sp != nil && sp.TriggerID != "":
+		// A manual savepoint is in flight: it finishes (or fails) first.
+		s.book().Poll(o.Savepoint, nil, s.last.Spec.Job)
+	case o.Job.State == "RUNNING":
+		id := decide.TriggerID(string(s.j.UID), "upgrade", s.last.Generation())
+		s.res.Action = Action{Kind: decide.ActStopWithSavepoint, JobID: o.Job.ID, TriggerID: id, FormatType: s.in.Options.SavepointFormat}
+		s.book().SetTrigger(id, flinkv1beta1.SnapshotTriggerUpgrade)
+		s.event(decide.Normal, "SavepointTriggered", "Stopping job "+o.Job.ID+" with a savepoint to upgrade")
+	case o.Job.State == "RESTARTING" || o.Job.State == "FAILING":
+		s.fallBackToCheckpoint("the job is " + o.Job.State + ", so no savepoint can be taken")
+	default:
+		// CREATED, INITIALIZING, RECONCILING: the job is about to run.
+	}
+}
+
+// pollUpgradeSavepoint follows the upgrade's stop-with-savepoint.
+func (s *step) pollUpgradeSavepoint() {
+	op := s.in.Observed.Savepoint
+	switch {
+	case op == nil || (!op.Done && !op.Lost):
+		return
+	case op.Failure == "" && !op.Lost:
+		s.book().CompleteSavepoint(op.Location, nil)
+		s.st.JobStatus.UpgradeSavepointPath = op.Location
+		return
+	}
+	why := op.Failure
+	if op.Lost {
+		why = "Flink no longer knows the savepoint trigger"
+	}
+	s.book().ClearTrigger()
+	s.event(decide.Warning, "SavepointError", "Upgrade savepoint failed: "+why)
+	s.fallBackToCheckpoint("the upgrade savepoint failed (" + why + ")")
+}
+
+// fallBackToCheckpoint upgrades from the job's newest checkpoint when it is newer than the
+// last savepoint (the job is cancelled first); otherwise the upgrade waits for a new spec and
+// the job keeps running.
+func (s *step) fallBackToCheckpoint(why string) {
+	cp := s.newerCheckpoint()
+	if cp == nil {
+		s.last.Metadata.SavepointFailed = true
+		s.save()
+		s.refuse(why + " and no checkpoint is newer than the last savepoint; the job keeps running the previous spec")
+		return
+	}
+	s.last.Metadata.CheckpointFallback = true
+	s.save()
+	s.event(decide.Normal, "CheckpointFallback", why+"; cancelling the job to restore its newest checkpoint "+cp.Path)
+}
+
+// switchJob runs once the previous job has ended (or is not on the cluster): it picks the
+// state the new job starts from, then records the new job's id in status. The submission
+// follows in the next reconcile, so a crash between submitting and writing status finds the
+// job by its recorded id instead of submitting it twice.
+func (s *step) switchJob() {
+	if !s.pickRestorePath() {
+		return
+	}
+	js := &s.st.JobStatus
+	if s.lastSuspended() {
+		s.deployed()
+		js.State = flinkv1beta1.JobStatusSuspended
+		s.event(decide.Normal, "Suspended", "Job suspended")
+		return
+	}
+	js.JobID, js.State, js.JobName, js.StartTime = s.targetJobID(), flinkv1beta1.JobStatusReconciling, "", ""
+	s.res.RequeueAfter = immediately
+}
+
+// pickRestorePath sets status.jobStatus.upgradeSavepointPath for a stateful upgrade whose
+// previous job ended without a savepoint (cancelled for last-state or a checkpoint fallback,
+// failed, or lost by the cluster), refusing when no state newer than that job's start is known.
+func (s *step) pickRestorePath() bool {
+	m := s.last.Metadata
+	js := &s.st.JobStatus
+	if m.Restore == decide.RestoreNone || m.Redeploy || js.UpgradeSavepointPath != "" || js.JobID == "" {
+		return true
+	}
+	if path := s.newestState(); path != "" {
+		js.UpgradeSavepointPath = path
+		s.event(decide.Normal, "RestorePoint", "The new job restores "+path)
+		return true
+	}
+	s.refuse(fmt.Sprintf("job %s ended and no checkpoint or savepoint newer than its start is known; refusing to start the job from empty state "+
+		"(set initialSavepointPath and bump savepointRedeployNonce, or use upgradeMode stateless)", js.JobID))
+	return false
+}
+
+// newestState is the newest checkpoint or savepoint of the current job ("" when none).
+func (s *step) newestState() string {
+	if cp := s.newerCheckpoint(); cp != nil {
+		return cp.Path
+	}
+	start, _ := strconv.ParseInt(s.st.JobStatus.StartTime, 10, 64)
+	if sp := s.st.JobStatus.SavepointInfo; sp != nil && sp.LastSavepoint != nil && start > 0 && sp.LastSavepoint.TimeStamp >= start {
+		return sp.LastSavepoint.Location
+	}
+	return ""
+}
+
+// newerCheckpoint returns the job's newest externalized checkpoint when it is newer than the
+// last savepoint.
+func (s *step) newerCheckpoint() *decide.SnapshotRef {
+	o := s.in.Observed
+	if o.Job == nil || o.Job.LatestCheckpoint == nil || o.Job.LatestCheckpoint.Path == "" || o.Job.LatestCheckpoint.Path[0] == '<' {
+		return nil
+	}
+	cp := o.Job.LatestCheckpoint
+	if sp := s.st.JobStatus.SavepointInfo; sp != nil && sp.LastSavepoint != nil && sp.LastSavepoint.TimeStamp > cp.Timestamp {
+		return nil
+	}
+	return cp
+}
+
+// submit submits the recorded spec's job under the id recorded in status, unless the cluster
+// already runs it (a submission whose status write was lost).
+func (s *step) submit() {
+	js := &s.st.JobStatus
+	if s.lastSuspended() {
+		s.deployed()
+		js.State = flinkv1beta1.JobStatusSuspended
+		s.event(decide.Normal, "Suspended", "Job suspended")
+		return
+	}
+	if s.in.Observed.Job != nil {
+		s.deployed()
+		s.event(decide.Normal, "Submitted", "Job "+js.JobID+" is already on the session cluster; not submitting it again")
+		return
+	}
+	m := s.last.Metadata
+	path := ""
+	if m.Restore != decide.RestoreNone || m.FirstDeployment || m.Redeploy {
+		path = js.UpgradeSavepointPath
+	}
+	conf, _ := s.last.Spec.FlinkConfiguration.Flatten()
+	job := s.last.Spec.Job
+	s.res.Action = Action{Kind: ActSubmitJob, Submit: &Submit{
+		Job: *job.DeepCopy(), Configuration: conf, JobID: js.JobID, RestorePath: path,
+		JarName: JarName(string(s.j.UID), js.JobID, job.JarURI),
+	}}
+	s.deployed()
+	msg := "Submitting job " + js.JobID + " of generation " + strconv.FormatInt(s.last.Generation(), 10) + " to session cluster " + s.j.Spec.DeploymentName
+	if path != "" {
+		msg += ", restoring from " + path
+	}
+	s.event(decide.Normal, "Submit", msg)
+}
+
+// deployed marks the recorded spec as deployed.
+func (s *step) deployed() {
+	rs := &s.st.ReconciliationStatus
+	rs.State = flinkv1beta1.ReconciliationDeployed
+	rs.ReconciliationTimestamp = s.in.Now.UnixMilli()
+	if s.last.Metadata.FirstDeployment && !s.lastSuspended() {
+		s.last.Metadata.FirstDeployment = false
+	}
+	s.save()
+}
+
+// save writes the reconciled spec back to status.
+func (s *step) save() {
+	s.st.ReconciliationStatus.LastReconciledSpec = s.last.Encode()
+}
+
+// refuse stops the upgrade with an error; it is retried when the spec changes or the missing
+// precondition appears.
+func (s *step) refuse(msg string) {
+	s.fail("UpgradeRefused", msg)
+	s.requeue(s.in.Options.ReconcileInterval)
+}
