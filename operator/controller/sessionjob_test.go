@@ -3,13 +3,19 @@ package controller_test
 import (
 	"context"
 	"errors"
+	"net/http"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jarcoal/httpmock"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	"github.com/flinkop/flinkop/harness/fixtures"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/sessionjob"
 )
@@ -311,5 +317,67 @@ func TestDeletingTheSessionClusterAndItsJobsTogetherFinishes(t *testing.T) {
 	var d flinkv1beta1.FlinkDeployment
 	if err := s.client.Get(s.ctx, client.ObjectKey{Namespace: ns, Name: "sess"}, &d); err == nil {
 		t.Fatalf("the session cluster is still there: %+v", d.Status)
+	}
+}
+
+// TestApacheSessionExamplesEndToEnd applies the Apache operator's session examples unchanged
+// (their jar URLs answered by a mock) and checks that each session job is submitted to its
+// session cluster with its spec.
+func TestApacheSessionExamplesEndToEnd(t *testing.T) {
+	dir := filepath.Join(fixtures.SharedDir(t), "reference", "apache-operator-examples")
+	for _, files := range [][]string{
+		{"basic-session-deployment-and-job.yaml"},
+		{"basic-session-deployment-only.yaml", "basic-session-job-only.yaml"},
+		{"e2e-tests-data/sessionjob-cr.yaml"},
+	} {
+		t.Run(files[len(files)-1], func(t *testing.T) {
+			s := newSessionEnv(t)
+			s.jars.RegisterRegexpResponder(http.MethodGet, regexp.MustCompile(`^https://repo1\.maven\.org/.*\.jar$`),
+				httpmock.NewBytesResponder(200, []byte("PK\x03\x04 examples")))
+			var jobs []*flinkv1beta1.FlinkSessionJob
+			for _, f := range files {
+				docs, err := fixtures.FileDocuments(filepath.Join(dir, f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, doc := range docs {
+					switch doc.Kind {
+					case "FlinkDeployment":
+						d := &flinkv1beta1.FlinkDeployment{}
+						if err := fixtures.DecodeStrict(doc.YAML, d); err != nil {
+							t.Fatal(err)
+						}
+						d.Namespace, d.UID, d.Generation = ns, types.UID("uid-"+d.Name), 1
+						s.startCluster(d)
+					case "FlinkSessionJob":
+						j := &flinkv1beta1.FlinkSessionJob{}
+						if err := fixtures.DecodeStrict(doc.YAML, j); err != nil {
+							t.Fatal(err)
+						}
+						j.Namespace, j.UID, j.Generation = ns, types.UID("uid-"+j.Name), 1
+						s.createJob(j)
+						jobs = append(jobs, j)
+					}
+				}
+			}
+			if len(jobs) == 0 {
+				t.Fatal("no session job in the example")
+			}
+			for _, want := range jobs {
+				got := s.untilJob(want.Name, 20, "submitted", func(j *flinkv1beta1.FlinkSessionJob) bool {
+					return j.Status.ReconciliationStatus.State == flinkv1beta1.ReconciliationDeployed && j.Status.JobStatus.JobID != ""
+				})
+				fj := s.flinkJob(got.Status.JobStatus.JobID)
+				if fj == nil || got.Status.Error != "" {
+					t.Fatalf("%s: job %s not on the cluster (error %q)", want.Name, got.Status.JobStatus.JobID, got.Status.Error)
+				}
+				if p := want.Spec.Job.Parallelism; p != nil && fj.Parallelism() != int(*p) {
+					t.Errorf("%s: parallelism %d, want %d", want.Name, fj.Parallelism(), *p)
+				}
+				if fj.Program.EntryClass != want.Spec.Job.EntryClass {
+					t.Errorf("%s: entry class %q, want %q", want.Name, fj.Program.EntryClass, want.Spec.Job.EntryClass)
+				}
+			}
+		})
 	}
 }

@@ -153,7 +153,7 @@ func (s *step) pickRestorePath() bool {
 		s.event(decide.Normal, "RestorePoint", "The new job restores "+path)
 		return true
 	}
-	s.refuse(fmt.Sprintf("job %s ended and no checkpoint or savepoint newer than its start is known; refusing to start the job from empty state "+
+	s.refuse(fmt.Sprintf("job %s ended (or is gone from the cluster) and no checkpoint or savepoint newer than its start is known; refusing to start the job from empty state "+
 		"(set initialSavepointPath and bump savepointRedeployNonce, or use upgradeMode stateless)", js.JobID))
 	return false
 }
