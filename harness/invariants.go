@@ -43,6 +43,8 @@ type Checker struct {
 	// lineage is when Flink itself last restarted a resource's job from older state after a
 	// fault the operator cannot undo (HA metadata lost): snapshots before it do not count.
 	lineage map[string]time.Time
+	// sessions are the session clusters whose session jobs are checked too.
+	sessions map[string]*sessionState
 }
 
 // NewChecker returns a checker of w.
@@ -84,6 +86,7 @@ func (c *Checker) Check(resources ...string) []string {
 	for _, r := range resources {
 		out = append(out, c.check(r)...)
 	}
+	out = append(out, c.checkSessions()...)
 	return append(out, c.oneJobManager()...)
 }
 

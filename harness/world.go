@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -25,6 +26,7 @@ import (
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/config"
 	"github.com/flinkop/flinkop/operator/controller"
+	"github.com/flinkop/flinkop/operator/flink"
 	"github.com/flinkop/flinkop/operator/observe"
 )
 
@@ -47,6 +49,7 @@ type World struct {
 	Reconciles int
 
 	reconciler *controller.FlinkDeploymentReconciler
+	sessionJob *controller.FlinkSessionJobReconciler
 	opClient   client.Client // the operator's view of the API, with the fault hooks
 	api        apiFaults
 	dropEvents int                  // watch events still to be missed
@@ -96,7 +99,9 @@ func NewWorldOn(b Backend, seed int64) *World {
 func (w *World) RestartOperator() {
 	opts := w.Options
 	opts.FlinkClientTimeout = time.Second
-	w.reconciler = controller.Setup{Options: opts, Transport: w.Sim, Clock: w.Clock}.Reconciler(w.opClient, w.events)
+	setup := controller.Setup{Options: opts, Transport: w.Sim, Clock: w.Clock, Jars: &flink.JarFetcher{Transport: JarRepository()}}
+	w.reconciler = setup.Reconciler(w.opClient, w.events)
+	w.sessionJob = setup.SessionJobReconciler(w.opClient, w.events)
 	for name := range w.due {
 		w.due[name] = w.Clock.Now()
 	}
@@ -181,7 +186,7 @@ func (w *World) Step() (time.Time, error) {
 	}
 	delete(w.due, name)
 	w.Reconciles++
-	res, err := w.reconciler.Reconcile(context.Background(), ctrl.Request{NamespacedName: types.NamespacedName{Namespace: w.Namespace, Name: name}})
+	res, err := w.reconcile(name)
 	switch {
 	case errors.Is(err, errOperatorCrashed):
 		w.Trace.add(w.Clock.Now(), "fault", name, "operator crashed after an API write; restarting it")
@@ -193,12 +198,32 @@ func (w *World) Step() (time.Time, error) {
 	case res.RequeueAfter > 0:
 		w.due[name] = w.Clock.Now().Add(res.RequeueAfter)
 	}
-	if _, gerr := w.Get(name); gerr == nil && w.due[name].IsZero() {
+	if gerr := w.exists(name); gerr == nil && w.due[name].IsZero() {
 		w.due[name] = w.Clock.Now().Add(w.Options.ReconcileInterval)
 	} else if apierrors.IsNotFound(gerr) {
 		delete(w.due, name)
 	}
 	return w.Clock.Now(), w.sync()
+}
+
+// reconcile runs the reconciler of a due key: a FlinkDeployment's name, or
+// SessionJobKey(name) for a FlinkSessionJob.
+func (w *World) reconcile(key string) (ctrl.Result, error) {
+	ctx := context.Background()
+	if name, ok := strings.CutPrefix(key, sessionJobPrefix); ok {
+		return w.sessionJob.Reconcile(ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: w.Namespace, Name: name}})
+	}
+	return w.reconciler.Reconcile(ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: w.Namespace, Name: key}})
+}
+
+// exists reads the object of a due key; a NotFound error says it is gone.
+func (w *World) exists(key string) error {
+	if name, ok := strings.CutPrefix(key, sessionJobPrefix); ok {
+		_, err := w.GetSessionJob(name)
+		return err
+	}
+	_, err := w.Get(key)
+	return err
 }
 
 // next returns the earliest due reconcile or timer.

@@ -31,22 +31,31 @@ import (
 //
 //	apply [name=] [mode=savepoint|last-state|stateless] [parallelism=N] [image=I]
 //	      [state=running|suspended] [savepoint-nonce=N] [ha=false] [conf=(k=v, …)]
-//	run for=DURATION | until=stable|suspended|deleted|refused [limit=DURATION]
+//	run for=DURATION | until=stable|suspended|deleted|refused [limit=DURATION] [only=NAME]
 //	fault CLASS [name=] [for=DURATION] [count=N] [k=N]      (a chaos class name)
 //	delete [name=]            delete-jobmanager [name=]      restart-operator
 //	status [name=]            restored [name=]
+//	sessionjob [name=] [deployment=] [mode=] [parallelism=N] [state=] [savepoint-nonce=N]
+//	           [restart-nonce=N]                              (applies a FlinkSessionJob)
+//	delete-sessionjob [name=] sessionjob-status [name=]
 type Script struct {
 	w       *harness.World
 	checker *harness.Checker
 	specs   map[string]*flinkv1beta1.FlinkDeploymentSpec
 	names   []string
-	mark    int // trace entries already shown
+	// jobs are the FlinkSessionJob specs applied so far, by name; jobNames keeps their order.
+	jobs     map[string]*flinkv1beta1.FlinkSessionJobSpec
+	jobNames []string
+	mark     int // trace entries already shown
 }
 
 // NewScript returns a script runner on a world of backend b seeded with seed.
 func NewScript(b harness.Backend, seed int64) *Script {
 	w := harness.NewWorldOn(b, seed)
-	return &Script{w: w, checker: harness.NewChecker(w), specs: map[string]*flinkv1beta1.FlinkDeploymentSpec{}}
+	return &Script{
+		w: w, checker: harness.NewChecker(w), specs: map[string]*flinkv1beta1.FlinkDeploymentSpec{},
+		jobs: map[string]*flinkv1beta1.FlinkSessionJobSpec{},
+	}
 }
 
 // World is the script's world.
@@ -71,9 +80,11 @@ func (s *Script) Exec(cmd string, raw []datadriven.CmdArg) (string, error) {
 	case "delete-jobmanager":
 		err = s.deleteJobManager(name)
 	case "sessionjob":
-		err = s.sessionJob(name, a.str("deployment", resource), true)
+		err = s.applySessionJob(name, a)
 	case "delete-sessionjob":
-		err = s.sessionJob(name, "", false)
+		err = s.deleteSessionJob(name)
+	case "sessionjob-status":
+		return s.sessionJobStatus(name), nil
 	case "restart-operator":
 		s.w.Trace.Add(s.w.Now(), "fault", "", "operator restarted")
 		s.w.RestartOperator()
@@ -115,6 +126,7 @@ func (s *Script) apply(name string, a args) error {
 	}
 	if v, ok := a.take("session"); ok && v == "true" {
 		spec.Job = nil // a session cluster
+		s.checker.WatchSessionCluster(name)
 	}
 	if v, ok := a.take("mode"); ok {
 		spec.Job.UpgradeMode = flinkv1beta1.UpgradeMode(v)
@@ -166,9 +178,15 @@ func (s *Script) run(a args) error {
 	if err != nil {
 		return err
 	}
+	only, _ := a.take("only")
 	done := func() bool {
 		for _, n := range s.names {
-			if !s.reached(n, until) {
+			if (only == "" || only == n) && !s.reached(n, until) {
+				return false
+			}
+		}
+		for _, n := range s.jobNames {
+			if (only == "" || only == n) && !s.reachedJob(n, until) {
 				return false
 			}
 		}
@@ -296,22 +314,6 @@ func (s *Script) deleteJobManager(name string) error {
 
 // savepointDir is where BaseSpec's savepoints go (state.savepoints.dir).
 const savepointDir = "file:///data/sp/"
-
-// sessionJob creates (or, with create false, deletes) a FlinkSessionJob targeting deployment.
-// Nothing reconciles session jobs yet: they stand for the jobs that keep a session cluster.
-func (s *Script) sessionJob(name, deployment string, create bool) error {
-	j := &flinkv1beta1.FlinkSessionJob{}
-	j.Namespace, j.Name = s.w.Namespace, name
-	ctx := context.Background()
-	if !create {
-		s.w.Trace.Add(s.w.Now(), "spec", name, "session job deleted")
-		return s.w.Client.Delete(ctx, j)
-	}
-	j.Spec.DeploymentName = deployment
-	j.Spec.Job = &flinkv1beta1.JobSpec{JarURI: "https://repo.example.com/job.jar"}
-	s.w.Trace.Add(s.w.Now(), "spec", name, "session job created on "+deployment)
-	return s.w.Client.Create(ctx, j)
-}
 
 // status renders what a user reads in kubectl get flinkdep -o yaml.
 func (s *Script) status(name string) string {

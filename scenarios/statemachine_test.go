@@ -13,3 +13,10 @@ import (
 func TestOperatorStateMachine(t *testing.T) {
 	rapid.Check(t, Property(nil, nil))
 }
+
+// TestSessionJobStateMachine is the property test of FlinkSessionJobs: random spec changes,
+// suspends and resumes, savepoints, deletions, faults on the session cluster and operator
+// restarts never break the invariants (S1–S3 included), and the session job converges.
+func TestSessionJobStateMachine(t *testing.T) {
+	rapid.Check(t, SessionProperty(nil, nil))
+}

@@ -32,7 +32,7 @@ type SessionJobExecutor struct {
 	// Flink returns the REST client of a session cluster's JobManager.
 	Flink func(cluster *flinkv1beta1.FlinkDeployment) SessionFlinkAPI
 	// Jars fetches file:// and http(s):// jars.
-	Jars *JarFetcher
+	Jars *flink.JarFetcher
 }
 
 // Execute performs one action against the session cluster. An error means it did not (fully)

@@ -13,9 +13,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flinkop/flinkop/fakeflink"
-	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/controller"
+	"github.com/flinkop/flinkop/operator/flink"
 )
 
 // sessionEnv is env with the session job reconciler, whose http(s) jars come from a mock.
@@ -45,7 +45,7 @@ func (s *sessionEnv) reconciler(c client.Client) *controller.FlinkSessionJobReco
 	opts := s.r.Options
 	return controller.Setup{
 		Options: opts, Transport: s.sim, Clock: s.clock,
-		Jars: &act.JarFetcher{HTTP: &http.Client{Transport: s.jars}},
+		Jars: &flink.JarFetcher{Transport: s.jars},
 	}.SessionJobReconciler(c, s.rec)
 }
 

@@ -324,7 +324,6 @@ func TestDeletingTheSessionClusterAndItsJobsTogetherFinishes(t *testing.T) {
 // (their jar URLs answered by a mock) and checks that each session job is submitted to its
 // session cluster with its spec.
 func TestApacheSessionExamplesEndToEnd(t *testing.T) {
-	dir := filepath.Join(fixtures.SharedDir(t), "reference", "apache-operator-examples")
 	for _, files := range [][]string{
 		{"basic-session-deployment-and-job.yaml"},
 		{"basic-session-deployment-only.yaml", "basic-session-job-only.yaml"},
@@ -336,48 +335,64 @@ func TestApacheSessionExamplesEndToEnd(t *testing.T) {
 				httpmock.NewBytesResponder(200, []byte("PK\x03\x04 examples")))
 			var jobs []*flinkv1beta1.FlinkSessionJob
 			for _, f := range files {
-				docs, err := fixtures.FileDocuments(filepath.Join(dir, f))
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, doc := range docs {
-					switch doc.Kind {
-					case "FlinkDeployment":
-						d := &flinkv1beta1.FlinkDeployment{}
-						if err := fixtures.DecodeStrict(doc.YAML, d); err != nil {
-							t.Fatal(err)
-						}
-						d.Namespace, d.UID, d.Generation = ns, types.UID("uid-"+d.Name), 1
-						s.startCluster(d)
-					case "FlinkSessionJob":
-						j := &flinkv1beta1.FlinkSessionJob{}
-						if err := fixtures.DecodeStrict(doc.YAML, j); err != nil {
-							t.Fatal(err)
-						}
-						j.Namespace, j.UID, j.Generation = ns, types.UID("uid-"+j.Name), 1
-						s.createJob(j)
-						jobs = append(jobs, j)
-					}
-				}
+				jobs = append(jobs, s.applyExample(f)...)
 			}
 			if len(jobs) == 0 {
 				t.Fatal("no session job in the example")
 			}
 			for _, want := range jobs {
-				got := s.untilJob(want.Name, 20, "submitted", func(j *flinkv1beta1.FlinkSessionJob) bool {
-					return j.Status.ReconciliationStatus.State == flinkv1beta1.ReconciliationDeployed && j.Status.JobStatus.JobID != ""
-				})
-				fj := s.flinkJob(got.Status.JobStatus.JobID)
-				if fj == nil || got.Status.Error != "" {
-					t.Fatalf("%s: job %s not on the cluster (error %q)", want.Name, got.Status.JobStatus.JobID, got.Status.Error)
-				}
-				if p := want.Spec.Job.Parallelism; p != nil && fj.Parallelism() != int(*p) {
-					t.Errorf("%s: parallelism %d, want %d", want.Name, fj.Parallelism(), *p)
-				}
-				if fj.Program.EntryClass != want.Spec.Job.EntryClass {
-					t.Errorf("%s: entry class %q, want %q", want.Name, fj.Program.EntryClass, want.Spec.Job.EntryClass)
-				}
+				s.checkSubmitted(want)
 			}
 		})
+	}
+}
+
+// applyExample creates the FlinkDeployments (waiting for them) and FlinkSessionJobs of an
+// Apache example file and returns the session jobs.
+func (s *sessionEnv) applyExample(file string) []*flinkv1beta1.FlinkSessionJob {
+	s.t.Helper()
+	docs, err := fixtures.FileDocuments(filepath.Join(fixtures.SharedDir(s.t), "reference", "apache-operator-examples", file))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	var jobs []*flinkv1beta1.FlinkSessionJob
+	for _, doc := range docs {
+		switch doc.Kind {
+		case "FlinkDeployment":
+			d := &flinkv1beta1.FlinkDeployment{}
+			if err := fixtures.DecodeStrict(doc.YAML, d); err != nil {
+				s.t.Fatal(err)
+			}
+			d.Namespace, d.UID, d.Generation = ns, types.UID("uid-"+d.Name), 1
+			s.startCluster(d)
+		case "FlinkSessionJob":
+			j := &flinkv1beta1.FlinkSessionJob{}
+			if err := fixtures.DecodeStrict(doc.YAML, j); err != nil {
+				s.t.Fatal(err)
+			}
+			j.Namespace, j.UID, j.Generation = ns, types.UID("uid-"+j.Name), 1
+			s.createJob(j)
+			jobs = append(jobs, j)
+		}
+	}
+	return jobs
+}
+
+// checkSubmitted steps until want is submitted and checks the job on the cluster against its
+// spec.
+func (s *sessionEnv) checkSubmitted(want *flinkv1beta1.FlinkSessionJob) {
+	s.t.Helper()
+	got := s.untilJob(want.Name, 20, "submitted", func(j *flinkv1beta1.FlinkSessionJob) bool {
+		return j.Status.ReconciliationStatus.State == flinkv1beta1.ReconciliationDeployed && j.Status.JobStatus.JobID != ""
+	})
+	fj := s.flinkJob(got.Status.JobStatus.JobID)
+	if fj == nil || got.Status.Error != "" {
+		s.t.Fatalf("%s: job %s not on the cluster (error %q)", want.Name, got.Status.JobStatus.JobID, got.Status.Error)
+	}
+	if p := want.Spec.Job.Parallelism; p != nil && fj.Parallelism() != int(*p) {
+		s.t.Errorf("%s: parallelism %d, want %d", want.Name, fj.Parallelism(), *p)
+	}
+	if fj.Program.EntryClass != want.Spec.Job.EntryClass {
+		s.t.Errorf("%s: entry class %q, want %q", want.Name, fj.Program.EntryClass, want.Spec.Job.EntryClass)
 	}
 }

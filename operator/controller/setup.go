@@ -47,7 +47,7 @@ type Setup struct {
 	Metrics *metrics.Recorder
 	// Jars fetches the file:// and http(s):// jars of session jobs (default: Go's HTTP
 	// client, DefaultJarFetchTimeout, DefaultJarMaxBytes).
-	Jars *act.JarFetcher
+	Jars *flink.JarFetcher
 }
 
 // NewFlinkDeploymentReconciler builds the reconciler for a manager (its client and events).
@@ -82,7 +82,7 @@ func (s Setup) withDefaults() Setup {
 		s.Clock = clock.RealClock{}
 	}
 	if s.Jars == nil {
-		s.Jars = &act.JarFetcher{}
+		s.Jars = &flink.JarFetcher{}
 	}
 	return s
 }

@@ -88,6 +88,8 @@ func (s *step) clusterReady() bool {
 		s.fail("SessionClusterMissing", "waiting for session cluster "+name+": no FlinkDeployment of that name exists in the namespace")
 	case o.Cluster == ClusterNotSession:
 		s.fail("NotASessionCluster", "FlinkDeployment "+name+" runs an application job; a session job needs a session cluster (a FlinkDeployment without spec.job)")
+	case o.ClusterDeleting:
+		s.fail("SessionClusterDeleting", "session cluster "+name+" is being deleted; the job is not submitted to it")
 	case o.Cluster == ClusterNotReady:
 		s.fail("SessionClusterNotReady", "waiting for session cluster "+name+" to be READY: "+o.ClusterMessage)
 	case !o.RESTReachable:
@@ -178,8 +180,8 @@ func restoreMode(job *flinkv1beta1.JobSpec) decide.RestoreMode {
 func (s *step) observeJob() {
 	o := s.in.Observed
 	js := &s.st.JobStatus
-	if o.Job == nil {
-		return
+	if o.Job == nil || (js.State == flinkv1beta1.JobStatusSuspended && s.st.ReconciliationStatus.State == flinkv1beta1.ReconciliationDeployed) {
+		return // a suspended job's last run stays on the cluster, ended
 	}
 	prev := js.State
 	js.JobName = o.Job.Name

@@ -117,20 +117,8 @@ func (s *step) delete() {
 			o.RESTError+o.ClusterMessage)
 		return
 	}
-	if live := o.Job != nil && !jobTerminal(o.Job.State); live {
-		if s.in.Options.SavepointOnDeletion && o.Job.State == "RUNNING" {
-			a, wait := s.book().DeletionSavepoint(o.Savepoint, s.j.DeletionTimestamp.Time, string(s.j.UID), s.j.Generation, o.Job.ID)
-			if a.Kind != "" {
-				s.res.Action = Action{Kind: a.Kind, JobID: a.JobID, TriggerID: a.TriggerID, FormatType: a.FormatType}
-			}
-			if wait {
-				return
-			}
-		}
-		if o.Job.State != "CANCELLING" {
-			s.res.Action = Action{Kind: decide.ActCancelJob, JobID: o.Job.ID}
-			s.event(decide.Normal, "Cleanup", "Cancelling job "+o.Job.ID+" before deletion")
-		}
+	if o.Job != nil && !jobTerminal(o.Job.State) {
+		s.stopBeforeDeletion()
 		return
 	}
 	if len(o.Jars) > 0 {
@@ -143,6 +131,25 @@ func (s *step) delete() {
 		return
 	}
 	s.release("the job is stopped and its jars are deleted")
+}
+
+// stopBeforeDeletion stops the live job: with a savepoint first when
+// kubernetes.operator.job.savepoint-on-deletion is set, then by cancelling it.
+func (s *step) stopBeforeDeletion() {
+	o := s.in.Observed
+	if s.in.Options.SavepointOnDeletion && o.Job.State == "RUNNING" {
+		a, wait := s.book().DeletionSavepoint(o.Savepoint, s.j.DeletionTimestamp.Time, string(s.j.UID), s.j.Generation, o.Job.ID)
+		if a.Kind != "" {
+			s.res.Action = Action{Kind: a.Kind, JobID: a.JobID, TriggerID: a.TriggerID, FormatType: a.FormatType}
+		}
+		if wait {
+			return
+		}
+	}
+	if o.Job.State != "CANCELLING" {
+		s.res.Action = Action{Kind: decide.ActCancelJob, JobID: o.Job.ID}
+		s.event(decide.Normal, "Cleanup", "Cancelling job "+o.Job.ID+" before deletion")
+	}
 }
 
 func (s *step) release(why string) {

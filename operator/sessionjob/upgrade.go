@@ -14,9 +14,19 @@ import (
 func (s *step) upgrade() {
 	s.requeue(s.in.Options.ProgressCheckInterval)
 	o := s.in.Observed
+	pending := s.book().PendingSavepoint() != ""
 	switch {
 	case s.st.JobStatus.JobID == s.targetJobID():
 		s.submit()
+	case pending && o.Job == nil:
+		s.book().DropTriggers("the job is gone from the session cluster")
+	case pending && s.st.JobStatus.SavepointInfo.TriggerType == flinkv1beta1.SnapshotTriggerUpgrade:
+		// Followed to its end even when the job already finished: the savepoint is the
+		// newest state, newer than any checkpoint.
+		s.pollUpgradeSavepoint()
+	case pending:
+		// A manual savepoint is in flight: it finishes (or fails) first.
+		s.book().Poll(o.Savepoint, nil, s.last.Spec.Job)
 	case o.Job != nil && !jobTerminal(o.Job.State):
 		s.teardown()
 	default:
@@ -65,19 +75,13 @@ func (s *step) cancel(why string) {
 // failing) is cancelled and restored from its newest checkpoint instead, when there is one.
 func (s *step) savepointTeardown() {
 	o := s.in.Observed
-	sp := s.st.JobStatus.SavepointInfo
-	switch {
-	case sp != nil && sp.TriggerID != "" && sp.TriggerType == flinkv1beta1.SnapshotTriggerUpgrade:
-		s.pollUpgradeSavepoint()
-	case sp != nil && sp.TriggerID != "":
-		// A manual savepoint is in flight: it finishes (or fails) first.
-		s.book().Poll(o.Savepoint, nil, s.last.Spec.Job)
-	case o.Job.State == "RUNNING":
+	switch o.Job.State {
+	case "RUNNING":
 		id := decide.TriggerID(string(s.j.UID), "upgrade", s.last.Generation())
 		s.res.Action = Action{Kind: decide.ActStopWithSavepoint, JobID: o.Job.ID, TriggerID: id, FormatType: s.in.Options.SavepointFormat}
 		s.book().SetTrigger(id, flinkv1beta1.SnapshotTriggerUpgrade)
 		s.event(decide.Normal, "SavepointTriggered", "Stopping job "+o.Job.ID+" with a savepoint to upgrade")
-	case o.Job.State == "RESTARTING" || o.Job.State == "FAILING":
+	case "RESTARTING", "FAILING":
 		s.fallBackToCheckpoint("the job is " + o.Job.State + ", so no savepoint can be taken")
 	default:
 		// CREATED, INITIALIZING, RECONCILING: the job is about to run.

@@ -1,4 +1,4 @@
-package act_test
+package flink_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 
 	"github.com/jarcoal/httpmock"
 
-	"github.com/flinkop/flinkop/operator/act"
+	"github.com/flinkop/flinkop/operator/flink"
 )
 
 func TestJarFetcher(t *testing.T) {
@@ -23,7 +23,7 @@ func TestJarFetcher(t *testing.T) {
 	if err := os.WriteFile(local, []byte("local jar"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	f := &act.JarFetcher{HTTP: &http.Client{Transport: mt}, MaxBytes: 10}
+	f := &flink.JarFetcher{Transport: mt, MaxBytes: 10}
 	for _, tc := range []struct {
 		uri, want, wantErr string
 	}{
@@ -45,7 +45,7 @@ func TestJarFetcher(t *testing.T) {
 			case tc.wantErr == "" && (err != nil || string(got) != tc.want):
 				t.Errorf("got %q, %v; want %q", got, err, tc.want)
 			}
-			if tc.wantErr == "larger than the limit" && !errors.Is(err, act.ErrJarTooLarge) {
+			if tc.wantErr == "larger than the limit" && !errors.Is(err, flink.ErrJarTooLarge) {
 				t.Errorf("err %v is not ErrJarTooLarge", err)
 			}
 		})

@@ -1,4 +1,4 @@
-package act
+package flink
 
 import (
 	"context"
@@ -20,8 +20,8 @@ const (
 // JarFetcher reads session job jars from file:// (the operator's file system) and http(s)://
 // URIs, with a timeout and a size limit.
 type JarFetcher struct {
-	// HTTP fetches http(s) jars (default: Go's default client).
-	HTTP *http.Client
+	// Transport carries http(s) requests (default: Go's default transport).
+	Transport http.RoundTripper
 	// Timeout bounds one fetch (default DefaultJarFetchTimeout).
 	Timeout time.Duration
 	// MaxBytes is the largest jar accepted (default DefaultJarMaxBytes).
@@ -71,10 +71,7 @@ func (f *JarFetcher) Fetch(ctx context.Context, uri string) ([]byte, error) {
 }
 
 func (f *JarFetcher) get(ctx context.Context, uri string) (io.ReadCloser, error) {
-	client := f.HTTP
-	if client == nil {
-		client = http.DefaultClient
-	}
+	client := &http.Client{Transport: f.Transport}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, uri, nil)
 	if err != nil {
 		return nil, fmt.Errorf("jar request: %w", err)

@@ -1,0 +1,217 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/flinkop/flinkop/fakeflink"
+	"github.com/flinkop/flinkop/operator/act"
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/decide"
+	"github.com/flinkop/flinkop/operator/sessionjob"
+)
+
+// sessionState is what the checker remembers of the session jobs on one session cluster.
+type sessionState struct {
+	// owners maps a session job's jar prefix to its name (kept after deletion).
+	owners map[string]string
+	// restore is the restore mode of each job id the operator recorded, and whether it was
+	// the first submission or a redeploy (which may start from initialSavepointPath).
+	restore map[string]submission
+	// starts counts the job starts already checked.
+	starts int
+}
+
+type submission struct {
+	mode  decide.RestoreMode
+	fresh bool
+}
+
+// WatchSessionCluster makes Check also check the session job invariants on the named
+// session cluster:
+//
+//	S1 a session job never has two live jobs on its cluster at once;
+//	S2 a stateful session job's next job starts from its previous job's newest snapshot;
+//	S3 a deleted session job leaves no live job and no jar of its own on its cluster.
+func (c *Checker) WatchSessionCluster(name string) {
+	if c.sessions == nil {
+		c.sessions = map[string]*sessionState{}
+	}
+	c.sessions[name] = &sessionState{owners: map[string]string{}, restore: map[string]submission{}}
+}
+
+func (c *Checker) checkSessions() []string {
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(c.sessions)) {
+		out = append(out, c.checkSession(name, c.sessions[name])...)
+	}
+	return out
+}
+
+func (c *Checker) checkSession(cluster string, st *sessionState) []string {
+	var jobs flinkv1beta1.FlinkSessionJobList
+	if err := c.w.Client.List(context.Background(), &jobs); err != nil {
+		return []string{"list session jobs: " + err.Error()}
+	}
+	present := map[string]bool{}
+	for _, j := range jobs.Items {
+		if j.Spec.DeploymentName != cluster {
+			continue
+		}
+		prefix := sessionjob.JarPrefix(string(j.UID))
+		st.owners[prefix] = j.Name
+		present[prefix] = j.DeletionTimestamp == nil
+		c.rememberSubmission(&j, st)
+	}
+	cl := c.w.Sim.Cluster(c.w.Namespace, act.JobManagerName(cluster))
+	if cl == nil {
+		return nil
+	}
+	var out []string
+	var fj []*fakeflink.Job
+	var jars []fakeflink.Jar
+	var starts []fakeflink.JobStart
+	c.w.Cluster(cluster, func(cl *fakeflink.Cluster) {
+		fj, jars, starts = cl.Jobs(), cl.Jars(), cl.Starts()
+	})
+	live := map[string][]string{}
+	for _, j := range fj {
+		if p := ownerPrefix(j.Program.Name, st); p != "" && !j.Status.IsGloballyTerminal() {
+			live[p] = append(live[p], j.ID)
+		}
+	}
+	for _, p := range slices.Sorted(maps.Keys(st.owners)) {
+		name := st.owners[p]
+		if len(live[p]) > 1 {
+			out = append(out, fmt.Sprintf("session job %s has %d live jobs on %s: %v (S1)", name, len(live[p]), cluster, live[p]))
+		}
+		if _, ok := present[p]; !ok && cl.Up() {
+			out = append(out, c.leftBehind(name, p, live[p], jars)...)
+		}
+	}
+	out = append(out, c.checkSessionStarts(st, fj, starts)...)
+	return out
+}
+
+// leftBehind reports what a deleted session job left on its running cluster (S3).
+func (c *Checker) leftBehind(name, prefix string, live []string, jars []fakeflink.Jar) []string {
+	var out []string
+	if len(live) > 0 {
+		out = append(out, fmt.Sprintf("session job %s is deleted but its jobs %v still run (S3)", name, live))
+	}
+	for _, j := range jars {
+		if strings.HasPrefix(j.Name, prefix) {
+			out = append(out, fmt.Sprintf("session job %s is deleted but its jar %s is still on the cluster (S3)", name, j.ID))
+		}
+	}
+	return out
+}
+
+// rememberSubmission records the restore mode of the job id the status names.
+func (c *Checker) rememberSubmission(j *flinkv1beta1.FlinkSessionJob, st *sessionState) {
+	r, err := sessionjob.ParseReconciledSpec(j.Status.ReconciliationStatus.LastReconciledSpec)
+	if err != nil || r == nil || j.Status.JobStatus.JobID == "" {
+		return
+	}
+	id := decide.JobIDFor(string(j.UID), r.Generation(), r.Metadata.JobRun)
+	if id != j.Status.JobStatus.JobID {
+		return
+	}
+	if _, ok := st.restore[id]; !ok {
+		st.restore[id] = submission{mode: r.Metadata.Restore, fresh: r.Metadata.FirstDeployment || r.Metadata.Redeploy}
+	}
+}
+
+// checkSessionStarts checks S2 for the job starts not yet checked: a stateful job's next
+// job starts at (or after) the newest snapshot its previous job completed.
+func (c *Checker) checkSessionStarts(st *sessionState, fj []*fakeflink.Job, starts []fakeflink.JobStart) []string {
+	byID := map[string]*fakeflink.Job{}
+	for _, j := range fj {
+		byID[j.ID] = j
+	}
+	var out []string
+	for i := st.starts; i < len(starts); i++ {
+		s := starts[i]
+		job, sub := byID[s.JobID], st.restore[s.JobID]
+		if job == nil || sub.mode == "" || sub.mode == decide.RestoreNone || sub.fresh {
+			continue
+		}
+		prefix := ownerPrefix(job.Program.Name, st)
+		prev := previousJob(starts[:i], s.JobID, prefix, byID, st)
+		if prev == nil {
+			continue // the cluster lost it: the operator refuses to guess
+		}
+		newest := int64(0)
+		for _, snap := range prev.Checkpoints() {
+			newest = max(newest, snap.Offset)
+		}
+		if s.Offset < newest {
+			out = append(out, fmt.Sprintf("session job %s: job %s started at offset %d from %q, but job %s before it completed a snapshot at offset %d (S2)",
+				st.owners[prefix], s.JobID, s.Offset, s.RestorePath, prev.ID, newest))
+		}
+	}
+	st.starts = len(starts)
+	return out
+}
+
+// previousJob is the job of the same session job started last before job id.
+func previousJob(before []fakeflink.JobStart, id, prefix string, byID map[string]*fakeflink.Job, st *sessionState) *fakeflink.Job {
+	for k := len(before) - 1; k >= 0; k-- {
+		p := byID[before[k].JobID]
+		if p != nil && p.ID != id && ownerPrefix(p.Program.Name, st) == prefix {
+			return p
+		}
+	}
+	return nil
+}
+
+// ownerPrefix is the jar prefix of the session job a job's jar belongs to ("" for none).
+func ownerPrefix(jarName string, st *sessionState) string {
+	for p := range st.owners {
+		if strings.HasPrefix(jarName, p) {
+			return p
+		}
+	}
+	return ""
+}
+
+// SessionJobConverged reports whether a session job reached its desired state: deleted,
+// running its current generation stably, suspended, or refusing with a reported error.
+func (c *Checker) SessionJobConverged(name string) (bool, string) {
+	j, err := c.w.GetSessionJob(name)
+	if apierrors.IsNotFound(err) {
+		return true, "deleted"
+	}
+	if err != nil {
+		return false, err.Error()
+	}
+	st := j.Status
+	if st.Error != "" {
+		return c.hasWarning(name, st.Error), "refused: " + st.Error
+	}
+	if st.ObservedGeneration != j.Generation || st.ReconciliationStatus.State != flinkv1beta1.ReconciliationDeployed {
+		return false, fmt.Sprintf("generation %d observed %d, reconciliation %s", j.Generation, st.ObservedGeneration, st.ReconciliationStatus.State)
+	}
+	want, lc := flinkv1beta1.JobStatusRunning, flinkv1beta1.LifecycleStable
+	if j.Spec.Job != nil && j.Spec.Job.EffectiveState() == flinkv1beta1.JobStateSuspended {
+		want, lc = flinkv1beta1.JobStatusSuspended, flinkv1beta1.LifecycleSuspended
+	}
+	if st.JobStatus.State != want || st.LifecycleState != lc {
+		return false, fmt.Sprintf("job %s, lifecycle %s; want %s, %s", st.JobStatus.State, st.LifecycleState, want, lc)
+	}
+	return true, ""
+}
+
+// SessionJobResourceVersion returns a session job's resourceVersion ("" when gone).
+func (c *Checker) SessionJobResourceVersion(name string) string {
+	j, err := c.w.GetSessionJob(name)
+	if err != nil {
+		return ""
+	}
+	return j.ResourceVersion
+}

@@ -1,0 +1,203 @@
+package scenarios
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"pgregory.net/rapid"
+
+	"github.com/flinkop/flinkop/chaos"
+	"github.com/flinkop/flinkop/fakeflink"
+	"github.com/flinkop/flinkop/harness"
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+)
+
+// The session machine's resources: a session cluster and one FlinkSessionJob on it.
+const (
+	sessionCluster = "sess"
+	sessionJobName = "etl"
+)
+
+// sessionFaults are the fault classes the session machine injects into the session cluster.
+// HA metadata loss is left out: without it a crashed session cluster loses its jobs, which the
+// operator reports (JobMissing) and leaves to the user, so nothing would converge.
+var sessionFaults = slices.DeleteFunc(slices.Clone(chaos.Classes), func(f chaos.Fault) bool {
+	_, ha := f.(chaos.HAMetadataLoss)
+	return ha
+})
+
+// sessionMachine drives a FlinkSessionJob on a session cluster through random spec changes,
+// suspends, savepoints, deletions, faults and operator restarts, checking the invariants
+// (the session cluster's and S1–S3) after every step.
+type sessionMachine struct {
+	w       *harness.World
+	checker *harness.Checker
+	spec    flinkv1beta1.FlinkSessionJobSpec
+	exists  bool
+	nonce   int64
+	stats   *Stats
+}
+
+// SessionProperty is the state-machine property of session jobs on worlds from newBackend
+// (nil: the fake backend): random actions never break an invariant, and the session job
+// converges once they stop.
+func SessionProperty(newBackend func() (harness.Backend, error), stats *Stats) func(*rapid.T) {
+	return func(t *rapid.T) {
+		st := &Stats{Faults: map[string]int{}}
+		if stats != nil {
+			st = stats
+			st.Faults = map[string]int{}
+		}
+		if newBackend == nil {
+			newBackend = harness.FakeBackend
+		}
+		b, err := newBackend()
+		if err != nil {
+			t.Fatalf("backend: %v", err)
+		}
+		w := harness.NewWorldOn(b, rapid.Int64().Draw(t, "seed"))
+		m := &sessionMachine{w: w, checker: harness.NewChecker(w), spec: BaseSessionJob(sessionCluster), stats: st}
+		m.checker.WatchSessionCluster(sessionCluster)
+		cluster := BaseSpec()
+		cluster.Job = nil
+		cluster.TaskManager = &flinkv1beta1.TaskManagerSpec{Replicas: ptr(int32(2))}
+		d := &flinkv1beta1.FlinkDeployment{Spec: cluster}
+		d.Name = sessionCluster
+		if err := w.Apply(d); err != nil {
+			t.Fatalf("apply: %v", err)
+		}
+		m.apply(t)
+		m.run(t, 20*time.Second)
+		defer func() { st.Reconciles = m.w.Reconciles }()
+		t.Repeat(m.actions())
+		m.settle(t)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func (m *sessionMachine) apply(t *rapid.T) {
+	j := &flinkv1beta1.FlinkSessionJob{Spec: *m.spec.DeepCopy()}
+	j.Name = sessionJobName
+	if err := m.w.ApplySessionJob(j); err != nil {
+		t.Fatalf("apply session job: %v", err)
+	}
+	m.exists = true
+}
+
+func (m *sessionMachine) run(t *rapid.T, d time.Duration) {
+	if err := m.checker.StepUntil(m.w.Now().Add(d), nil, sessionCluster); err != nil {
+		t.Fatalf("%v\ntrace:\n%s", err, m.w.Trace)
+	}
+}
+
+func (m *sessionMachine) check(t *rapid.T) {
+	if v := m.checker.Check(sessionCluster); len(v) > 0 {
+		t.Fatalf("invariant violated at %s:\n  %s\ntrace:\n%s", m.w.Now().Sub(harness.Start), strings.Join(v, "\n  "), m.w.Trace)
+	}
+}
+
+func (m *sessionMachine) changeSpec(t *rapid.T) {
+	if !m.exists {
+		m.apply(t)
+		m.run(t, 10*time.Second)
+		return
+	}
+	switch rapid.IntRange(0, 3).Draw(t, "change") {
+	case 0:
+		m.spec.Job.Parallelism = ptr(int32(rapid.IntRange(1, 2).Draw(t, "parallelism")))
+	case 1:
+		modes := []flinkv1beta1.UpgradeMode{flinkv1beta1.UpgradeModeStateless, flinkv1beta1.UpgradeModeSavepoint, flinkv1beta1.UpgradeModeLastState}
+		m.spec.Job.UpgradeMode = rapid.SampledFrom(modes).Draw(t, "mode")
+	case 2:
+		n := int64(rapid.IntRange(1, 1000).Draw(t, "restartNonce"))
+		m.spec.RestartNonce = &n
+	case 3:
+		m.spec.Job.EntryClass = rapid.SampledFrom([]string{"", "org.example.A", "org.example.B"}).Draw(t, "entryClass")
+	}
+	m.apply(t)
+	m.run(t, rapid.SampledFrom([]time.Duration{time.Second, 10 * time.Second, time.Minute}).Draw(t, "wait"))
+}
+
+func (m *sessionMachine) setState(t *rapid.T, s flinkv1beta1.JobState) {
+	if !m.exists {
+		t.Skip("no session job")
+	}
+	m.spec.Job.State = s
+	m.apply(t)
+	m.run(t, 10*time.Second)
+}
+
+func (m *sessionMachine) savepoint(t *rapid.T) {
+	if !m.exists {
+		t.Skip("no session job")
+	}
+	m.nonce++
+	n := m.nonce
+	m.spec.Job.SavepointTriggerNonce = &n
+	m.apply(t)
+	m.run(t, 5*time.Second)
+}
+
+func (m *sessionMachine) fault(t *rapid.T) {
+	f := rapid.SampledFrom(sessionFaults).Draw(t, "fault")
+	m.checker.Injected(f, sessionCluster)
+	m.w.Trace.Add(m.w.Now(), "fault", sessionCluster, f.Name())
+	if err := f.Apply(m.w, sessionCluster); err != nil {
+		t.Fatalf("fault %s: %v", f.Name(), err)
+	}
+	m.stats.Faults[f.Name()]++
+	m.run(t, 5*time.Second)
+}
+
+func (m *sessionMachine) delete(t *rapid.T) {
+	if !m.exists {
+		t.Skip("no session job")
+	}
+	if err := m.w.DeleteSessionJob(sessionJobName); err != nil && !apierrors.IsNotFound(err) {
+		t.Fatal(err)
+	}
+	m.exists, m.nonce, m.spec = false, 0, BaseSessionJob(sessionCluster)
+	m.run(t, 30*time.Second)
+}
+
+func (m *sessionMachine) actions() map[string]func(*rapid.T) {
+	count := func(f func(*rapid.T)) func(*rapid.T) {
+		return func(t *rapid.T) { f(t); m.stats.Actions++ }
+	}
+	return map[string]func(*rapid.T){
+		"changeSpec": count(m.changeSpec),
+		"suspend":    count(func(t *rapid.T) { m.setState(t, flinkv1beta1.JobStateSuspended) }),
+		"resume":     count(func(t *rapid.T) { m.setState(t, flinkv1beta1.JobStateRunning) }),
+		"savepoint":  count(m.savepoint),
+		"advance": count(func(t *rapid.T) {
+			m.run(t, time.Duration(rapid.IntRange(1, 120).Draw(t, "seconds"))*time.Second)
+		}),
+		"fault":  count(m.fault),
+		"delete": count(m.delete),
+		"":       m.check,
+	}
+}
+
+// settle clears the lasting faults, lets the world run, and checks that the session job
+// converges and then stays put with no further writes.
+func (m *sessionMachine) settle(t *rapid.T) {
+	m.w.Cluster(sessionCluster, func(c *fakeflink.Cluster) {
+		c.HangSavepoints(false)
+		c.FailCheckpoints(false)
+		c.FailNextSavepoints(0)
+		c.SetRESTFault(fakeflink.RESTHealthy, m.w.Now())
+	})
+	m.run(t, Settle)
+	if ok, why := m.checker.SessionJobConverged(sessionJobName); !ok {
+		t.Fatalf("session job not converged %s after the last fault and spec change: %s\ntrace:\n%s", Settle, why, m.w.Trace)
+	}
+	rv := m.checker.SessionJobResourceVersion(sessionJobName)
+	m.run(t, Quiet)
+	if now := m.checker.SessionJobResourceVersion(sessionJobName); now != rv {
+		j, _ := m.w.GetSessionJob(sessionJobName)
+		t.Fatalf("converged session job kept being written (resourceVersion %s → %s); status %+v", rv, now, j.Status)
+	}
+}
