@@ -81,6 +81,10 @@ type JobObservation struct {
 	Parallelism int32
 	// LatestCheckpoint is the newest completed externalized checkpoint, if any.
 	LatestCheckpoint *SnapshotRef
+	// LatestSavepoint is the newest completed savepoint Flink reports for the job, if any
+	// (its id counts with the checkpoints'). It is known even when the status write that
+	// would have recorded it was lost.
+	LatestSavepoint *SnapshotRef
 }
 
 // SnapshotRef points at a completed checkpoint or savepoint.

@@ -127,6 +127,11 @@ func (s *step) savepointImpossible() {
 		state = o.Job.State
 	}
 	switch {
+	case o.Job != nil && o.Job.State == "FINISHED" && s.unrecordedSavepoint() != nil:
+		// A stop-with-savepoint whose status write was lost: Flink still reports it.
+		sp := s.unrecordedSavepoint()
+		s.st.JobStatus.UpgradeSavepointPath = sp.Path
+		s.event(Normal, "SavepointRecovered", "Job "+o.Job.ID+" finished with savepoint "+sp.Path+", which status did not record; restoring from it")
 	case s.in.Options.LastStateFallback && flinkv1beta1.HAEnabled(s.conf) && o.HAMetadata:
 		s.last.Metadata.Restore = RestoreHA
 		s.save()
@@ -306,7 +311,24 @@ func (s *step) newerCheckpoint() *SnapshotRef {
 	if sp := s.st.JobStatus.SavepointInfo; sp != nil && sp.LastSavepoint != nil && sp.LastSavepoint.TimeStamp > cp.Timestamp {
 		return nil
 	}
+	if sp := o.Job.LatestSavepoint; sp != nil && sp.ID > cp.ID {
+		return nil
+	}
 	return cp
+}
+
+// unrecordedSavepoint is the job's newest savepoint as Flink reports it, when it is newer than
+// its newest checkpoint and not the last savepoint status recorded.
+func (s *step) unrecordedSavepoint() *SnapshotRef {
+	o := s.in.Observed
+	sp := o.Job.LatestSavepoint
+	if sp == nil || sp.Path == "" || (o.Job.LatestCheckpoint != nil && o.Job.LatestCheckpoint.ID > sp.ID) {
+		return nil
+	}
+	if last := s.st.JobStatus.SavepointInfo; last != nil && last.LastSavepoint != nil && last.LastSavepoint.Location == sp.Path {
+		return nil
+	}
+	return sp
 }
 
 // JobIDFor derives the job id of a generation's run ("" for its first run).

@@ -89,6 +89,13 @@ func TestUpgrade(t *testing.T) {
 			wantAction: Action{Kind: ActDeploy, Deploy: &Deploy{Generation: 2, JobID: JobIDFor("uid-1", 2, ""), RestorePath: "file:///sp/savepoint-1"}},
 			wantPath:   "file:///sp/savepoint-1", wantRestore: RestoreSavepoint,
 		},
+		"job FINISHED by a stop-with-savepoint whose status write was lost: restore the savepoint Flink reports": {
+			in: input(upgrading(sp), cluster(1, "FINISHED", checkpoint("file:///cp/job-1/chk-3", now.UnixMilli()), func(o *Observation) {
+				o.Job.LatestCheckpoint.ID = 3
+				o.Job.LatestSavepoint = &SnapshotRef{Path: "file:///sp/savepoint-4", ID: 4, Timestamp: now.UnixMilli()}
+			})),
+			wantAction: None, wantPath: "file:///sp/savepoint-4", wantRestore: RestoreSavepoint, wantEvent: "SavepointRecovered",
+		},
 		"savepoint failed, newer checkpoint: fall back to it": {
 			in: input(upgrading(sp, withTrigger(upgradeTrigger, "UPGRADE")),
 				cluster(1, "RUNNING", checkpoint("file:///cp/job-1/chk-3", now.UnixMilli()), savepointOp(OperationObservation{Done: true, Failure: "disk full"}))),

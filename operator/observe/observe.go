@@ -266,9 +266,13 @@ func observeJob(ctx context.Context, api FlinkAPI, job *flink.JobOverview, js *f
 			}
 		}
 	}
-	if st, err := api.Checkpoints(ctx, job.ID); err == nil && st.Latest.Completed != nil {
-		c := st.Latest.Completed
-		j.LatestCheckpoint = &decide.SnapshotRef{Path: c.ExternalPath, ID: c.ID, Timestamp: c.TriggerTimestamp}
+	if st, err := api.Checkpoints(ctx, job.ID); err == nil {
+		if c := st.Latest.Completed; c != nil {
+			j.LatestCheckpoint = &decide.SnapshotRef{Path: c.ExternalPath, ID: c.ID, Timestamp: c.TriggerTimestamp}
+		}
+		if sp := st.Latest.Savepoint; sp != nil {
+			j.LatestSavepoint = &decide.SnapshotRef{Path: sp.ExternalPath, ID: sp.ID, Timestamp: sp.TriggerTimestamp}
+		}
 	}
 	if job.State == flink.JobRunning && adaptive {
 		// The adaptive scheduler's parallelism can drift from the spec (an in-place rescale

@@ -162,10 +162,20 @@ func (s *step) pickRestorePath() bool {
 	return false
 }
 
-// newestState is the newest checkpoint or savepoint of the current job ("" when none).
+// newestState is the newest checkpoint or savepoint of the current job ("" when none): the
+// newer of those Flink reports, else the last savepoint recorded in status since the job
+// started.
 func (s *step) newestState() string {
-	if cp := s.newerCheckpoint(); cp != nil {
-		return cp.Path
+	var best *decide.SnapshotRef
+	if j := s.in.Observed.Job; j != nil {
+		for _, r := range []*decide.SnapshotRef{j.LatestCheckpoint, j.LatestSavepoint} {
+			if addressable(r) && (best == nil || r.ID > best.ID) {
+				best = r
+			}
+		}
+	}
+	if best != nil {
+		return best.Path
 	}
 	start, _ := strconv.ParseInt(s.st.JobStatus.StartTime, 10, 64)
 	if sp := s.st.JobStatus.SavepointInfo; sp != nil && sp.LastSavepoint != nil && start > 0 && sp.LastSavepoint.TimeStamp >= start {
@@ -174,18 +184,26 @@ func (s *step) newestState() string {
 	return ""
 }
 
-// newerCheckpoint returns the job's newest externalized checkpoint when it is newer than the
-// last savepoint.
+// newerCheckpoint returns the job's newest externalized checkpoint when it is newer than
+// every savepoint of the job (as Flink reports them, and as status recorded them).
 func (s *step) newerCheckpoint() *decide.SnapshotRef {
 	o := s.in.Observed
-	if o.Job == nil || o.Job.LatestCheckpoint == nil || o.Job.LatestCheckpoint.Path == "" || o.Job.LatestCheckpoint.Path[0] == '<' {
+	if o.Job == nil || !addressable(o.Job.LatestCheckpoint) {
 		return nil
 	}
 	cp := o.Job.LatestCheckpoint
+	if sp := o.Job.LatestSavepoint; sp != nil && sp.ID > cp.ID {
+		return nil
+	}
 	if sp := s.st.JobStatus.SavepointInfo; sp != nil && sp.LastSavepoint != nil && sp.LastSavepoint.TimeStamp > cp.Timestamp {
 		return nil
 	}
 	return cp
+}
+
+// addressable reports whether a snapshot can be restored by path.
+func addressable(r *decide.SnapshotRef) bool {
+	return r != nil && r.Path != "" && r.Path[0] != '<'
 }
 
 // submit submits the recorded spec's job under the id recorded in status, unless the cluster
