@@ -79,6 +79,69 @@ func TestManagerAgainstAPIServer(t *testing.T) {
 	})
 }
 
+// TestManagerRunsSessionJobs runs both wired controllers against a real kube-apiserver: a
+// session job on a session cluster reaches RUNNING, then deleting the cluster and the job at
+// once removes both (the cluster waits for the job, whose finalizer cancels it first).
+func TestManagerRunsSessionJobs(t *testing.T) {
+	env, err := envtest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = env.Stop() }()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := env.Client
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		t.Fatal(err)
+	}
+	sim := podsim.New(c, clock.RealClock{}, rand.New(rand.NewSource(1)))
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+		Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := config.Defaults()
+	opts.ProgressCheckInterval = 500 * time.Millisecond
+	setup := controller.Setup{Options: opts, Transport: sim}
+	if err := setup.NewFlinkDeploymentReconciler(mgr).SetupWithManager(mgr); err != nil {
+		t.Fatal(err)
+	}
+	if err := setup.NewFlinkSessionJobReconciler(mgr).SetupWithManager(mgr); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = mgr.Start(ctx) }()
+
+	d := sessionCluster("sess")
+	d.UID, d.Generation = "", 0
+	d.Spec.FlinkConfiguration.Set("fakeflink.session.jars", "job.jar")
+	j := sessionJob("etl", "sess", flinkv1beta1.UpgradeModeStateless, func(j *flinkv1beta1.FlinkSessionJob) {
+		j.UID, j.Generation = "", 0
+		j.Spec.Job.JarURI = "local:///opt/flink/usrlib/job.jar"
+	})
+	for _, o := range []client.Object{j, d} {
+		if err := c.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, sim, 60*time.Second, "the session job RUNNING", func() bool {
+		var got flinkv1beta1.FlinkSessionJob
+		return c.Get(ctx, client.ObjectKeyFromObject(j), &got) == nil && got.Status.JobStatus.State == flinkv1beta1.JobStatusRunning &&
+			got.Status.LifecycleState == flinkv1beta1.LifecycleStable
+	})
+	for _, o := range []client.Object{d, j} {
+		if err := c.Delete(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, sim, 60*time.Second, "both deleted", func() bool {
+		var gotJob flinkv1beta1.FlinkSessionJob
+		var gotCluster flinkv1beta1.FlinkDeployment
+		return apierrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(j), &gotJob)) &&
+			apierrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(d), &gotCluster))
+	})
+}
+
 // waitFor syncs the pod simulator until cond holds, polling with a bound.
 func waitFor(t *testing.T, sim *podsim.Sim, limit time.Duration, what string, cond func() bool) {
 	t.Helper()
