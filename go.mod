@@ -9,6 +9,7 @@ require (
 	github.com/google/go-cmp v0.7.0
 	github.com/jarcoal/httpmock v1.4.2
 	github.com/prometheus/client_golang v1.24.0
+	github.com/robfig/cron/v3 v3.0.1
 	golang.org/x/net v0.57.0
 	k8s.io/api v0.37.0
 	k8s.io/apiextensions-apiserver v0.37.0

@@ -21,6 +21,7 @@ import (
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/config"
+	"github.com/flinkop/flinkop/operator/cron"
 	"github.com/flinkop/flinkop/operator/decide"
 	"github.com/flinkop/flinkop/operator/metrics"
 	"github.com/flinkop/flinkop/operator/observe"
@@ -78,6 +79,9 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	if d.DeletionTimestamp != nil && !controllerutil.ContainsFinalizer(&d, Finalizer) {
 		return ctrl.Result{}, nil
 	}
+	if cron.IsTemplate(&d) {
+		return r.reconcileTemplate(ctx, &d)
+	}
 	opts, optErr := r.optionsFor(&d)
 	obs, err := r.Observer.Observe(ctx, &d)
 	if err != nil {
@@ -88,6 +92,12 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	if optErr != nil && res.Status.Error == "" {
 		res.Status.Error = optErr.Error()
 		res.Events = append(res.Events, decide.Event{Type: decide.Warning, Reason: "InvalidOptions", Message: optErr.Error()})
+	}
+	if why := cron.Ignored(&d); why != "" && res.Status.Error == "" {
+		res.Status.Error = why
+		if d.Status.Error != why {
+			res.Events = append(res.Events, decide.Event{Type: decide.Warning, Reason: "InvalidCron", Message: why})
+		}
 	}
 	if err := r.Executor.Execute(ctx, &d, res.Action); err != nil {
 		log.FromContext(ctx).Error(err, "action failed", "action", res.Action.Kind)
@@ -146,6 +156,8 @@ func (r *FlinkDeploymentReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&networkingv1.Ingress{}).
 		// A deleted session job may unblock the deletion of its session cluster.
 		Watches(&flinkv1beta1.FlinkSessionJob{}, handler.EnqueueRequestsFromMapFunc(sessionClusterOf)).
+		// A run that ends, or is gone, moves its cron template on.
+		Watches(&flinkv1beta1.FlinkDeployment{}, handler.EnqueueRequestsFromMapFunc(templateOf)).
 		Named("flinkdeployment").
 		Complete(r)
 }

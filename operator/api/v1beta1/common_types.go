@@ -91,8 +91,9 @@ type JobSpec struct {
 }
 
 // JobStatusState is the observed state of a Flink job: Flink's job states plus RECONCILING
-// while the operator works on the deployment.
-// +kubebuilder:validation:Enum=CANCELED;CANCELLING;CREATED;FAILED;FAILING;FINISHED;INITIALIZING;RECONCILING;RESTARTING;RUNNING;SUSPENDED
+// while the operator works on the deployment, and CRON_SCHEDULED for a cron template between
+// its runs.
+// +kubebuilder:validation:Enum=CANCELED;CANCELLING;CREATED;FAILED;FAILING;FINISHED;INITIALIZING;RECONCILING;RESTARTING;RUNNING;SUSPENDED;CRON_SCHEDULED
 type JobStatusState string
 
 // The job states, as Flink and the Apache operator name them.
@@ -108,6 +109,8 @@ const (
 	JobStatusRestarting   JobStatusState = "RESTARTING"
 	JobStatusRunning      JobStatusState = "RUNNING"
 	JobStatusSuspended    JobStatusState = "SUSPENDED"
+	// JobStatusCronScheduled is a cron template's state: its job runs in the runs it creates.
+	JobStatusCronScheduled JobStatusState = "CRON_SCHEDULED"
 )
 
 // JobStatus is the observed state of the job.

@@ -169,6 +169,34 @@ type FlinkDeploymentStatus struct {
 	// TaskManager is the observed TaskManager scale, for the scale subresource.
 	// +optional
 	TaskManager *TaskManagerInfo `json:"taskManager,omitempty"`
+	// Cron is the schedule of a cron template (a FlinkDeployment annotated job.execute.cron);
+	// nil for other deployments. A Flinkop addition to the Apache status.
+	// +optional
+	Cron *CronStatus `json:"cron,omitempty"`
+}
+
+// CronStatus is what a cron template reports about its schedule and runs.
+type CronStatus struct {
+	// Schedule is the cron expression in effect; "" once the annotation was removed (no new
+	// runs start).
+	// +optional
+	Schedule string `json:"schedule,omitempty"`
+	// LastScheduleTime is the newest fire time handled (a run started, or the fire skipped):
+	// no fire up to it runs again. When the schedule begins it is the time it began.
+	// +optional
+	LastScheduleTime *metav1.Time `json:"lastScheduleTime,omitempty"`
+	// NextScheduleTime is the next fire time.
+	// +optional
+	NextScheduleTime *metav1.Time `json:"nextScheduleTime,omitempty"`
+	// LastRun is the newest run (a FlinkDeployment named <template>-<MMddHHmm>).
+	// +optional
+	LastRun string `json:"lastRun,omitempty"`
+	// LastRunState is the newest run's job state (RUNNING, FINISHED, FAILED, …).
+	// +optional
+	LastRunState JobStatusState `json:"lastRunState,omitempty"`
+	// Active names the runs whose job has not ended, oldest first.
+	// +optional
+	Active []string `json:"active,omitempty"`
 }
 
 // FlinkDeployment is a Flink cluster, with its job in application mode, managed by Flinkop.
