@@ -18,6 +18,7 @@ import (
 	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/config"
+	"github.com/flinkop/flinkop/operator/cron"
 	"github.com/flinkop/flinkop/operator/decide"
 	"github.com/flinkop/flinkop/operator/observe"
 )
@@ -45,6 +46,8 @@ type Checker struct {
 	lineage map[string]time.Time
 	// sessions are the session clusters whose session jobs are checked too.
 	sessions map[string]*sessionState
+	// crons are the cron templates whose runs are checked too.
+	crons map[string]*cronState
 }
 
 // NewChecker returns a checker of w.
@@ -87,6 +90,7 @@ func (c *Checker) Check(resources ...string) []string {
 		out = append(out, c.check(r)...)
 	}
 	out = append(out, c.checkSessions()...)
+	out = append(out, c.checkCrons()...)
 	return append(out, c.oneJobManager()...)
 }
 
@@ -429,6 +433,10 @@ func (c *Checker) Converged(name string) (bool, string) {
 	st := d.Status
 	if st.Error != "" {
 		return c.hasWarning(name, st.Error), "refused: " + st.Error
+	}
+	if cron.IsTemplate(d) {
+		return st.ObservedGeneration == d.Generation && st.LifecycleState == flinkv1beta1.LifecycleStable,
+			fmt.Sprintf("cron template: generation %d observed %d, lifecycle %s", d.Generation, st.ObservedGeneration, st.LifecycleState)
 	}
 	rs := st.ReconciliationStatus.State
 	if st.ObservedGeneration != d.Generation || (rs != flinkv1beta1.ReconciliationDeployed && rs != flinkv1beta1.ReconciliationRolledBack) {

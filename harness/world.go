@@ -259,6 +259,22 @@ func (w *World) sync() error {
 		return fmt.Errorf("pod simulator: %w", err)
 	}
 	w.Sim.Tick()
+	return w.discover()
+}
+
+// discover enqueues the FlinkDeployments the operator created (cron runs), as its watch
+// would.
+func (w *World) discover() error {
+	var list flinkv1beta1.FlinkDeploymentList
+	if err := w.Client.List(context.Background(), &list, client.InNamespace(w.Namespace)); err != nil {
+		return fmt.Errorf("list FlinkDeployments: %w", err)
+	}
+	for _, d := range list.Items {
+		if _, known := w.due[d.Name]; !known {
+			w.Trace.add(w.Clock.Now(), "spec", d.Name, "created by the operator")
+			w.due[d.Name] = w.Clock.Now()
+		}
+	}
 	return nil
 }
 

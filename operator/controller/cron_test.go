@@ -164,7 +164,7 @@ func TestCronTemplateSurvivesAnOperatorRestartWithoutSkippingOrRepeating(t *test
 	if len(runs) != 1 || runs[0].Name != "hourly-05011500" {
 		t.Fatalf("after the restart: runs %v, want only the latest missed fire's", names(runs))
 	}
-	if e.countEvents("Warning CronMissed 2 fire time(s)") != 1 {
+	if e.countEvents("Warning CronMissed 2 fire time(s) from 2026-05-01T13:00:00Z to before 2026-05-01T15:00:00Z") != 1 {
 		t.Errorf("no single CronMissed warning for the two older fires:\n%s", strings.Join(e.events, "\n"))
 	}
 	// Another restart right after: the 15:00 run is not started again.

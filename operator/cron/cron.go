@@ -160,24 +160,25 @@ func (s *step) schedule() {
 		s.cron.Schedule = expr
 	}
 	last := s.cron.LastScheduleTime.UTC()
-	due, missed := Due(p.Schedule, last, now)
+	due, missed, first := Due(p.Schedule, last, now)
 	next := p.Schedule.Next(maxTime(now, last))
 	s.cron.NextScheduleTime = ptrTime(next)
 	s.requeue(min(next.Sub(now), s.in.Options.ReconcileInterval))
 	if !due.IsZero() {
-		s.fire(p, due, missed)
+		s.fire(p, due, missed, first)
 	}
 }
 
 // fire handles the due fire time: skip it, make room for its run, or start the run.
-func (s *step) fire(p Policy, due time.Time, missed int) {
+func (s *step) fire(p Policy, due time.Time, missed int, first time.Time) {
 	name := RunName(s.d.Name, due)
 	if missed > 0 {
 		// Reported with the fire's outcome (below), once: only a handled fire moves
 		// lastScheduleTime past the missed ones.
 		defer func() {
 			if s.cron.LastScheduleTime.Time.Equal(due) {
-				s.event(decide.Warning, "CronMissed", fmt.Sprintf("%d fire time(s) before %s were missed (the operator was not running); only the latest is handled", missed, due.Format(time.RFC3339)))
+				s.event(decide.Warning, "CronMissed", fmt.Sprintf("%d fire time(s) from %s to before %s were missed (the operator was not running); only the latest is handled",
+					missed, first.Format(time.RFC3339), due.Format(time.RFC3339)))
 			}
 		}()
 	}

@@ -92,16 +92,19 @@ func ParsePolicy(d *flinkv1beta1.FlinkDeployment) (Policy, error) {
 // missed for more than two months); older fires count as missed without being listed.
 const maxFires = 100000
 
-// Due returns the newest fire time after last and no later than now (zero when none) and how
-// many earlier fires in between were missed.
-func Due(s robfig.Schedule, last, now time.Time) (due time.Time, missed int) {
+// Due returns the newest fire time after last and no later than now (zero when none), how
+// many earlier fires in between were missed and the first of them.
+func Due(s robfig.Schedule, last, now time.Time) (due time.Time, missed int, first time.Time) {
 	for t, n := s.Next(last), 0; !t.After(now) && n < maxFires; t, n = s.Next(t), n+1 {
 		if !due.IsZero() {
 			missed++
 		}
+		if first.IsZero() {
+			first = t
+		}
 		due = t
 	}
-	return due, missed
+	return due, missed, first
 }
 
 // RunName is the name of a template's run for a fire time: <template>-<MMddHHmm> (UTC).
