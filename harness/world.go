@@ -26,6 +26,7 @@ import (
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/config"
 	"github.com/flinkop/flinkop/operator/controller"
+	"github.com/flinkop/flinkop/operator/cron"
 	"github.com/flinkop/flinkop/operator/flink"
 	"github.com/flinkop/flinkop/operator/observe"
 )
@@ -53,6 +54,7 @@ type World struct {
 	opClient   client.Client // the operator's view of the API, with the fault hooks
 	api        apiFaults
 	dropEvents int                  // watch events still to be missed
+	seen       map[string]string    // cron run name → resourceVersion last seen (see discover)
 	due        map[string]time.Time // resource name → next reconcile
 	notes      []string             // lines the demo prints
 	timers     []timer
@@ -262,17 +264,33 @@ func (w *World) sync() error {
 	return w.discover()
 }
 
-// discover enqueues the FlinkDeployments the operator created (cron runs), as its watch
-// would.
+// discover plays the operator's watches on the FlinkDeployments the operator itself changes:
+// a run it created is enqueued, a run it deleted is reconciled at once, and a run's change
+// enqueues its cron template.
 func (w *World) discover() error {
 	var list flinkv1beta1.FlinkDeploymentList
 	if err := w.Client.List(context.Background(), &list, client.InNamespace(w.Namespace)); err != nil {
 		return fmt.Errorf("list FlinkDeployments: %w", err)
 	}
+	if w.seen == nil {
+		w.seen = map[string]string{}
+	}
+	now := w.Clock.Now()
 	for _, d := range list.Items {
 		if _, known := w.due[d.Name]; !known {
-			w.Trace.add(w.Clock.Now(), "spec", d.Name, "created by the operator")
-			w.due[d.Name] = w.Clock.Now()
+			w.Trace.add(now, "spec", d.Name, "created by the operator")
+			w.due[d.Name] = now
+		}
+		template := d.Labels[cron.LabelTemplate]
+		if template == "" || w.seen[d.Name] == d.ResourceVersion {
+			continue
+		}
+		w.seen[d.Name] = d.ResourceVersion
+		if d.DeletionTimestamp != nil {
+			w.due[d.Name] = now
+		}
+		if at, ok := w.due[template]; ok && at.After(now) {
+			w.due[template] = now
 		}
 	}
 	return nil
