@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"pgregory.net/rapid"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flinkop/flinkop/chaos"
 	"github.com/flinkop/flinkop/harness"
@@ -18,10 +19,19 @@ import (
 // of the 24 fire times gets exactly one run, the invariants hold after every step, no run
 // outlives the next fire (history limit 0), and deleting the template leaves nothing.
 func TestCronDayWithOperatorRestarts(t *testing.T) {
-	w, err := harness.NewWorld(20261123)
+	b, err := harness.FakeBackend()
 	if err != nil {
 		t.Fatal(err)
 	}
+	cronDay(t, b, 24)
+}
+
+// cronDay runs an hourly batch template for hours virtual hours on backend b, with operator
+// faults every few hours, and checks that every fire time got exactly one run and that
+// deleting the template leaves nothing.
+func cronDay(t *testing.T, b harness.Backend, hours int) {
+	t.Helper()
+	w := harness.NewWorldOn(b, 20261123)
 	c := harness.NewChecker(w)
 	c.WatchCronTemplate(cronTemplate)
 	d := &flinkv1beta1.FlinkDeployment{Spec: CronTemplateSpec("1000")}
@@ -31,7 +41,7 @@ func TestCronDayWithOperatorRestarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	faults := []chaos.Fault{chaos.OperatorRestart{}, chaos.OperatorCrashAfterWrite{K: 1}, chaos.MissedWatchEvents{Count: 3}, chaos.OperatorCrashAfterWrite{K: 3}}
-	end := w.Now().Add(24*time.Hour + 10*time.Minute)
+	end := w.Now().Add(time.Duration(hours)*time.Hour + 10*time.Minute)
 	for i := 0; w.Now().Before(end); i++ {
 		// Faults at uneven times: some land right at a fire time, some between.
 		next := w.Now().Add(time.Duration(37+w.Rand.Intn(180)) * time.Minute)
@@ -51,8 +61,8 @@ func TestCronDayWithOperatorRestarts(t *testing.T) {
 	if len(violations) > 0 {
 		t.Fatalf("%s\ntrace:\n%s", strings.Join(violations, "\n"), w.Trace)
 	}
-	if len(ran) != 24 {
-		t.Errorf("%d fire times ran, want 24 (one per hour): %v", len(ran), ran)
+	if len(ran) != hours {
+		t.Errorf("%d fire times ran, want %d (one per hour): %v", len(ran), hours, ran)
 	}
 	for _, e := range w.Events() {
 		if e.Reason == "CronSkipped" || e.Reason == "CronMissed" {
@@ -66,7 +76,7 @@ func TestCronDayWithOperatorRestarts(t *testing.T) {
 		t.Fatalf("%v\ntrace:\n%s", err, w.Trace)
 	}
 	var left flinkv1beta1.FlinkDeploymentList
-	if err := w.Client.List(t.Context(), &left); err != nil || len(left.Items) != 0 {
+	if err := w.Client.List(t.Context(), &left, client.InNamespace(w.Namespace)); err != nil || len(left.Items) != 0 {
 		t.Errorf("left after deleting the template: %d FlinkDeployments (%v)", len(left.Items), err)
 	}
 }

@@ -42,6 +42,14 @@ func TestOnEnvtest(t *testing.T) {
 		})
 	}
 
+	t.Run("cron three hours", func(t *testing.T) {
+		b, err := env.Backend()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cronDay(t, b, 3)
+	})
+
 	t.Run("sweep sample", func(t *testing.T) {
 		sum, err := Sweep(SweepOptions{Seeds: 4, BaseSeed: 20261122, Workers: 1, NewBackend: env.Backend})
 		if err != nil {
