@@ -196,9 +196,24 @@ func (m *machine) delete(t *rapid.T) {
 	m.run(t, 30*time.Second)
 }
 
-func (m *machine) actions() map[string]func(*rapid.T) {
+func (m *machine) actions() map[string]func(*rapid.T) { return jobActions(m, m.stats) }
+
+// jobDriver is what the machines that drive one job (a FlinkDeployment's, a session job's)
+// offer as actions.
+type jobDriver interface {
+	changeSpec(t *rapid.T)
+	setState(t *rapid.T, s flinkv1beta1.JobState)
+	savepoint(t *rapid.T)
+	fault(t *rapid.T)
+	delete(t *rapid.T)
+	run(t *rapid.T, d time.Duration)
+	Check(t *rapid.T)
+}
+
+// jobActions is the action set of a job machine, each counted in stats.
+func jobActions(m jobDriver, stats *Stats) map[string]func(*rapid.T) {
 	count := func(f func(*rapid.T)) func(*rapid.T) {
-		return func(t *rapid.T) { f(t); m.stats.Actions++ }
+		return func(t *rapid.T) { f(t); stats.Actions++ }
 	}
 	return map[string]func(*rapid.T){
 		"changeSpec": count(m.changeSpec),
@@ -214,15 +229,20 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 	}
 }
 
-// settle clears the lasting faults, lets the world run, and checks that the resource
-// converges and then stays put with no further status writes (invariant 5).
-func (m *machine) settle(t *rapid.T) {
-	m.w.Cluster(resource, func(c *fakeflink.Cluster) {
+// healFaults clears the lasting faults of a resource's Flink cluster.
+func healFaults(w *harness.World, name string) {
+	w.Cluster(name, func(c *fakeflink.Cluster) {
 		c.HangSavepoints(false)
 		c.FailCheckpoints(false)
 		c.FailNextSavepoints(0)
-		c.SetRESTFault(fakeflink.RESTHealthy, m.w.Now())
+		c.SetRESTFault(fakeflink.RESTHealthy, w.Now())
 	})
+}
+
+// settle clears the lasting faults, lets the world run, and checks that the resource
+// converges and then stays put with no further status writes (invariant 5).
+func (m *machine) settle(t *rapid.T) {
+	healFaults(m.w, resource)
 	if v, _ := m.spec.FlinkConfiguration.Get("kubernetes.operator.periodic.savepoint.interval"); m.exists && v != "" && v != "0" {
 		// Periodic savepoints write status by design; the quiet check needs them off.
 		m.spec.FlinkConfiguration.Set("kubernetes.operator.periodic.savepoint.interval", "0")

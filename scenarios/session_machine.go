@@ -9,7 +9,6 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/flinkop/flinkop/chaos"
-	"github.com/flinkop/flinkop/fakeflink"
 	"github.com/flinkop/flinkop/harness"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
@@ -93,7 +92,7 @@ func (m *sessionMachine) run(t *rapid.T, d time.Duration) {
 	}
 }
 
-func (m *sessionMachine) check(t *rapid.T) {
+func (m *sessionMachine) Check(t *rapid.T) {
 	if v := m.checker.Check(sessionCluster); len(v) > 0 {
 		t.Fatalf("invariant violated at %s:\n  %s\ntrace:\n%s", m.w.Now().Sub(harness.Start), strings.Join(v, "\n  "), m.w.Trace)
 	}
@@ -163,33 +162,12 @@ func (m *sessionMachine) delete(t *rapid.T) {
 	m.run(t, 30*time.Second)
 }
 
-func (m *sessionMachine) actions() map[string]func(*rapid.T) {
-	count := func(f func(*rapid.T)) func(*rapid.T) {
-		return func(t *rapid.T) { f(t); m.stats.Actions++ }
-	}
-	return map[string]func(*rapid.T){
-		"changeSpec": count(m.changeSpec),
-		"suspend":    count(func(t *rapid.T) { m.setState(t, flinkv1beta1.JobStateSuspended) }),
-		"resume":     count(func(t *rapid.T) { m.setState(t, flinkv1beta1.JobStateRunning) }),
-		"savepoint":  count(m.savepoint),
-		"advance": count(func(t *rapid.T) {
-			m.run(t, time.Duration(rapid.IntRange(1, 120).Draw(t, "seconds"))*time.Second)
-		}),
-		"fault":  count(m.fault),
-		"delete": count(m.delete),
-		"":       m.check,
-	}
-}
+func (m *sessionMachine) actions() map[string]func(*rapid.T) { return jobActions(m, m.stats) }
 
 // settle clears the lasting faults, lets the world run, and checks that the session job
 // converges and then stays put with no further writes.
 func (m *sessionMachine) settle(t *rapid.T) {
-	m.w.Cluster(sessionCluster, func(c *fakeflink.Cluster) {
-		c.HangSavepoints(false)
-		c.FailCheckpoints(false)
-		c.FailNextSavepoints(0)
-		c.SetRESTFault(fakeflink.RESTHealthy, m.w.Now())
-	})
+	healFaults(m.w, sessionCluster)
 	m.run(t, Settle)
 	if ok, why := m.checker.SessionJobConverged(sessionJobName); !ok {
 		t.Fatalf("session job not converged %s after the last fault and spec change: %s\ntrace:\n%s", Settle, why, m.w.Trace)

@@ -16,6 +16,7 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/flinkop/flinkop/harness/envtest"
@@ -29,31 +30,7 @@ import (
 // simulator plays kubelet (Deployment status, pods) and runs fakeflink behind the JobManager.
 // A FlinkDeployment reaches RUNNING, then deletion cleans up and releases the finalizer.
 func TestManagerAgainstAPIServer(t *testing.T) {
-	env, err := envtest.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = env.Stop() }()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	c := env.Client
-	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-		t.Fatal(err)
-	}
-	sim := podsim.New(c, clock.RealClock{}, rand.New(rand.NewSource(1)))
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
-		Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := config.Defaults()
-	opts.ProgressCheckInterval = 500 * time.Millisecond
-	r := controller.Setup{Options: opts, Transport: sim}.NewFlinkDeploymentReconciler(mgr)
-	if err := r.SetupWithManager(mgr); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = mgr.Start(ctx) }()
+	ctx, c, sim := startManager(t)
 
 	d := deployment("basic", flinkv1beta1.UpgradeModeStateless)
 	d.UID, d.Generation = "", 0
@@ -83,34 +60,7 @@ func TestManagerAgainstAPIServer(t *testing.T) {
 // session job on a session cluster reaches RUNNING, then deleting the cluster and the job at
 // once removes both (the cluster waits for the job, whose finalizer cancels it first).
 func TestManagerRunsSessionJobs(t *testing.T) {
-	env, err := envtest.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = env.Stop() }()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	c := env.Client
-	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-		t.Fatal(err)
-	}
-	sim := podsim.New(c, clock.RealClock{}, rand.New(rand.NewSource(1)))
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
-		Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := config.Defaults()
-	opts.ProgressCheckInterval = 500 * time.Millisecond
-	setup := controller.Setup{Options: opts, Transport: sim}
-	if err := setup.NewFlinkDeploymentReconciler(mgr).SetupWithManager(mgr); err != nil {
-		t.Fatal(err)
-	}
-	if err := setup.NewFlinkSessionJobReconciler(mgr).SetupWithManager(mgr); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = mgr.Start(ctx) }()
+	ctx, c, sim := startManager(t)
 
 	d := sessionCluster("sess")
 	d.UID, d.Generation = "", 0
@@ -140,6 +90,44 @@ func TestManagerRunsSessionJobs(t *testing.T) {
 		return apierrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(j), &gotJob)) &&
 			apierrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(d), &gotCluster))
 	})
+}
+
+// startManager starts a real kube-apiserver and the manager with both controllers wired as
+// cmd/flink-operator wires them; the pod simulator plays kubelet. Everything stops with the
+// test.
+func startManager(t *testing.T) (context.Context, client.Client, *podsim.Sim) {
+	t.Helper()
+	env, err := envtest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	c := env.Client
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		t.Fatal(err)
+	}
+	sim := podsim.New(c, clock.RealClock{}, rand.New(rand.NewSource(1)))
+	skip := true // each test starts a manager with the same controller names
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+		Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		Controller: ctrlconfig.Controller{SkipNameValidation: &skip},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := config.Defaults()
+	opts.ProgressCheckInterval = 500 * time.Millisecond
+	setup := controller.Setup{Options: opts, Transport: sim}
+	if err := setup.NewFlinkDeploymentReconciler(mgr).SetupWithManager(mgr); err != nil {
+		t.Fatal(err)
+	}
+	if err := setup.NewFlinkSessionJobReconciler(mgr).SetupWithManager(mgr); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = mgr.Start(ctx) }()
+	return ctx, c, sim
 }
 
 // waitFor syncs the pod simulator until cond holds, polling with a bound.

@@ -60,11 +60,4 @@ func equalNonce(a, b *int64) bool {
 
 // recordIgnorable writes a change that runs nothing into the reconciled spec; a stable spec
 // stays stable.
-func (s *step) recordIgnorable() {
-	rs := &s.st.ReconciliationStatus
-	wasStable := rs.LastStableSpec == rs.LastReconciledSpec
-	rs.LastReconciledSpec = s.last.Encode()
-	if wasStable {
-		rs.LastStableSpec = rs.LastReconciledSpec
-	}
-}
+func (s *step) recordIgnorable() { RecordIgnorable(&s.st.ReconciliationStatus, s.last.Encode()) }

@@ -67,24 +67,40 @@ type SpecMetadata struct {
 func (r *ReconciledSpec) Generation() int64 { return r.Metadata.Metadata.Generation }
 
 // Encode renders the JSON stored in status.
-func (r *ReconciledSpec) Encode() string {
-	data, err := json.Marshal(r)
+func (r *ReconciledSpec) Encode() string { return EncodeStored(r) }
+
+// ParseReconciledSpec reads a stored spec; "" gives nil.
+func ParseReconciledSpec(s string) (*ReconciledSpec, error) { return ParseStored[ReconciledSpec](s) }
+
+// EncodeStored renders a reconciled spec (of either kind) as the JSON stored in status.
+func EncodeStored(v any) string {
+	data, err := json.Marshal(v)
 	if err != nil {
 		panic(fmt.Sprintf("encode reconciled spec: %v", err)) // plain structs always encode
 	}
 	return string(data)
 }
 
-// ParseReconciledSpec reads a stored spec; "" gives nil.
-func ParseReconciledSpec(s string) (*ReconciledSpec, error) {
+// ParseStored reads a reconciled spec (of either kind) stored in status; "" gives nil.
+func ParseStored[T any](s string) (*T, error) {
 	if s == "" {
 		return nil, nil
 	}
-	var r ReconciledSpec
+	var r T
 	if err := json.Unmarshal([]byte(s), &r); err != nil {
 		return nil, fmt.Errorf("parse reconciled spec: %w", err)
 	}
 	return &r, nil
+}
+
+// RecordIgnorable writes a reconciled spec whose change runs nothing (encoded) into status; a
+// stable spec stays stable.
+func RecordIgnorable(rs *flinkv1beta1.ReconciliationStatus, encoded string) {
+	wasStable := rs.LastStableSpec == rs.LastReconciledSpec
+	rs.LastReconciledSpec = encoded
+	if wasStable {
+		rs.LastStableSpec = encoded
+	}
 }
 
 func newReconciledSpec(spec flinkv1beta1.FlinkDeploymentSpec, generation int64, first bool, restore RestoreMode) *ReconciledSpec {

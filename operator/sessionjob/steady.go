@@ -79,14 +79,7 @@ func (s *step) staleJars() []string {
 
 // recordIgnorable writes a change that runs nothing into the reconciled spec; a stable spec
 // stays stable.
-func (s *step) recordIgnorable() {
-	rs := &s.st.ReconciliationStatus
-	wasStable := rs.LastStableSpec == rs.LastReconciledSpec
-	rs.LastReconciledSpec = s.last.Encode()
-	if wasStable {
-		rs.LastStableSpec = rs.LastReconciledSpec
-	}
-}
+func (s *step) recordIgnorable() { decide.RecordIgnorable(&s.st.ReconciliationStatus, s.last.Encode()) }
 
 // markStable records the submitted spec as stable once its job runs (or it is suspended).
 func (s *step) markStable() {

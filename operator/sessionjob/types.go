@@ -3,8 +3,6 @@ package sessionjob
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"fmt"
 	"path"
 	"strings"
 	"time"
@@ -125,24 +123,11 @@ type ReconciledSpec struct {
 func (r *ReconciledSpec) Generation() int64 { return r.Metadata.Metadata.Generation }
 
 // Encode renders the JSON stored in status.
-func (r *ReconciledSpec) Encode() string {
-	data, err := json.Marshal(r)
-	if err != nil {
-		panic(fmt.Sprintf("encode reconciled spec: %v", err)) // plain structs always encode
-	}
-	return string(data)
-}
+func (r *ReconciledSpec) Encode() string { return decide.EncodeStored(r) }
 
 // ParseReconciledSpec reads a stored spec; "" gives nil.
 func ParseReconciledSpec(s string) (*ReconciledSpec, error) {
-	if s == "" {
-		return nil, nil
-	}
-	var r ReconciledSpec
-	if err := json.Unmarshal([]byte(s), &r); err != nil {
-		return nil, fmt.Errorf("parse reconciled spec: %w", err)
-	}
-	return &r, nil
+	return decide.ParseStored[ReconciledSpec](s)
 }
 
 // JarPrefix starts the names of the jars a session job uploads; it tells them apart from

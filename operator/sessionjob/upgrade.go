@@ -134,9 +134,7 @@ func (s *step) switchJob() {
 	}
 	js := &s.st.JobStatus
 	if s.lastSuspended() {
-		s.deployed()
-		js.State = flinkv1beta1.JobStatusSuspended
-		s.event(decide.Normal, "Suspended", "Job suspended")
+		s.suspended()
 		return
 	}
 	js.JobID, js.State, js.JobName, js.StartTime = s.targetJobID(), flinkv1beta1.JobStatusReconciling, "", ""
@@ -211,9 +209,7 @@ func addressable(r *decide.SnapshotRef) bool {
 func (s *step) submit() {
 	js := &s.st.JobStatus
 	if s.lastSuspended() {
-		s.deployed()
-		js.State = flinkv1beta1.JobStatusSuspended
-		s.event(decide.Normal, "Suspended", "Job suspended")
+		s.suspended()
 		return
 	}
 	if s.in.Observed.Job != nil {
@@ -238,6 +234,13 @@ func (s *step) submit() {
 		msg += ", restoring from " + path
 	}
 	s.event(decide.Normal, "Submit", msg)
+}
+
+// suspended marks a suspended spec as deployed: no job runs.
+func (s *step) suspended() {
+	s.deployed()
+	s.st.JobStatus.State = flinkv1beta1.JobStatusSuspended
+	s.event(decide.Normal, "Suspended", "Job suspended")
 }
 
 // deployed marks the recorded spec as deployed.
