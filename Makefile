@@ -108,8 +108,12 @@ build: ## Build the binaries into ./bin (flink-operator, fakeflink).
 	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o $(LOCALBIN)/flink-operator ./cmd/flink-operator
 	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o $(LOCALBIN)/fakeflink ./cmd/fakeflink
 
+.PHONY: docker-up
+docker-up: ## Make a Docker engine answer for kind (installs and starts Debian's docker.io when none does).
+	hack/docker-up.sh
+
 .PHONY: fakeflink-image
-fakeflink-image: ## Build the fakeflink container image (needs a Docker engine).
+fakeflink-image: ## Build the fakeflink container image (needs a Docker engine: make docker-up).
 	mkdir -p $(LOCALBIN)/image
 	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o $(LOCALBIN)/image/fakeflink ./cmd/fakeflink
 	docker build -f cmd/fakeflink/Dockerfile -t flinkop/fakeflink:dev $(LOCALBIN)/image
