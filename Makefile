@@ -112,6 +112,10 @@ build: ## Build the binaries into ./bin (flink-operator, fakeflink).
 docker-up: ## Make a Docker engine answer for kind (installs and starts Debian's docker.io when none does).
 	hack/docker-up.sh
 
+.PHONY: kind-node-image
+kind-node-image: envtest-assets docker-up ## Build the offline kind node image kindest/node:v1.37.0-flinkop (cached under bin/kind; work in progress).
+	hack/kind-node-image.sh
+
 .PHONY: fakeflink-image
 fakeflink-image: ## Build the fakeflink container image (needs a Docker engine: make docker-up).
 	mkdir -p $(LOCALBIN)/image

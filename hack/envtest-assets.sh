@@ -15,50 +15,12 @@ K8S_VERSION="${K8S_VERSION:-v1.37.0}"
 ETCD_VERSION="${ETCD_VERSION:-v3.5.21}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="${ENVTEST_ASSETS_DIR:-$root/bin/k8s}"
-wrapper="$root/bin/k8s-wrapper"
 mkdir -p "$out"
 
 log() { printf 'envtest-assets: %s\n' "$*" >&2; }
 
-staging_minor() { # v1.37.0 -> v0.37.0
-  local v="${K8S_VERSION#v}"
-  printf 'v0.%s.%s' "$(cut -d. -f2 <<<"$v")" "$(cut -d. -f3 <<<"$v")"
-}
-
-prepare_wrapper() {
-  mkdir -p "$wrapper"
-  cd "$wrapper"
-  if [[ -f go.mod ]] && grep -q "k8s.io/kubernetes $K8S_VERSION" go.mod; then
-    return
-  fi
-  rm -f go.mod go.sum
-  go mod init flinkop.local/k8sbins >/dev/null 2>&1
-  go mod edit -require="k8s.io/kubernetes@$K8S_VERSION"
-  local modfile
-  GOFLAGS=-mod=mod go mod download -json "k8s.io/kubernetes@$K8S_VERSION" >/dev/null
-  modfile="$(go env GOMODCACHE)/cache/download/k8s.io/kubernetes/@v/$K8S_VERSION.mod"
-  local staging
-  staging="$(staging_minor)"
-  local n=0
-  for m in $(sed -n 's#^[[:space:]]*k8s.io/\([a-z0-9-]*\) => ./staging/.*#\1#p' "$modfile"); do
-    go mod edit -replace="k8s.io/$m=k8s.io/$m@$staging"
-    n=$((n + 1))
-  done
-  log "wrapper module pins $n staging modules at $staging"
-}
-
-build_k8s() { # build_k8s <binary>...
-  prepare_wrapper
-  cd "$wrapper"
-  local v="${K8S_VERSION#v}" ld=""
-  for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-    ld+=" -X $p.gitVersion=$K8S_VERSION -X $p.gitMajor=$(cut -d. -f1 <<<"$v") -X $p.gitMinor=$(cut -d. -f2 <<<"$v") -X $p.gitTreeState=clean"
-  done
-  local pkgs=()
-  for b in "$@"; do pkgs+=("k8s.io/kubernetes/cmd/$b"); done
-  log "building $* $K8S_VERSION (about 10 minutes on 2 cores when the build cache is cold)"
-  GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $ld" -o "$out/" "${pkgs[@]}"
-}
+# shellcheck source=hack/lib-k8s-build.sh
+source "$root/hack/lib-k8s-build.sh"
 
 have_version() { # have_version <binary> <expected-substring>
   [[ -x "$out/$1" ]] && "$out/$1" --version 2>/dev/null | grep -q -- "$2"
@@ -67,7 +29,7 @@ have_version() { # have_version <binary> <expected-substring>
 if have_version kube-apiserver "$K8S_VERSION"; then
   log "kube-apiserver $K8S_VERSION present"
 else
-  build_k8s kube-apiserver
+  build_k8s "$out" kube-apiserver
 fi
 
 if [[ -x "$out/etcd" ]] && "$out/etcd" --version >/dev/null 2>&1; then
