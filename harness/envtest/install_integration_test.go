@@ -1,0 +1,136 @@
+//go:build integration
+
+package envtest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flinkop/flinkop/harness/fixtures"
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+)
+
+// TestInstallManifests renders config/default the way users install it (kubectl kustomize),
+// creates every object on a real kube-apiserver, and checks the operator Deployment's hardening
+// and that the operator's ServiceAccount may do what it needs and nothing it does not.
+func TestInstallManifests(t *testing.T) {
+	env, err := Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	ctx := context.Background()
+	objs := renderDefault(t)
+	for _, o := range objs {
+		if o.GetKind() == "CustomResourceDefinition" {
+			continue // Start installed the same files
+		}
+		if err := env.Client.Create(ctx, o); err != nil {
+			t.Fatalf("create %s %s: %v", o.GetKind(), o.GetName(), err)
+		}
+	}
+	if len(objs) < 7 {
+		t.Fatalf("config/default renders %d objects; want the namespace, 2 CRDs, the ServiceAccount, ClusterRole, binding and Deployment", len(objs))
+	}
+
+	var dep appsv1.Deployment
+	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: "flinkop-system", Name: "flinkop-manager"}, &dep); err != nil {
+		t.Fatal(err)
+	}
+	pod := dep.Spec.Template.Spec
+	c := pod.Containers[0]
+	switch {
+	case pod.SecurityContext == nil || pod.SecurityContext.RunAsNonRoot == nil || !*pod.SecurityContext.RunAsNonRoot:
+		t.Error("the operator pod may run as root")
+	case c.SecurityContext == nil || c.SecurityContext.ReadOnlyRootFilesystem == nil || !*c.SecurityContext.ReadOnlyRootFilesystem:
+		t.Error("the operator's root file system is writable")
+	case c.LivenessProbe == nil || c.ReadinessProbe == nil || c.Resources.Requests.Cpu().IsZero():
+		t.Error("the operator container lacks probes or resource requests")
+	case c.ImagePullPolicy != corev1.PullIfNotPresent || !contains(c.Args, "--leader-elect"):
+		t.Errorf("image pull policy %s, args %v", c.ImagePullPolicy, c.Args)
+	}
+
+	op := asOperator(t, env.Config)
+	var fds flinkv1beta1.FlinkDeploymentList
+	if err := op.List(ctx, &fds); err != nil {
+		t.Errorf("the operator cannot list FlinkDeployments: %v", err)
+	}
+	var deps appsv1.DeploymentList
+	if err := op.List(ctx, &deps); err != nil {
+		t.Errorf("the operator cannot list Deployments: %v", err)
+	}
+	var secrets corev1.SecretList
+	if err := op.List(ctx, &secrets); !apierrors.IsForbidden(err) {
+		t.Errorf("listing Secrets as the operator: %v; want Forbidden (least privilege)", err)
+	}
+	var nodes corev1.NodeList
+	if err := op.List(ctx, &nodes); !apierrors.IsForbidden(err) {
+		t.Errorf("listing Nodes as the operator: %v; want Forbidden (least privilege)", err)
+	}
+}
+
+// renderDefault runs `kubectl kustomize config/default` and decodes its objects.
+func renderDefault(t *testing.T) []*unstructured.Unstructured {
+	t.Helper()
+	dir := filepath.Join(fixtures.MustModuleRoot(t), "config", "default")
+	out, err := exec.Command("kubectl", "kustomize", dir).Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("kubectl kustomize %s: %v\n%s", dir, err, ee.Stderr)
+		}
+		t.Fatalf("kubectl kustomize %s: %v (kubectl is needed, as for installing)", dir, err)
+	}
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(out), 4096)
+	var objs []*unstructured.Unstructured
+	for {
+		o := &unstructured.Unstructured{}
+		if err := dec.Decode(&o.Object); err != nil {
+			if errors.Is(err, io.EOF) {
+				return objs
+			}
+			t.Fatalf("decode rendered manifests: %v", err)
+		}
+		if len(o.Object) > 0 {
+			objs = append(objs, o)
+		}
+	}
+}
+
+// asOperator is a client acting as the operator's ServiceAccount.
+func asOperator(t *testing.T, cfg *rest.Config) client.Client {
+	t.Helper()
+	imp := rest.CopyConfig(cfg)
+	imp.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:flinkop-system:flinkop-manager"}
+	s, err := Scheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(imp, client.Options{Scheme: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
