@@ -116,6 +116,12 @@ docker-up: ## Make a Docker engine answer for kind (installs and starts Debian's
 kind-node-image: envtest-assets docker-up ## Build the offline kind node image kindest/node:v1.37.0-flinkop (cached under bin/kind; work in progress).
 	hack/kind-node-image.sh
 
+.PHONY: operator-image
+operator-image: ## Build the operator container image flinkop/flink-operator:dev (needs a Docker engine: make docker-up).
+	mkdir -p $(LOCALBIN)/operator-image
+	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o $(LOCALBIN)/operator-image/flink-operator ./cmd/flink-operator
+	docker build -f cmd/flink-operator/Dockerfile -t flinkop/flink-operator:dev $(LOCALBIN)/operator-image
+
 .PHONY: fakeflink-image
 fakeflink-image: ## Build the fakeflink container image (needs a Docker engine: make docker-up).
 	mkdir -p $(LOCALBIN)/image
