@@ -67,7 +67,7 @@ binaries() {
     stamp kubernetes "$K8S_VERSION"
   fi
   gobuild etcd "go.etcd.io/etcd/server/v3@$ETCD_VERSION" 0 "" go.etcd.io/etcd/server/v3
-  [[ -x "$bins/v3" ]] && mv "$bins/v3" "$bins/etcd"
+  [[ -x "$bins/server" ]] && mv "$bins/server" "$bins/etcd" # go names the binary after server/v3
   gobuild coredns "github.com/coredns/coredns@$COREDNS_VERSION" 0 "" github.com/coredns/coredns
   gobuild containerd "github.com/containerd/containerd/v2@$CONTAINERD_VERSION" 0 "no_aufs no_zfs no_btrfs no_devmapper" \
     github.com/containerd/containerd/v2/cmd/containerd github.com/containerd/containerd/v2/cmd/ctr \
@@ -157,7 +157,7 @@ CNI
 
 # import_image REF DIR [ENTRYPOINT-JSON]: a one-layer image of DIR's files.
 import_image() {
-  local changes=(--change 'ENV PATH=/usr/local/bin:/usr/bin:/bin')
+  local changes=(--change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin')
   [[ -n "${3:-}" ]] && changes+=(--change "ENTRYPOINT $3")
   tar -C "$2" -c . | docker import "${changes[@]}" - "$1" >/dev/null
 }
@@ -169,7 +169,7 @@ one_binary() {
 
 images() {
   local k="registry.k8s.io" v="$K8S_VERSION" want
-  want="$K8S_VERSION/$ETCD_TAG/$COREDNS_VERSION/$(cat "$work"/.stamp-{kubernetes,etcd,coredns,pause,proxyfs} | sha256sum | cut -c1-12)"
+  want="$K8S_VERSION/$ETCD_TAG/$COREDNS_VERSION/$(cat "$work"/.stamp-{kubernetes,etcd,coredns,pause,proxyfs} "$0" | sha256sum | cut -c1-12)"
   if stamped images "$want" && [[ -f "$work/images.tar" ]]; then
     return
   fi
