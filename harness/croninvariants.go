@@ -75,8 +75,7 @@ func (c *Checker) checkCron(name string, st *cronState) []string {
 		}
 		st.runs[r.Name] = r.UID
 		st.fires[r.Name], _ = time.Parse(time.RFC3339, r.Annotations[cron.AnnotationFireTime])
-		s := r.Status.JobStatus.State
-		if r.DeletionTimestamp == nil && s != flinkv1beta1.JobStatusFinished && s != flinkv1beta1.JobStatusFailed && s != flinkv1beta1.JobStatusCanceled {
+		if (cron.Run{State: r.Status.JobStatus.State, Deleting: r.DeletionTimestamp != nil}).Active() {
 			active++
 		}
 	}

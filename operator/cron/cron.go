@@ -41,8 +41,7 @@ type Run struct {
 
 // Active reports whether the run's job has not ended.
 func (r Run) Active() bool {
-	return !r.Deleting && r.State != flinkv1beta1.JobStatusFinished && r.State != flinkv1beta1.JobStatusFailed &&
-		r.State != flinkv1beta1.JobStatusCanceled
+	return !r.Deleting && !r.State.GloballyTerminal()
 }
 
 // Input is everything Decide reads.

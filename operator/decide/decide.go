@@ -246,6 +246,4 @@ func TriggerID(uid, kind string, n int64) string {
 // jobState wraps Flink's job state strings.
 type jobState string
 
-func (j jobState) globallyTerminal() bool {
-	return j == "FAILED" || j == "CANCELED" || j == "FINISHED"
-}
+func (j jobState) globallyTerminal() bool { return flinkv1beta1.JobStatusState(j).GloballyTerminal() }

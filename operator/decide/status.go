@@ -52,29 +52,36 @@ func (s *step) observeStatus() {
 }
 
 func (s *step) observeJob() {
-	o := s.in.Observed
-	js := &s.st.JobStatus
-	if o.Job == nil {
+	if s.in.Observed.Job == nil {
 		return
 	}
+	if failure := ObserveJob(&s.st.JobStatus, s.in.Observed.Job, s.in.Now, &s.res.Events); failure != "" {
+		s.failObserved("JobFailed", failure)
+	}
+}
+
+// ObserveJob copies the job Flink reports into js (id, name, state, start time); updateTime
+// and a JobStatusChanged event move with the state only, so an unchanged job writes no
+// status. It returns the failure to report for a FAILED job ("" otherwise).
+func ObserveJob(js *flinkv1beta1.JobStatus, job *JobObservation, now time.Time, events *[]Event) string {
 	prev := js.State
-	js.JobID, js.JobName = o.Job.ID, o.Job.Name
-	js.State = flinkv1beta1.JobStatusState(o.Job.State)
-	js.StartTime = strconv.FormatInt(o.Job.StartTime, 10)
+	js.JobID, js.JobName = job.ID, job.Name
+	js.State = flinkv1beta1.JobStatusState(job.State)
+	js.StartTime = strconv.FormatInt(job.StartTime, 10)
 	if prev != js.State {
-		// updateTime moves only with the state, so an unchanged job writes no status.
-		js.UpdateTime = strconv.FormatInt(s.in.Now.UnixMilli(), 10)
+		js.UpdateTime = strconv.FormatInt(now.UnixMilli(), 10)
 		if prev != "" {
-			s.event(Normal, "JobStatusChanged", fmt.Sprintf("Job status changed from %s to %s", prev, js.State))
+			*events = append(*events, Event{Type: Normal, Reason: "JobStatusChanged", Message: fmt.Sprintf("Job status changed from %s to %s", prev, js.State)})
 		}
 	}
-	if js.State == flinkv1beta1.JobStatusFailed {
-		cause := o.Job.FailureCause
-		if cause == "" {
-			cause = "no failure cause reported"
-		}
-		s.failObserved("JobFailed", "Job "+o.Job.ID+" failed: "+cause)
+	if js.State != flinkv1beta1.JobStatusFailed {
+		return ""
 	}
+	cause := job.FailureCause
+	if cause == "" {
+		cause = "no failure cause reported"
+	}
+	return "Job " + job.ID + " failed: " + cause
 }
 
 // finish computes the lifecycle state and the conditions, reports the reconcile's error

@@ -95,6 +95,10 @@ type SnapshotRef struct {
 	Timestamp int64
 }
 
+// Restorable reports whether the snapshot can be restored by its path (a checkpoint without
+// a checkpoint directory has none: Flink reports "<checkpoint-not-externally-addressable>").
+func (r *SnapshotRef) Restorable() bool { return r != nil && r.Path != "" && r.Path[0] != '<' }
+
 // OperationObservation is the state of a triggered savepoint or checkpoint.
 type OperationObservation struct {
 	Done bool

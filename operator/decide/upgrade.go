@@ -300,18 +300,24 @@ func (s *step) refuse(msg string) {
 	s.requeue(s.in.Options.ReconcileInterval)
 }
 
-// newerCheckpoint returns the job's newest externalized checkpoint when it is newer than the
-// last savepoint.
+// newerCheckpoint returns the job's newest externalized checkpoint when it is newer than its
+// savepoints.
 func (s *step) newerCheckpoint() *SnapshotRef {
-	o := s.in.Observed
-	if o.Job == nil || o.Job.LatestCheckpoint == nil || o.Job.LatestCheckpoint.Path == "" || o.Job.LatestCheckpoint.Path[0] == '<' {
+	return NewerCheckpoint(s.in.Observed.Job, &s.st.JobStatus)
+}
+
+// NewerCheckpoint returns the newest externalized checkpoint of job (nil: none observed) when
+// it is newer than every savepoint of the job: the last one js recorded and the newest Flink
+// reports.
+func NewerCheckpoint(job *JobObservation, js *flinkv1beta1.JobStatus) *SnapshotRef {
+	if job == nil || !job.LatestCheckpoint.Restorable() {
 		return nil
 	}
-	cp := o.Job.LatestCheckpoint
-	if sp := s.st.JobStatus.SavepointInfo; sp != nil && sp.LastSavepoint != nil && sp.LastSavepoint.TimeStamp > cp.Timestamp {
+	cp := job.LatestCheckpoint
+	if sp := js.SavepointInfo; sp != nil && sp.LastSavepoint != nil && sp.LastSavepoint.TimeStamp > cp.Timestamp {
 		return nil
 	}
-	if sp := o.Job.LatestSavepoint; sp != nil && sp.ID > cp.ID {
+	if sp := job.LatestSavepoint; sp != nil && sp.ID > cp.ID {
 		return nil
 	}
 	return cp

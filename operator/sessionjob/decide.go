@@ -183,22 +183,9 @@ func (s *step) observeJob() {
 	if o.Job == nil || (js.State == flinkv1beta1.JobStatusSuspended && s.st.ReconciliationStatus.State == flinkv1beta1.ReconciliationDeployed) {
 		return // a suspended job's last run stays on the cluster, ended
 	}
-	prev := js.State
-	js.JobName = o.Job.Name
-	js.State = flinkv1beta1.JobStatusState(o.Job.State)
-	js.StartTime = strconv.FormatInt(o.Job.StartTime, 10)
-	if prev != js.State {
-		js.UpdateTime = strconv.FormatInt(s.in.Now.UnixMilli(), 10)
-		if prev != "" {
-			s.event(decide.Normal, "JobStatusChanged", fmt.Sprintf("Job status changed from %s to %s", prev, js.State))
-		}
-	}
-	if js.State == flinkv1beta1.JobStatusFailed {
-		cause := o.Job.FailureCause
-		if cause == "" {
-			cause = "no failure cause reported"
-		}
-		s.failObserved("JobFailed", "Job "+o.Job.ID+" failed: "+cause)
+	// The observed job is the one of status.jobStatus.jobId, so the id does not change.
+	if failure := decide.ObserveJob(js, o.Job, s.in.Now, &s.res.Events); failure != "" {
+		s.failObserved("JobFailed", failure)
 	}
 }
 
@@ -255,6 +242,4 @@ func (s *step) finish() {
 	decide.SetConditions(&st.CommonStatus, s.j.Generation, s.in.Now, msg)
 }
 
-func jobTerminal(state string) bool {
-	return state == "FAILED" || state == "CANCELED" || state == "FINISHED"
-}
+func jobTerminal(state string) bool { return flinkv1beta1.JobStatusState(state).GloballyTerminal() }

@@ -167,7 +167,7 @@ func (s *step) newestState() string {
 	var best *decide.SnapshotRef
 	if j := s.in.Observed.Job; j != nil {
 		for _, r := range []*decide.SnapshotRef{j.LatestCheckpoint, j.LatestSavepoint} {
-			if addressable(r) && (best == nil || r.ID > best.ID) {
+			if r.Restorable() && (best == nil || r.ID > best.ID) {
 				best = r
 			}
 		}
@@ -182,26 +182,10 @@ func (s *step) newestState() string {
 	return ""
 }
 
-// newerCheckpoint returns the job's newest externalized checkpoint when it is newer than
-// every savepoint of the job (as Flink reports them, and as status recorded them).
+// newerCheckpoint returns the job's newest externalized checkpoint when it is newer than its
+// savepoints.
 func (s *step) newerCheckpoint() *decide.SnapshotRef {
-	o := s.in.Observed
-	if o.Job == nil || !addressable(o.Job.LatestCheckpoint) {
-		return nil
-	}
-	cp := o.Job.LatestCheckpoint
-	if sp := o.Job.LatestSavepoint; sp != nil && sp.ID > cp.ID {
-		return nil
-	}
-	if sp := s.st.JobStatus.SavepointInfo; sp != nil && sp.LastSavepoint != nil && sp.LastSavepoint.TimeStamp > cp.Timestamp {
-		return nil
-	}
-	return cp
-}
-
-// addressable reports whether a snapshot can be restored by path.
-func addressable(r *decide.SnapshotRef) bool {
-	return r != nil && r.Path != "" && r.Path[0] != '<'
+	return decide.NewerCheckpoint(s.in.Observed.Job, &s.st.JobStatus)
 }
 
 // submit submits the recorded spec's job under the id recorded in status, unless the cluster

@@ -47,6 +47,12 @@ func FirstSet(conf map[string]string, keys ...string) (string, bool) {
 	return "", false
 }
 
+// GloballyTerminal reports whether a job in this state has ended for good (FAILED, CANCELED or
+// FINISHED): it will not run again.
+func (s JobStatusState) GloballyTerminal() bool {
+	return s == JobStatusFailed || s == JobStatusCanceled || s == JobStatusFinished
+}
+
 // EffectiveState is the desired job state with the default (running) applied.
 func (j *JobSpec) EffectiveState() JobState {
 	if j.State == "" {
