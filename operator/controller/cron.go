@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
@@ -32,18 +31,14 @@ func (r *FlinkDeploymentReconciler) reconcileTemplate(ctx context.Context, d *fl
 		r.Recorder.Event(d, "Warning", "ActionFailed", fmt.Sprintf("%s failed: %v", res.Action.Kind, err))
 		return ctrl.Result{}, fmt.Errorf("%s: %w", res.Action.Kind, err)
 	}
-	for _, e := range res.Events {
-		r.Recorder.Event(d, string(e.Type), e.Reason, e.Message)
-		r.Metrics.Event(e.Reason)
-	}
+	recordEvents(r.Recorder, r.Metrics, d, res.Events)
 	if err := r.patchStatus(ctx, d, res.Status); err != nil {
 		r.Metrics.ReconcileError("status")
 		return ctrl.Result{}, err
 	}
 	if res.RemoveFinalizer {
-		controllerutil.RemoveFinalizer(d, Finalizer)
-		if err := r.Client.Update(ctx, d); client.IgnoreNotFound(err) != nil {
-			return ctrl.Result{}, fmt.Errorf("remove finalizer: %w", err)
+		if err := releaseFinalizer(ctx, r.Client, d, Finalizer); err != nil {
+			return ctrl.Result{}, err
 		}
 	}
 	return ctrl.Result{RequeueAfter: res.RequeueAfter}, nil

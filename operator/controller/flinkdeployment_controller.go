@@ -14,7 +14,6 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -70,14 +69,8 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if d.DeletionTimestamp == nil && !controllerutil.ContainsFinalizer(&d, Finalizer) {
-		controllerutil.AddFinalizer(&d, Finalizer)
-		if err := r.Client.Update(ctx, &d); err != nil {
-			return ctrl.Result{}, fmt.Errorf("add finalizer: %w", err)
-		}
-	}
-	if d.DeletionTimestamp != nil && !controllerutil.ContainsFinalizer(&d, Finalizer) {
-		return ctrl.Result{}, nil
+	if proceed, err := ensureFinalizer(ctx, r.Client, &d, Finalizer); !proceed {
+		return ctrl.Result{}, err
 	}
 	if cron.IsTemplate(&d) {
 		return r.reconcileTemplate(ctx, &d)
@@ -105,19 +98,15 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		r.Recorder.Event(&d, corev1.EventTypeWarning, "ActionFailed", fmt.Sprintf("%s failed: %v", res.Action.Kind, err))
 		return ctrl.Result{}, fmt.Errorf("%s: %w", res.Action.Kind, err)
 	}
-	for _, e := range res.Events {
-		r.Recorder.Event(&d, string(e.Type), e.Reason, e.Message)
-		r.Metrics.Event(e.Reason)
-	}
+	recordEvents(r.Recorder, r.Metrics, &d, res.Events)
 	if err := r.patchStatus(ctx, &d, res.Status); err != nil {
 		r.Metrics.ReconcileError("status")
 		return ctrl.Result{}, err
 	}
 	r.Metrics.Observe(req.NamespacedName, string(res.Status.LifecycleState), string(res.Status.JobManagerDeploymentStatus), r.Clock.Now())
 	if res.RemoveFinalizer {
-		controllerutil.RemoveFinalizer(&d, Finalizer)
-		if err := r.Client.Update(ctx, &d); client.IgnoreNotFound(err) != nil {
-			return ctrl.Result{}, fmt.Errorf("remove finalizer: %w", err)
+		if err := releaseFinalizer(ctx, r.Client, &d, Finalizer); err != nil {
+			return ctrl.Result{}, err
 		}
 	}
 	return ctrl.Result{RequeueAfter: res.RequeueAfter}, nil

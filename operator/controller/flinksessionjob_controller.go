@@ -10,7 +10,6 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -56,14 +55,8 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	if err := r.Client.Get(ctx, req.NamespacedName, &j); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if j.DeletionTimestamp == nil && !controllerutil.ContainsFinalizer(&j, SessionJobFinalizer) {
-		controllerutil.AddFinalizer(&j, SessionJobFinalizer)
-		if err := r.Client.Update(ctx, &j); err != nil {
-			return ctrl.Result{}, fmt.Errorf("add finalizer: %w", err)
-		}
-	}
-	if j.DeletionTimestamp != nil && !controllerutil.ContainsFinalizer(&j, SessionJobFinalizer) {
-		return ctrl.Result{}, nil
+	if proceed, err := ensureFinalizer(ctx, r.Client, &j, SessionJobFinalizer); !proceed {
+		return ctrl.Result{}, err
 	}
 	obs, cluster, err := r.Observer.Observe(ctx, &j)
 	if err != nil {
@@ -82,10 +75,7 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		r.Recorder.Event(&j, corev1.EventTypeWarning, "ActionFailed", fmt.Sprintf("%s failed: %v", res.Action.Kind, err))
 		return ctrl.Result{}, fmt.Errorf("%s: %w", res.Action.Kind, err)
 	}
-	for _, e := range res.Events {
-		r.Recorder.Event(&j, string(e.Type), e.Reason, e.Message)
-		r.Metrics.Event(e.Reason)
-	}
+	recordEvents(r.Recorder, r.Metrics, &j, res.Events)
 	if !equality.Semantic.DeepEqual(j.Status, res.Status) {
 		j.Status = res.Status
 		if err := r.Client.Status().Update(ctx, &j); err != nil {
@@ -94,9 +84,8 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		}
 	}
 	if res.RemoveFinalizer {
-		controllerutil.RemoveFinalizer(&j, SessionJobFinalizer)
-		if err := r.Client.Update(ctx, &j); client.IgnoreNotFound(err) != nil {
-			return ctrl.Result{}, fmt.Errorf("remove finalizer: %w", err)
+		if err := releaseFinalizer(ctx, r.Client, &j, SessionJobFinalizer); err != nil {
+			return ctrl.Result{}, err
 		}
 	}
 	return ctrl.Result{RequeueAfter: res.RequeueAfter}, nil
