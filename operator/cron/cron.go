@@ -91,7 +91,8 @@ type step struct {
 	st   *flinkv1beta1.FlinkDeploymentStatus
 	cron *flinkv1beta1.CronStatus
 	res  Result
-	err  string
+	// report is the error this reconcile reports (status.error).
+	report decide.Report
 }
 
 // Decide is the cron template state machine: from the template, its status (the last fire
@@ -306,7 +307,7 @@ func (s *step) delete() {
 }
 
 func (s *step) fail(msg string) {
-	s.err = msg
+	s.report.Fail("InvalidCron", msg)
 	s.cron.NextScheduleTime = nil
 	s.requeue(s.in.Options.ReconcileInterval)
 }
@@ -327,14 +328,11 @@ func (s *step) requeue(d time.Duration) {
 // finish reports the error and sets the lifecycle state and conditions.
 func (s *step) finish() {
 	st := s.st
-	if s.err != "" && st.Error != s.err {
-		s.event(decide.Warning, "InvalidCron", s.err)
-	}
-	st.Error = s.err
+	s.report.Write(&st.CommonStatus, &s.res.Events)
 	switch {
 	case s.d.DeletionTimestamp != nil:
 		st.LifecycleState = flinkv1beta1.LifecycleDeleting
-	case s.err != "":
+	case st.Error != "":
 		st.LifecycleState = flinkv1beta1.LifecycleFailed
 	default:
 		st.LifecycleState = flinkv1beta1.LifecycleStable

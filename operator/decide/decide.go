@@ -18,9 +18,7 @@ type step struct {
 	res    Result
 	last   *ReconciledSpec
 	conf   map[string]string // flattened desired configuration ("" when invalid)
-	errMsg string            // the error this reconcile reports (status.error)
-	errWhy string            // the Warning reason for errMsg
-	errObs bool              // errMsg only reports what was observed; a decision's error replaces it
+	report Report            // the error this reconcile reports (status.error)
 	// rollingBack is set while a rollback drives last (then the last stable spec) onto the
 	// cluster; save writes it back to lastStableSpec.
 	rollingBack bool
@@ -198,32 +196,14 @@ func restoreModeFor(spec flinkv1beta1.FlinkDeploymentSpec, diff DiffType) Restor
 	return RestoreNone
 }
 
-// fail reports an error: status.error and a Warning event (once per distinct message). The
-// first error of a reconcile wins, except that a decision's error (a refusal, a validation
-// error) replaces an observed one (a failed job), which is usually its cause.
-func (s *step) fail(reason, msg string) {
-	if s.errMsg != "" && !s.errObs {
-		return
-	}
-	s.errMsg, s.errWhy, s.errObs = msg, reason, false
-}
+// fail reports a decision's error (see Report).
+func (s *step) fail(reason, msg string) { s.report.Fail(reason, msg) }
 
 // failObserved reports an error seen in the cluster.
-func (s *step) failObserved(reason, msg string) {
-	if s.errMsg == "" {
-		s.errMsg, s.errWhy, s.errObs = msg, reason, true
-	}
-}
+func (s *step) failObserved(reason, msg string) { s.report.FailObserved(reason, msg) }
 
-// addObserved reports an error seen in the cluster next to an observed one already reported
-// (a failing pod, and the rollback it makes impossible).
-func (s *step) addObserved(reason, msg string) {
-	if s.errMsg != "" && s.errObs {
-		s.errMsg += "; " + msg
-		return
-	}
-	s.failObserved(reason, msg)
-}
+// addObserved reports an error seen in the cluster next to an observed one already reported.
+func (s *step) addObserved(reason, msg string) { s.report.AddObserved(reason, msg) }
 
 func (s *step) event(t EventType, reason, msg string) {
 	s.res.Events = append(s.res.Events, Event{Type: t, Reason: reason, Message: msg})

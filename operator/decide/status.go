@@ -88,14 +88,7 @@ func ObserveJob(js *flinkv1beta1.JobStatus, job *JobObservation, now time.Time, 
 // (status.error plus a Warning event when it is new) and clears a resolved one.
 func (s *step) finish() {
 	st := s.st
-	if s.errMsg != "" {
-		if st.Error != s.errMsg {
-			s.event(Warning, s.errWhy, s.errMsg)
-		}
-		st.Error = s.errMsg
-	} else {
-		st.Error = ""
-	}
+	s.report.Write(&st.CommonStatus, &s.res.Events)
 	st.LifecycleState = s.lifecycle()
 	s.conditions()
 }

@@ -16,9 +16,7 @@ type step struct {
 	st     *flinkv1beta1.FlinkSessionJobStatus
 	res    Result
 	last   *ReconciledSpec
-	errMsg string // the error this reconcile reports (status.error)
-	errWhy string // the Warning reason for errMsg
-	errObs bool   // errMsg only reports what was observed; a decision's error replaces it
+	report decide.Report // the error this reconcile reports (status.error)
 }
 
 // immediately is the requeue after a step that only wrote status (the write-ahead log).
@@ -189,21 +187,11 @@ func (s *step) observeJob() {
 	}
 }
 
-// fail reports an error: status.error and a Warning event (once per distinct message). A
-// decision's error replaces an observed one.
-func (s *step) fail(reason, msg string) {
-	if s.errMsg != "" && !s.errObs {
-		return
-	}
-	s.errMsg, s.errWhy, s.errObs = msg, reason, false
-}
+// fail reports a decision's error (see decide.Report).
+func (s *step) fail(reason, msg string) { s.report.Fail(reason, msg) }
 
 // failObserved reports an error seen in the cluster.
-func (s *step) failObserved(reason, msg string) {
-	if s.errMsg == "" {
-		s.errMsg, s.errWhy, s.errObs = msg, reason, true
-	}
-}
+func (s *step) failObserved(reason, msg string) { s.report.FailObserved(reason, msg) }
 
 func (s *step) event(t decide.EventType, reason, msg string) {
 	s.res.Events = append(s.res.Events, decide.Event{Type: t, Reason: reason, Message: msg})
@@ -224,14 +212,7 @@ func (s *step) book() decide.Book {
 // finish reports the reconcile's error, and computes the lifecycle state and conditions.
 func (s *step) finish() {
 	st := s.st
-	if s.errMsg != "" {
-		if st.Error != s.errMsg {
-			s.event(decide.Warning, s.errWhy, s.errMsg)
-		}
-		st.Error = s.errMsg
-	} else {
-		st.Error = ""
-	}
+	s.report.Write(&st.CommonStatus, &s.res.Events)
 	last, _ := ParseReconciledSpec(st.ReconciliationStatus.LastReconciledSpec)
 	suspended := last != nil && last.Spec.Job != nil && last.Spec.Job.EffectiveState() == flinkv1beta1.JobStateSuspended
 	st.LifecycleState = decide.Lifecycle(&st.CommonStatus, s.j.DeletionTimestamp != nil, false, suspended)

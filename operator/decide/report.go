@@ -1,0 +1,46 @@
+package decide
+
+import flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+
+// Report is the error a reconcile reports: status.error and a Warning event (once per
+// distinct message). The first error of a reconcile wins, except that a decision's error (a
+// refusal, a validation error) replaces an observed one (a failed job), which is usually its
+// cause. FlinkDeployments and FlinkSessionJobs report the same way.
+type Report struct {
+	msg, reason string
+	observed    bool // msg only reports what was observed; a decision's error replaces it
+}
+
+// Fail reports a decision's error.
+func (r *Report) Fail(reason, msg string) {
+	if r.msg != "" && !r.observed {
+		return
+	}
+	r.msg, r.reason, r.observed = msg, reason, false
+}
+
+// FailObserved reports an error seen in the cluster.
+func (r *Report) FailObserved(reason, msg string) {
+	if r.msg == "" {
+		r.msg, r.reason, r.observed = msg, reason, true
+	}
+}
+
+// AddObserved reports an error seen in the cluster next to an observed one already reported
+// (a failing pod, and the rollback it makes impossible).
+func (r *Report) AddObserved(reason, msg string) {
+	if r.msg != "" && r.observed {
+		r.msg += "; " + msg
+		return
+	}
+	r.FailObserved(reason, msg)
+}
+
+// Write puts the error into st.Error, with a Warning event when it is new, and clears a
+// resolved one.
+func (r *Report) Write(st *flinkv1beta1.CommonStatus, events *[]Event) {
+	if r.msg != "" && st.Error != r.msg {
+		*events = append(*events, Event{Type: Warning, Reason: r.reason, Message: r.msg})
+	}
+	st.Error = r.msg
+}
