@@ -57,7 +57,7 @@ func (s *step) nonce() bool {
 		jobID = o.Job.ID
 	}
 	a := s.book().Trigger(n, string(s.j.UID), jobID, o.Job != nil && o.Job.State == "RUNNING")
-	s.res.Action = Action{Kind: a.Kind, JobID: a.JobID, TriggerID: a.TriggerID, FormatType: a.FormatType}
+	s.res.Action = jobAction(a)
 	return true
 }
 
@@ -133,7 +133,7 @@ func (s *step) stopBeforeDeletion() {
 	if s.in.Options.SavepointOnDeletion && o.Job.State == "RUNNING" {
 		a, wait := s.book().DeletionSavepoint(o.Savepoint, s.j.DeletionTimestamp.Time, string(s.j.UID), s.j.Generation, o.Job.ID)
 		if a.Kind != "" {
-			s.res.Action = Action{Kind: a.Kind, JobID: a.JobID, TriggerID: a.TriggerID, FormatType: a.FormatType}
+			s.res.Action = jobAction(a)
 		}
 		if wait {
 			return

@@ -95,6 +95,12 @@ type Action struct {
 	JarIDs []string
 }
 
+// jobAction is one of decide's job actions (a snapshot trigger, a stop with savepoint) as a
+// session job action.
+func jobAction(a decide.Action) Action {
+	return Action{Kind: a.Kind, JobID: a.JobID, TriggerID: a.TriggerID, FormatType: a.FormatType}
+}
+
 // None is the action that changes nothing.
 var None = Action{Kind: decide.ActNone}
 
