@@ -22,6 +22,9 @@ const (
 	keyHAType              = "high-availability.type"
 	keyHALegacy            = "high-availability"
 	keyHAClusterID         = "high-availability.cluster-id"
+	keyHAStorageDir        = "high-availability.storageDir"
+	keyHAStoragePath       = "high-availability.storage-path"
+	keyJobResultStore      = "job-result-store.storage-path"
 	keyK8sClusterID        = "kubernetes.cluster-id"
 	keyRestartStrategy     = "restart-strategy.type"
 	keyRestartAttempts     = "restart-strategy.fixed-delay.attempts"
@@ -51,7 +54,9 @@ type Settings struct {
 	SavepointsDir      string
 	NumRetained        int
 	HAEnabled          bool
+	HAType             string // high-availability.type as given: kubernetes, zookeeper or a factory class
 	HAClusterID        string
+	JobResultStorePath string // where job results live (default <HA storage dir>/job-result-store)
 	RestartAttempts    int
 	RestartDelay       time.Duration
 	Adaptive           bool
@@ -112,6 +117,11 @@ func ParseSettings(c map[string]string) (Settings, error) {
 	}
 	ha := cf.first(keyHAType, keyHALegacy)
 	s.HAEnabled = ha != "" && !strings.EqualFold(ha, "none")
+	s.HAType = ha
+	s.JobResultStorePath = cf.first(keyJobResultStore)
+	if dir := cf.first(keyHAStorageDir, keyHAStoragePath); s.JobResultStorePath == "" && dir != "" {
+		s.JobResultStorePath = strings.TrimSuffix(dir, "/") + "/job-result-store"
+	}
 	s.HAClusterID = cf.first(keyHAClusterID, keyK8sClusterID)
 	strategy := strings.ToLower(cf.first(keyRestartStrategy))
 	defAttempts := 0

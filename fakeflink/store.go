@@ -20,19 +20,19 @@ const (
 // the moment it was taken.
 type Snapshot struct {
 	// Path is the external path (the key in the store).
-	Path string
+	Path string `json:"path"`
 	// Kind is checkpoint or savepoint.
-	Kind SnapshotKind
+	Kind SnapshotKind `json:"kind"`
 	// JobID is the job the snapshot belongs to.
-	JobID string
+	JobID string `json:"jobId"`
 	// ID is the checkpoint id.
-	ID int64
+	ID int64 `json:"id"`
 	// Offset is the job state: the input offset when the snapshot was taken.
-	Offset int64
+	Offset int64 `json:"offset"`
 	// Time is when the snapshot completed.
-	Time time.Time
+	Time time.Time `json:"time"`
 	// Format is CANONICAL or NATIVE for savepoints, FULL or INCREMENTAL for checkpoints.
-	Format string
+	Format string `json:"format"`
 }
 
 // Store is the durable fake file system where checkpoints and savepoints live. One Store is
@@ -40,6 +40,7 @@ type Snapshot struct {
 type Store struct {
 	files   map[string]Snapshot
 	results map[string]JobStatus // job result store: "<ha cluster id>/<job id>" → final state
+	disk    *disk                // nil: memory only
 }
 
 // NewStore returns an empty store.
@@ -49,21 +50,30 @@ func NewStore() *Store { return &Store{files: map[string]Snapshot{}, results: ma
 // in the HA storage directory): a restarted JobManager does not run it again.
 func (s *Store) RecordResult(haClusterID, jobID string, final JobStatus) {
 	s.results[haClusterID+"/"+jobID] = final
+	s.disk.putResult(haClusterID, jobID, final)
 }
 
 // Result returns the recorded final state of a job, if any.
 func (s *Store) Result(haClusterID, jobID string) (JobStatus, bool) {
-	st, ok := s.results[haClusterID+"/"+jobID]
-	return st, ok
+	if st, ok := s.results[haClusterID+"/"+jobID]; ok {
+		return st, true
+	}
+	return s.disk.result(haClusterID, jobID)
 }
 
 // Put writes a snapshot at its path.
-func (s *Store) Put(snap Snapshot) { s.files[snap.Path] = snap }
+func (s *Store) Put(snap Snapshot) {
+	s.files[snap.Path] = snap
+	s.disk.put(snap)
+}
 
 // Get reads the snapshot at path.
 func (s *Store) Get(path string) (Snapshot, bool) {
-	snap, ok := s.files[normalizePath(path)]
-	return snap, ok
+	path = normalizePath(path)
+	if snap, ok := s.files[path]; ok {
+		return snap, true
+	}
+	return s.disk.get(path)
 }
 
 // Delete removes the snapshot at path and reports whether it existed.
@@ -71,15 +81,17 @@ func (s *Store) Delete(path string) bool {
 	path = normalizePath(path)
 	_, ok := s.files[path]
 	delete(s.files, path)
-	return ok
+	return s.disk.remove(path) || ok
 }
 
 // List returns every snapshot whose path starts with prefix, in path order.
 func (s *Store) List(prefix string) []Snapshot {
+	all := s.disk.list(prefix)
+	maps.Copy(all, s.files)
 	var out []Snapshot
-	for _, p := range slices.Sorted(maps.Keys(s.files)) {
+	for _, p := range slices.Sorted(maps.Keys(all)) {
 		if strings.HasPrefix(p, prefix) {
-			out = append(out, s.files[p])
+			out = append(out, all[p])
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -28,7 +29,7 @@ type jobManager struct {
 	lastSeen         map[string]time.Time // guarded by rest.Do
 }
 
-func newJobManager(o *options, clk clock.PassiveClock) (*jobManager, error) {
+func newJobManager(o *options, clk clock.PassiveClock, d durable) (*jobManager, error) {
 	id := o.conf["kubernetes.cluster-id"]
 	if id == "" {
 		id = "fakeflink"
@@ -39,7 +40,9 @@ func newJobManager(o *options, clk clock.PassiveClock) (*jobManager, error) {
 			return nil, err
 		}
 	}
-	cluster, err := fakeflink.NewCluster(spec, fakeflink.Options{Clock: clk, Rand: rand.New(rand.NewSource(o.seed))})
+	cluster, err := fakeflink.NewCluster(spec, fakeflink.Options{
+		Clock: clk, Rand: rand.New(rand.NewSource(o.seed)), Store: d.store, HA: d.ha,
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -94,8 +97,36 @@ func (jm *jobManager) handler() http.Handler {
 		})
 		w.WriteHeader(http.StatusNoContent)
 	})
+	mux.HandleFunc("GET /fakeflink/jobs/{id}", jm.jobState)
 	mux.Handle("/", jm.rest)
 	return mux
+}
+
+// JobState is what GET /fakeflink/jobs/{id} tells about a job beyond Flink's REST API: the
+// input offset (its state) and the snapshot its current run restored, so end-to-end tests can
+// check that an upgrade resumed exactly where the old job stopped.
+type JobState struct {
+	ID       string              `json:"id"`
+	Status   fakeflink.JobStatus `json:"status"`
+	Offset   int64               `json:"offset"`
+	Restored *fakeflink.Snapshot `json:"restored,omitempty"`
+}
+
+func (jm *jobManager) jobState(w http.ResponseWriter, r *http.Request) {
+	var st JobState
+	var err error
+	jm.rest.Do(func(c *fakeflink.Cluster) {
+		var j *fakeflink.Job
+		if j, err = c.Job(r.PathValue("id")); err == nil {
+			st = JobState{ID: j.ID, Status: j.Status, Offset: j.Offset(c.Now()), Restored: j.Restored()}
+		}
+	})
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusNotFound)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(st)
 }
 
 // tick advances the cluster and drops TaskManagers whose heartbeats stopped.
@@ -113,7 +144,11 @@ func (jm *jobManager) tick() {
 }
 
 func runJobManager(ctx context.Context, o *options, out io.Writer) error {
-	jm, err := newJobManager(o, clock.RealClock{})
+	d, err := openDurable(o.conf, out, inCluster)
+	if err != nil {
+		return err
+	}
+	jm, err := newJobManager(o, clock.RealClock{}, d)
 	if err != nil {
 		return err
 	}

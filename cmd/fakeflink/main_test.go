@@ -66,7 +66,7 @@ func TestStandaloneJobWithTaskManager(t *testing.T) {
 		t.Errorf("program args (-want +got):\n%s", diff)
 	}
 	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	jm, err := newJobManager(o, clk)
+	jm, err := newJobManager(o, clk, durable{})
 	if err != nil {
 		t.Fatal(err)
 	}

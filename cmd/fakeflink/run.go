@@ -37,7 +37,15 @@ and two of its own: fakeflink.job.records-per-second (100) and fakeflink.job.rec
 
 A TaskManager registers with http://<jobmanager.rpc.address>:<rest.port>/fakeflink/taskmanagers/<id>
 and heartbeats there; the JobManager drops it after heartbeat.timeout (50s) without one.
-Checkpoints, savepoints and HA metadata live in the JobManager's memory.
+Durable state, as the Flink image keeps it: checkpoints and savepoints under file:// directories
+(state.checkpoints.dir, state.savepoints.dir) are files (<path>/_metadata) on whatever volume is
+mounted there, and job results live under high-availability.storageDir/job-result-store. With
+high-availability.type: kubernetes the HA metadata (job and latest checkpoint) is kept in
+ConfigMaps labelled app=<cluster-id>,configmap-type=high-availability in kubernetes.namespace,
+through the in-cluster API under the pod's ServiceAccount (it needs get/list/create/update/delete
+on configmaps). Other directories keep snapshots in memory.
+
+GET /fakeflink/jobs/<id> tells a job's offset and the snapshot its run restored (for tests).
 `
 
 // run dispatches a command line; it returns when ctx ends or the process fails.

@@ -33,7 +33,7 @@ func TestInstallManifests(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = env.Stop() })
 	ctx := context.Background()
-	objs := renderDefault(t)
+	objs := render(t, "default")
 	for _, o := range objs {
 		if o.GetKind() == "CustomResourceDefinition" {
 			continue // Start installed the same files
@@ -63,7 +63,7 @@ func TestInstallManifests(t *testing.T) {
 		t.Errorf("image pull policy %s, args %v", c.ImagePullPolicy, c.Args)
 	}
 
-	op := asOperator(t, env.Config)
+	op := as(t, env.Config, "system:serviceaccount:flinkop-system:flinkop-manager")
 	var fds flinkv1beta1.FlinkDeploymentList
 	if err := op.List(ctx, &fds); err != nil {
 		t.Errorf("the operator cannot list FlinkDeployments: %v", err)
@@ -82,10 +82,55 @@ func TestInstallManifests(t *testing.T) {
 	}
 }
 
-// renderDefault runs `kubectl kustomize config/default` and decodes its objects.
-func renderDefault(t *testing.T) []*unstructured.Unstructured {
+// TestFlinkServiceAccount installs config/flink, the ServiceAccount Flink's pods run under,
+// and checks that it may keep HA ConfigMaps in its own namespace and do nothing else.
+func TestFlinkServiceAccount(t *testing.T) {
+	env, err := Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	ctx := context.Background()
+	for _, o := range render(t, "flink") {
+		if err := env.Client.Create(ctx, o); err != nil {
+			t.Fatalf("create %s %s: %v", o.GetKind(), o.GetName(), err)
+		}
+	}
+	other := &corev1.Namespace{}
+	other.Name = "elsewhere"
+	if err := env.Client.Create(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	flink := as(t, env.Config, "system:serviceaccount:default:flink")
+	cm := &corev1.ConfigMap{}
+	cm.Namespace, cm.Name, cm.Labels = "default", "app-cluster-config-map", map[string]string{"configmap-type": "high-availability"}
+	if err := flink.Create(ctx, cm); err != nil {
+		t.Errorf("Flink cannot create its HA ConfigMap: %v", err)
+	}
+	cm.Data = map[string]string{"k": "v"}
+	if err := flink.Update(ctx, cm); err != nil {
+		t.Errorf("Flink cannot update its HA ConfigMap: %v", err)
+	}
+	var cms corev1.ConfigMapList
+	if err := flink.List(ctx, &cms, client.InNamespace("default")); err != nil {
+		t.Errorf("Flink cannot list ConfigMaps: %v", err)
+	}
+	if err := flink.List(ctx, &cms, client.InNamespace("elsewhere")); !apierrors.IsForbidden(err) {
+		t.Errorf("listing ConfigMaps of another namespace as Flink: %v; want Forbidden", err)
+	}
+	var secrets corev1.SecretList
+	if err := flink.List(ctx, &secrets, client.InNamespace("default")); !apierrors.IsForbidden(err) {
+		t.Errorf("listing Secrets as Flink: %v; want Forbidden (least privilege)", err)
+	}
+	if err := flink.Delete(ctx, cm); err != nil {
+		t.Errorf("Flink cannot delete its HA ConfigMap: %v", err)
+	}
+}
+
+// render runs `kubectl kustomize config/<name>` and decodes its objects.
+func render(t *testing.T, name string) []*unstructured.Unstructured {
 	t.Helper()
-	dir := filepath.Join(fixtures.MustModuleRoot(t), "config", "default")
+	dir := filepath.Join(fixtures.MustModuleRoot(t), "config", name)
 	out, err := exec.Command("kubectl", "kustomize", dir).Output()
 	if err != nil {
 		var ee *exec.ExitError
@@ -110,11 +155,11 @@ func renderDefault(t *testing.T) []*unstructured.Unstructured {
 	}
 }
 
-// asOperator is a client acting as the operator's ServiceAccount.
-func asOperator(t *testing.T, cfg *rest.Config) client.Client {
+// as is a client acting as user (impersonated).
+func as(t *testing.T, cfg *rest.Config, user string) client.Client {
 	t.Helper()
 	imp := rest.CopyConfig(cfg)
-	imp.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:flinkop-system:flinkop-manager"}
+	imp.Impersonate = rest.ImpersonationConfig{UserName: user}
 	s, err := Scheme()
 	if err != nil {
 		t.Fatal(err)

@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/flinkop/flinkop/fakeflink"
+	"github.com/flinkop/flinkop/fakeflink/kubeha"
 	"github.com/flinkop/flinkop/fakeflink/rest"
 	"github.com/flinkop/flinkop/operator/act"
 )
@@ -261,7 +262,7 @@ func (s *Sim) startJobManager(dep *appsv1.Deployment, conf map[string]string, ha
 		}
 		spec.Application = &prog
 	}
-	ha := &ConfigMapHA{Client: s.client, Namespace: dep.Namespace}
+	ha := &kubeha.ConfigMapHA{Client: s.client, Namespace: dep.Namespace}
 	c, err := fakeflink.NewCluster(spec, fakeflink.Options{Clock: s.clock, Rand: s.rand, Store: s.Store, HA: ha})
 	if err != nil {
 		return nil, err

@@ -1,4 +1,7 @@
-package podsim
+// Package kubeha keeps fakeflink's HA metadata in Kubernetes ConfigMaps, as Flink's
+// Kubernetes HA services do: the harness's pod simulator and the fakeflink image (through the
+// in-cluster API, under the Flink ServiceAccount) both use it.
+package kubeha
 
 import (
 	"context"
@@ -26,6 +29,8 @@ type ConfigMapHA struct {
 }
 
 const haDataKey = "fakeflink-job"
+
+var _ fakeflink.HAStore = (*ConfigMapHA)(nil)
 
 func (h *ConfigMapHA) ns(string) string { return h.Namespace }
 
