@@ -113,7 +113,7 @@ docker-up: ## Make a Docker engine answer for kind (installs and starts Debian's
 	hack/docker-up.sh
 
 .PHONY: kind-node-image
-kind-node-image: envtest-assets docker-up ## Build the offline kind node image kindest/node:v1.37.0-flinkop (cached under bin/kind; work in progress).
+kind-node-image: envtest-assets docker-up ## Build the offline kind node image kindest/node:v1.37.0-flinkop (cached under bin/kind).
 	hack/kind-node-image.sh
 
 .PHONY: operator-image
@@ -127,6 +127,10 @@ fakeflink-image: ## Build the fakeflink container image (needs a Docker engine: 
 	mkdir -p $(LOCALBIN)/image
 	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o $(LOCALBIN)/image/fakeflink ./cmd/fakeflink
 	docker build -f cmd/fakeflink/Dockerfile -t flinkop/fakeflink:dev $(LOCALBIN)/image
+
+.PHONY: e2e
+e2e: kind-node-image operator-image fakeflink-image ## Run the end-to-end tests on a kind cluster (offline; creates flinkop-e2e, or reuses it).
+	go test -tags e2e -count=1 -timeout 40m -v ./harness/e2e/ 2>&1 | hack/test-summary.sh e2e
 
 .PHONY: bench
 bench: ## Run the benchmarks (scenario runs per minute, per-reconcile cost, fakeflink speed).

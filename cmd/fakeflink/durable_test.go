@@ -79,8 +79,8 @@ func TestJobManagerProcessRecoversFromConfigMapsAndVolume(t *testing.T) {
 	if after.Status != fakeflink.StatusRunning || after.Restored == nil {
 		t.Fatalf("job after the restart: %+v, want RUNNING from a checkpoint", after)
 	}
-	if want := "file://" + data + "/checkpoints/" + jobID + "/chk-2"; after.Restored.Path != want || after.Restored.Offset != 2000 {
-		t.Errorf("restored %s at offset %d, want %s at 2000", after.Restored.Path, after.Restored.Offset, want)
+	if want := "file://" + data + "/checkpoints/" + jobID + "/chk-2"; after.Restored.Path != want || after.Restored.Offset != 2000 || after.StartOffset != 2000 {
+		t.Errorf("restored %s at offset %d, started at %d; want %s at 2000", after.Restored.Path, after.Restored.Offset, after.StartOffset, want)
 	}
 }
 

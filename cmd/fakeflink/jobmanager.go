@@ -106,10 +106,12 @@ func (jm *jobManager) handler() http.Handler {
 // input offset (its state) and the snapshot its current run restored, so end-to-end tests can
 // check that an upgrade resumed exactly where the old job stopped.
 type JobState struct {
-	ID       string              `json:"id"`
-	Status   fakeflink.JobStatus `json:"status"`
-	Offset   int64               `json:"offset"`
-	Restored *fakeflink.Snapshot `json:"restored,omitempty"`
+	ID     string              `json:"id"`
+	Status fakeflink.JobStatus `json:"status"`
+	Offset int64               `json:"offset"`
+	// StartOffset is the offset the job's current run started from.
+	StartOffset int64               `json:"startOffset"`
+	Restored    *fakeflink.Snapshot `json:"restored,omitempty"`
 }
 
 func (jm *jobManager) jobState(w http.ResponseWriter, r *http.Request) {
@@ -119,6 +121,11 @@ func (jm *jobManager) jobState(w http.ResponseWriter, r *http.Request) {
 		var j *fakeflink.Job
 		if j, err = c.Job(r.PathValue("id")); err == nil {
 			st = JobState{ID: j.ID, Status: j.Status, Offset: j.Offset(c.Now()), Restored: j.Restored()}
+			for _, s := range c.Starts() {
+				if s.JobID == j.ID {
+					st.StartOffset = s.Offset
+				}
+			}
 		}
 	})
 	if err != nil {

@@ -1,0 +1,239 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/flinkop/flinkop/operator/act"
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+)
+
+// poll is how often the tests look; every wait is bounded by its own timeout.
+const poll = time.Second
+
+// fdYAML is an application deployment on the fakeflink image, written the way users write
+// theirs (Apache's basic-checkpoint-ha example, with a hostPath volume for the kind node):
+// checkpoints every 2s, savepoints and checkpoints on the volume, Kubernetes HA, and an
+// operator that looks every 2s. %[1]s is the name, %[2]s the upgrade mode.
+const fdYAML = `
+apiVersion: flink.apache.org/v1beta1
+kind: FlinkDeployment
+metadata:
+  name: %[1]s
+  namespace: default
+spec:
+  image: flinkop/fakeflink:dev
+  imagePullPolicy: IfNotPresent
+  flinkVersion: v1_20
+  serviceAccount: flink
+  flinkConfiguration:
+    taskmanager.numberOfTaskSlots: "2"
+    execution.checkpointing.interval: 2s
+    state.checkpoints.num-retained: "3"
+    state.checkpoints.dir: file:///flink-data/checkpoints
+    state.savepoints.dir: file:///flink-data/savepoints
+    high-availability.type: kubernetes
+    high-availability.storageDir: file:///flink-data/ha
+    kubernetes.operator.reconcile.interval: 2s
+    kubernetes.operator.observer.progress-check.interval: 2s
+    kubernetes.operator.observer.rest-ready.delay: 1s
+  jobManager:
+    resource: {memory: 256m, cpu: 0.1}
+  taskManager:
+    resource: {memory: 256m, cpu: 0.1}
+  podTemplate:
+    spec:
+      containers:
+        - name: flink-main-container
+          volumeMounts:
+            - {name: flink-data, mountPath: /flink-data}
+      volumes:
+        - name: flink-data
+          hostPath: {path: /tmp/flinkop-e2e/%[1]s, type: DirectoryOrCreate}
+  job:
+    jarURI: local:///opt/flink/examples/streaming/StateMachineExample.jar
+    parallelism: 2
+    upgradeMode: %[2]s
+`
+
+// newDeployment decodes fdYAML for name and upgrade mode, lets edit change it, creates it,
+// and registers its deletion (checking that nothing is left) and a dump on failure.
+func newDeployment(t *testing.T, name, mode string, edit func(*flinkv1beta1.FlinkDeployment)) *flinkv1beta1.FlinkDeployment {
+	t.Helper()
+	d := &flinkv1beta1.FlinkDeployment{}
+	if err := yaml.UnmarshalStrict(fmt.Appendf(nil, fdYAML, name, mode), d); err != nil {
+		t.Fatal(err)
+	}
+	if edit != nil {
+		edit(d)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			dump(t, name)
+		}
+		deleteAndCheckNothingLeft(t, d)
+	})
+	if err := env.client.Create(context.Background(), d); err != nil {
+		t.Fatalf("create FlinkDeployment %s: %v", name, err)
+	}
+	return d
+}
+
+// waitFor polls the object until cond holds (it gets the fresh object) or timeout passes.
+func waitFor[T client.Object](t *testing.T, obj T, what string, timeout time.Duration, cond func(T) bool) T {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	start := time.Now()
+	var last error
+	for {
+		err := env.client.Get(ctx, client.ObjectKeyFromObject(obj), obj)
+		if err == nil && cond(obj) {
+			step("%s: %s after %s", obj.GetName(), what, time.Since(start).Round(time.Second))
+			return obj
+		}
+		if err != nil {
+			last = err
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s: not %s within %s (last error: %v); last seen:\n%s", obj.GetName(), what, timeout, last, statusYAML(obj))
+		case <-time.After(poll):
+		}
+	}
+}
+
+// running waits until the deployment's job RUNNING and its lifecycle STABLE for the current
+// generation, and returns the deployment.
+func running(t *testing.T, d *flinkv1beta1.FlinkDeployment, timeout time.Duration) *flinkv1beta1.FlinkDeployment {
+	t.Helper()
+	return waitFor(t, d, "RUNNING and STABLE", timeout, func(d *flinkv1beta1.FlinkDeployment) bool {
+		s := d.Status
+		return s.ObservedGeneration == d.Generation && s.JobStatus.State == flinkv1beta1.JobStatusRunning &&
+			s.LifecycleState == flinkv1beta1.LifecycleStable
+	})
+}
+
+// update applies change to the fresh deployment, retrying on conflicts.
+func update(t *testing.T, d *flinkv1beta1.FlinkDeployment, change func(*flinkv1beta1.FlinkDeployment)) {
+	t.Helper()
+	ctx := context.Background()
+	for range 10 {
+		if err := env.client.Get(ctx, client.ObjectKeyFromObject(d), d); err != nil {
+			t.Fatal(err)
+		}
+		change(d)
+		err := env.client.Update(ctx, d)
+		if err == nil {
+			return
+		}
+		if !apierrors.IsConflict(err) {
+			t.Fatalf("update %s: %v", d.Name, err)
+		}
+	}
+	t.Fatalf("update %s: conflicts kept coming", d.Name)
+}
+
+// JobState is what fakeflink's GET /fakeflink/jobs/{id} tells (cmd/fakeflink).
+type JobState struct {
+	ID          string `json:"id"`
+	Status      string `json:"status"`
+	Offset      int64  `json:"offset"`
+	StartOffset int64  `json:"startOffset"`
+	Restored    *struct {
+		Path   string `json:"path"`
+		Kind   string `json:"kind"`
+		Offset int64  `json:"offset"`
+	} `json:"restored"`
+}
+
+// fakeJob asks the deployment's JobManager, through the API server's service proxy, for the
+// job's offset and the snapshot it restored.
+func fakeJob(t *testing.T, name, jobID string) JobState {
+	t.Helper()
+	raw, err := env.clientset.CoreV1().Services(jobNS).
+		ProxyGet("http", act.RESTServiceName(name), "rest", "/fakeflink/jobs/"+jobID, nil).
+		DoRaw(context.Background())
+	if err != nil {
+		t.Fatalf("GET /fakeflink/jobs/%s of %s: %v", jobID, name, err)
+	}
+	var st JobState
+	if err := json.Unmarshal(raw, &st); err != nil {
+		t.Fatalf("decode %s: %v", raw, err)
+	}
+	return st
+}
+
+// deleteAndCheckNothingLeft deletes the deployment, waits until it is gone, and checks that no
+// Deployment, Service, ConfigMap or pod of it is left behind.
+func deleteAndCheckNothingLeft(t *testing.T, d *flinkv1beta1.FlinkDeployment) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := env.client.Delete(ctx, d); client.IgnoreNotFound(err) != nil {
+		t.Errorf("delete %s: %v", d.Name, err)
+		return
+	}
+	for {
+		err := env.client.Get(ctx, client.ObjectKeyFromObject(d), &flinkv1beta1.FlinkDeployment{})
+		if apierrors.IsNotFound(err) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Errorf("%s still exists 2 minutes after its deletion:\n%s", d.Name, statusYAML(d))
+			dump(t, d.Name)
+			return
+		case <-time.After(poll):
+		}
+	}
+	left := leftovers(ctx, d.Name)
+	for len(left) > 0 && ctx.Err() == nil { // pods terminate after their owners are gone
+		time.Sleep(poll)
+		left = leftovers(ctx, d.Name)
+	}
+	if len(left) > 0 {
+		t.Errorf("left behind after deleting %s: %s", d.Name, strings.Join(left, ", "))
+	}
+}
+
+// leftovers lists the objects of a deployment still in the namespace: those labelled
+// app=<name> (what Flinkop renders and Flink's HA ConfigMaps) and the objects named after it.
+func leftovers(ctx context.Context, name string) []string {
+	var out []string
+	sel := client.MatchingLabels{act.LabelApp: name}
+	lists := map[string]client.ObjectList{
+		"Deployment": &appsv1.DeploymentList{}, "Service": &corev1.ServiceList{}, "ConfigMap": &corev1.ConfigMapList{}, "Pod": &corev1.PodList{},
+	}
+	for kind, list := range lists {
+		if err := env.client.List(ctx, list, client.InNamespace(jobNS), sel); err != nil {
+			return []string{fmt.Sprintf("%s list: %v", kind, err)}
+		}
+		out = append(out, names(kind, list)...)
+	}
+	return out
+}
+
+// statusYAML renders an object's status for a failure message.
+func statusYAML(obj client.Object) string {
+	out, err := yaml.Marshal(obj)
+	if err != nil {
+		return err.Error()
+	}
+	if _, status, ok := strings.Cut(string(out), "\nstatus:"); ok {
+		return "status:" + status
+	}
+	return string(out)
+}

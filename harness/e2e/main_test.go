@@ -1,0 +1,213 @@
+//go:build e2e
+
+// Package e2e runs the operator binary and the fakeflink image in a real Kubernetes cluster made
+// by kind (as a library), installed from config/default the way users install it, and checks
+// the operator's promises with real pods: deploy, savepoints, upgrades that keep state, lost
+// JobManagers, suspend and resume, bad images and rollback, session jobs and clean deletion.
+//
+// Run it with `make e2e`, which builds the node and container images first. The cluster
+// (flinkop-e2e) is reused when it exists and deleted at the end when this run created it;
+// FLINKOP_E2E_KEEP=1 keeps it for debugging.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/kind/pkg/cluster"
+	"sigs.k8s.io/kind/pkg/cluster/nodes"
+	"sigs.k8s.io/kind/pkg/cluster/nodeutils"
+	kindlog "sigs.k8s.io/kind/pkg/log"
+
+	"github.com/flinkop/flinkop/harness/envtest"
+)
+
+// Names of what the tests run; the Makefile builds the images under these names.
+const (
+	clusterName    = "flinkop-e2e"
+	nodeImage      = "kindest/node:v1.37.0-flinkop"
+	operatorImage  = "flinkop/flink-operator:dev"
+	fakeflinkImage = "flinkop/fakeflink:dev"
+	operatorNS     = "flinkop-system"
+	jobNS          = "default" // config/flink installs Flink's ServiceAccount here
+)
+
+// env is the cluster every test runs against.
+var env struct {
+	root       string // the module root
+	kubeconfig string
+	client     client.Client
+	clientset  kubernetes.Interface
+}
+
+func TestMain(m *testing.M) {
+	ctrllog.SetLogger(logr.Discard())
+	code, err := setUp(m)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e setup:", err)
+		code = 1
+	}
+	os.Exit(code)
+}
+
+func setUp(m *testing.M) (int, error) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		return 0, err
+	}
+	env.root = root
+	provider := cluster.NewProvider(cluster.ProviderWithDocker(), cluster.ProviderWithLogger(kindlog.NoopLogger{}))
+	existing, err := provider.List()
+	if err != nil {
+		return 0, fmt.Errorf("list kind clusters (is a Docker engine up? make docker-up): %w", err)
+	}
+	dir, err := os.MkdirTemp("", "flinkop-e2e-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	env.kubeconfig = filepath.Join(dir, "kubeconfig")
+	created := !slices.Contains(existing, clusterName)
+	step("kind cluster %s (%s)", clusterName, map[bool]string{true: "creating", false: "reusing"}[created])
+	if created {
+		err = provider.Create(clusterName,
+			cluster.CreateWithConfigFile(filepath.Join(root, "kind-config.yaml")),
+			cluster.CreateWithNodeImage(nodeImage),
+			cluster.CreateWithKubeconfigPath(env.kubeconfig),
+			cluster.CreateWithWaitForReady(3*time.Minute),
+			cluster.CreateWithDisplayUsage(false), cluster.CreateWithDisplaySalutation(false))
+		if err != nil {
+			return 0, fmt.Errorf("create kind cluster: %w", err)
+		}
+		if os.Getenv("FLINKOP_E2E_KEEP") == "" {
+			defer func() {
+				step("deleting kind cluster %s", clusterName)
+				if err := provider.Delete(clusterName, env.kubeconfig); err != nil {
+					fmt.Fprintln(os.Stderr, "delete kind cluster:", err)
+				}
+			}()
+		}
+	} else if err := provider.ExportKubeConfig(clusterName, env.kubeconfig, false); err != nil {
+		return 0, err
+	}
+	operatorChanged, err := loadImages(provider, operatorImage, fakeflinkImage)
+	if err != nil {
+		return 0, err
+	}
+	if err := connect(); err != nil {
+		return 0, err
+	}
+	if err := install(operatorChanged && !created); err != nil {
+		return 0, err
+	}
+	return m.Run(), nil
+}
+
+// loadImages loads the images from the Docker engine into the cluster's node where the node
+// has another (or no) image of that name, as `kind load docker-image` does. It reports
+// whether the first image changed.
+func loadImages(provider *cluster.Provider, images ...string) (firstChanged bool, err error) {
+	nodes, err := provider.ListInternalNodes(clusterName)
+	if err != nil {
+		return false, err
+	}
+	for i, image := range images {
+		out, err := exec.Command("docker", "image", "inspect", "-f", "{{.Id}}", image).Output()
+		if err != nil {
+			return false, fmt.Errorf("image %s is not built (make operator-image fakeflink-image): %w", image, err)
+		}
+		want := strings.TrimSpace(string(out))
+		for _, n := range nodes {
+			if got, err := nodeutils.ImageID(n, image); err == nil && got == want {
+				continue
+			}
+			step("loading %s into %s", image, n.String())
+			if err := loadImage(n, image); err != nil {
+				return false, err
+			}
+			firstChanged = firstChanged || i == 0
+		}
+	}
+	return firstChanged, nil
+}
+
+// loadImage streams `docker save` of image into the node's containerd.
+func loadImage(n nodes.Node, image string) error {
+	var archive, stderr bytes.Buffer
+	save := exec.Command("docker", "save", image)
+	save.Stdout, save.Stderr = &archive, &stderr
+	if err := save.Run(); err != nil {
+		return fmt.Errorf("docker save %s: %w: %s", image, err, stderr.String())
+	}
+	if err := nodeutils.LoadImageArchive(n, &archive); err != nil {
+		return fmt.Errorf("load %s into %s: %w", image, n, err)
+	}
+	return nil
+}
+
+// connect makes the clients of the cluster.
+func connect() error {
+	cfg, err := clientcmd.BuildConfigFromFlags("", env.kubeconfig)
+	if err != nil {
+		return err
+	}
+	scheme, err := envtest.Scheme()
+	if err != nil {
+		return err
+	}
+	if env.client, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
+		return err
+	}
+	env.clientset, err = kubernetes.NewForConfig(cfg)
+	return err
+}
+
+// install applies the operator's manifests and Flink's ServiceAccount as README tells users to,
+// restarts the operator when its image changed under a running Deployment, and waits until it
+// is available.
+func install(restart bool) error {
+	step("installing the operator (kubectl apply -k config/default, config/flink)")
+	if _, err := kubectl(context.Background(), "apply", "--server-side", "-k", filepath.Join(env.root, "config", "default")); err != nil {
+		return err
+	}
+	if _, err := kubectl(context.Background(), "apply", "-k", filepath.Join(env.root, "config", "flink")); err != nil {
+		return err
+	}
+	if restart {
+		if _, err := kubectl(context.Background(), "-n", operatorNS, "rollout", "restart", "deployment/flinkop-manager"); err != nil {
+			return err
+		}
+	}
+	_, err := kubectl(context.Background(), "-n", operatorNS, "rollout", "status", "deployment/flinkop-manager", "--timeout=3m")
+	return err
+}
+
+// kubectl runs kubectl against the cluster and returns its output.
+func kubectl(ctx context.Context, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "kubectl", append([]string{"--kubeconfig", env.kubeconfig}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return string(out), fmt.Errorf("kubectl %s: %w: %s", strings.Join(args, " "), err, stderr.String())
+	}
+	return string(out), nil
+}
+
+// step prints a progress line with the time, so the CI log shows where time goes.
+func step(format string, args ...any) {
+	fmt.Printf("e2e %s  %s\n", time.Now().UTC().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
