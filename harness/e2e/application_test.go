@@ -54,3 +54,73 @@ func lastSavepoint(d *flinkv1beta1.FlinkDeployment) *flinkv1beta1.Savepoint {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestLastStateUpgradeRestoresFromHA changes the parallelism under upgradeMode last-state: no
+// savepoint is taken, and the job resumes from the checkpoint Kubernetes HA points at.
+func TestLastStateUpgradeRestoresFromHA(t *testing.T) {
+	d := running(t, newDeployment(t, "e2e-last-state", "last-state", nil), startTimeout)
+	jobID := d.Status.JobStatus.JobID
+	waitCheckpointed(t, d.Name, jobID)
+
+	update(t, d, func(d *flinkv1beta1.FlinkDeployment) { d.Spec.Job.Parallelism = ptr(int32(1)) })
+	d = running(t, d, startTimeout)
+	if sp := lastSavepoint(d); sp != nil {
+		t.Errorf("a last-state upgrade took savepoint %s", sp.Location)
+	}
+	wantRestoredCheckpoint(t, d, 0)
+}
+
+// TestLostJobManagerRecoversWithoutStateLoss deletes the JobManager pod, then the JobManager
+// Deployment: each time the job must come back from its latest checkpoint.
+func TestLostJobManagerRecoversWithoutStateLoss(t *testing.T) {
+	d := running(t, newDeployment(t, "e2e-lost-jm", "last-state", nil), startTimeout)
+	jm := "deployment/" + d.Name
+	for _, what := range []string{"pod", "deployment"} {
+		jobID := d.Status.JobStatus.JobID
+		waitCheckpointed(t, d.Name, jobID)
+		before := fakeJob(t, d.Name, jobID).Offset
+		target := []string{"delete", "-n", jobNS, jm, "--wait=false"}
+		if what == "pod" {
+			target = []string{"delete", "-n", jobNS, "pod", "-l", "app=" + d.Name + ",component=jobmanager", "--wait=false"}
+		}
+		if _, err := kubectl(t.Context(), target...); err != nil {
+			t.Fatal(err)
+		}
+		step("%s: JobManager %s deleted at offset %d", d.Name, what, before)
+		d = waitFor(t, d, "JobManager seen gone", time.Minute, func(d *flinkv1beta1.FlinkDeployment) bool {
+			return d.Status.JobManagerDeploymentStatus != flinkv1beta1.JobManagerReady || d.Status.JobStatus.State != flinkv1beta1.JobStatusRunning
+		})
+		d = running(t, d, startTimeout)
+		// A checkpoint is taken every 2s at 100 records/s: at most ~200 records (plus the
+		// time between reading the offset and the deletion) may be replayed, none lost.
+		wantRestoredCheckpoint(t, d, before-400)
+	}
+}
+
+// waitCheckpointed waits until the job has run long enough for two checkpoints.
+func waitCheckpointed(t *testing.T, name, jobID string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for fakeJob(t, name, jobID).Offset < 500 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: job %s made no progress in a minute", name, jobID)
+		}
+		time.Sleep(poll)
+	}
+}
+
+// wantRestoredCheckpoint checks that the deployment's job started from a checkpoint, exactly
+// at its offset, which is at least minOffset.
+func wantRestoredCheckpoint(t *testing.T, d *flinkv1beta1.FlinkDeployment, minOffset int64) {
+	t.Helper()
+	job := fakeJob(t, d.Name, d.Status.JobStatus.JobID)
+	switch r := job.Restored; {
+	case r == nil:
+		t.Errorf("job %s started from empty state", job.ID)
+	case r.Kind != "checkpoint" || !strings.HasPrefix(r.Path, "file:///flink-data/checkpoints/"):
+		t.Errorf("job %s restored %s %s, want a checkpoint", job.ID, r.Kind, r.Path)
+	case job.StartOffset != r.Offset || r.Offset <= 0 || r.Offset < minOffset:
+		t.Errorf("job %s started at offset %d from %s at %d; want that checkpoint's offset, at least %d",
+			job.ID, job.StartOffset, r.Path, r.Offset, minOffset)
+	}
+}

@@ -115,14 +115,14 @@ func waitFor[T client.Object](t *testing.T, obj T, what string, timeout time.Dur
 	}
 }
 
-// running waits until the deployment's job RUNNING and its lifecycle STABLE for the current
-// generation, and returns the deployment.
+// running waits until, for the current generation, the JobManager is READY, the job RUNNING and
+// the lifecycle STABLE, and returns the deployment.
 func running(t *testing.T, d *flinkv1beta1.FlinkDeployment, timeout time.Duration) *flinkv1beta1.FlinkDeployment {
 	t.Helper()
 	return waitFor(t, d, "RUNNING and STABLE", timeout, func(d *flinkv1beta1.FlinkDeployment) bool {
 		s := d.Status
 		return s.ObservedGeneration == d.Generation && s.JobStatus.State == flinkv1beta1.JobStatusRunning &&
-			s.LifecycleState == flinkv1beta1.LifecycleStable
+			s.LifecycleState == flinkv1beta1.LifecycleStable && s.JobManagerDeploymentStatus == flinkv1beta1.JobManagerReady
 	})
 }
 

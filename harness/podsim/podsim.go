@@ -191,12 +191,41 @@ func (s *Sim) Sync(ctx context.Context) error {
 			return err
 		}
 	}
+	s.stopGone(seen)
+	return s.collectPods(ctx, deps.Items)
+}
+
+// stopGone stops the JobManagers whose Deployments are gone (not in seen).
+func (s *Sim) stopGone(seen map[string]bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, k := range slices.Sorted(maps.Keys(s.clusters)) {
 		if !seen[k] {
 			s.clusters[k].server.Do(func(c *fakeflink.Cluster) { c.CrashJobManager() })
 			delete(s.clusters, k)
+		}
+	}
+}
+
+// collectPods deletes the pods whose Deployment is gone or going, as the garbage collector
+// would (an envtest API server runs none).
+func (s *Sim) collectPods(ctx context.Context, deps []appsv1.Deployment) error {
+	live := map[string]bool{}
+	for _, d := range deps {
+		if d.DeletionTimestamp == nil {
+			live[d.Namespace+"/"+d.Name+"-0"] = true
+		}
+	}
+	var pods corev1.PodList
+	if err := s.client.List(ctx, &pods, client.InNamespace(s.Namespace), client.MatchingLabels{act.LabelManagedBy: act.ManagedBy}); err != nil {
+		return err
+	}
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if !live[p.Namespace+"/"+p.Name] {
+			if err := client.IgnoreNotFound(s.client.Delete(ctx, p)); err != nil {
+				return fmt.Errorf("delete pod %s: %w", p.Name, err)
+			}
 		}
 	}
 	return nil

@@ -213,6 +213,15 @@ func (o *Observer) leftovers(ctx context.Context, d *flinkv1beta1.FlinkDeploymen
 	for _, c := range cms.Items {
 		out = append(out, "configmap/"+c.Name)
 	}
+	// A JobManager pod that is still shutting down may write HA metadata after it was deleted:
+	// deletion waits for the pods, so that its last pass removes what they wrote.
+	var pods corev1.PodList
+	if err := o.Client.List(ctx, &pods, client.InNamespace(d.Namespace), sel); err != nil {
+		return nil, err
+	}
+	for _, p := range pods.Items {
+		out = append(out, "pod/"+p.Name)
+	}
 	return out, nil
 }
 
