@@ -60,14 +60,16 @@ fmt: $(GOLANGCI_LINT) ## Format the code (gofumpt + gci).
 	$(GOLANGCI_LINT) fmt
 
 .PHONY: vet
-vet: ## Run go vet, with and without the integration build tag.
+vet: ## Run go vet, with and without the integration and e2e build tags.
 	go vet ./...
 	go vet -tags integration ./...
+	go vet -tags e2e ./harness/e2e/
 
 .PHONY: lint
 lint: $(GOLANGCI_LINT) ## Run golangci-lint (config in .golangci.yml).
 	$(GOLANGCI_LINT) run ./...
 	$(GOLANGCI_LINT) run --build-tags integration ./...
+	$(GOLANGCI_LINT) run --build-tags e2e ./harness/e2e/
 
 .PHONY: verify
 verify: generate manifests ## Regenerate, tidy and fail if anything changed or is untracked.

@@ -97,7 +97,7 @@ func jobStateOf(t *testing.T, srv *httptest.Server) JobState {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET /fakeflink/jobs: %s", resp.Status)
 	}

@@ -78,30 +78,19 @@ func setUp(m *testing.M) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	env.kubeconfig = filepath.Join(dir, "kubeconfig")
-	created := !slices.Contains(existing, clusterName)
-	step("kind cluster %s (%s)", clusterName, map[bool]string{true: "creating", false: "reusing"}[created])
-	if created {
-		err = provider.Create(clusterName,
-			cluster.CreateWithConfigFile(filepath.Join(root, "kind-config.yaml")),
-			cluster.CreateWithNodeImage(nodeImage),
-			cluster.CreateWithKubeconfigPath(env.kubeconfig),
-			cluster.CreateWithWaitForReady(3*time.Minute),
-			cluster.CreateWithDisplayUsage(false), cluster.CreateWithDisplaySalutation(false))
-		if err != nil {
-			return 0, fmt.Errorf("create kind cluster: %w", err)
-		}
-		if os.Getenv("FLINKOP_E2E_KEEP") == "" {
-			defer func() {
-				step("deleting kind cluster %s", clusterName)
-				if err := provider.Delete(clusterName, env.kubeconfig); err != nil {
-					fmt.Fprintln(os.Stderr, "delete kind cluster:", err)
-				}
-			}()
-		}
-	} else if err := provider.ExportKubeConfig(clusterName, env.kubeconfig, false); err != nil {
+	created, err := ensureCluster(provider, slices.Contains(existing, clusterName))
+	if err != nil {
 		return 0, err
+	}
+	if created && os.Getenv("FLINKOP_E2E_KEEP") == "" {
+		defer func() {
+			step("deleting kind cluster %s", clusterName)
+			if err := provider.Delete(clusterName, env.kubeconfig); err != nil {
+				fmt.Fprintln(os.Stderr, "delete kind cluster:", err)
+			}
+		}()
 	}
 	operatorChanged, err := loadImages(provider, operatorImage, fakeflinkImage)
 	if err != nil {
@@ -114,6 +103,26 @@ func setUp(m *testing.M) (int, error) {
 		return 0, err
 	}
 	return m.Run(), nil
+}
+
+// ensureCluster creates the cluster unless it exists, writes its kubeconfig to
+// env.kubeconfig, and reports whether it created it.
+func ensureCluster(provider *cluster.Provider, exists bool) (bool, error) {
+	if exists {
+		step("kind cluster %s (reusing)", clusterName)
+		return false, provider.ExportKubeConfig(clusterName, env.kubeconfig, false)
+	}
+	step("kind cluster %s (creating)", clusterName)
+	err := provider.Create(clusterName,
+		cluster.CreateWithConfigFile(filepath.Join(env.root, "kind-config.yaml")),
+		cluster.CreateWithNodeImage(nodeImage),
+		cluster.CreateWithKubeconfigPath(env.kubeconfig),
+		cluster.CreateWithWaitForReady(3*time.Minute),
+		cluster.CreateWithDisplayUsage(false), cluster.CreateWithDisplaySalutation(false))
+	if err != nil {
+		return false, fmt.Errorf("create kind cluster: %w", err)
+	}
+	return true, nil
 }
 
 // loadImages loads the images from the Docker engine into the cluster's node where the node
