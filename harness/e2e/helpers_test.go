@@ -126,24 +126,24 @@ func running(t *testing.T, d *flinkv1beta1.FlinkDeployment, timeout time.Duratio
 	})
 }
 
-// update applies change to the fresh deployment, retrying on conflicts.
-func update(t *testing.T, d *flinkv1beta1.FlinkDeployment, change func(*flinkv1beta1.FlinkDeployment)) {
+// update applies change to the fresh object, retrying on conflicts.
+func update[T client.Object](t *testing.T, obj T, change func(T)) {
 	t.Helper()
 	ctx := context.Background()
 	for range 10 {
-		if err := env.client.Get(ctx, client.ObjectKeyFromObject(d), d); err != nil {
+		if err := env.client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
 			t.Fatal(err)
 		}
-		change(d)
-		err := env.client.Update(ctx, d)
+		change(obj)
+		err := env.client.Update(ctx, obj)
 		if err == nil {
 			return
 		}
 		if !apierrors.IsConflict(err) {
-			t.Fatalf("update %s: %v", d.Name, err)
+			t.Fatalf("update %s: %v", obj.GetName(), err)
 		}
 	}
-	t.Fatalf("update %s: conflicts kept coming", d.Name)
+	t.Fatalf("update %s: conflicts kept coming", obj.GetName())
 }
 
 // JobState is what fakeflink's GET /fakeflink/jobs/{id} tells (cmd/fakeflink).

@@ -112,7 +112,7 @@ func TestSessionClusterAndSessionJob(t *testing.T) {
 	first := sj.Status.JobStatus.JobID
 	waitCheckpointed(t, name, first)
 
-	sjUpdate(t, sj, func(sj *flinkv1beta1.FlinkSessionJob) { sj.Spec.Job.Parallelism = ptr(int32(2)) })
+	update(t, sj, func(sj *flinkv1beta1.FlinkSessionJob) { sj.Spec.Job.Parallelism = ptr(int32(2)) })
 	sj = waitFor(t, sj, "RUNNING after the upgrade", 2*time.Minute, sessionJobRunning)
 	sp := sj.Status.JobStatus.SavepointInfo
 	if sj.Status.JobStatus.JobID == first || sp == nil || sp.LastSavepoint == nil {
@@ -127,24 +127,6 @@ func TestSessionClusterAndSessionJob(t *testing.T) {
 func sessionJobRunning(sj *flinkv1beta1.FlinkSessionJob) bool {
 	s := sj.Status
 	return s.ObservedGeneration == sj.Generation && s.JobStatus.State == flinkv1beta1.JobStatusRunning && s.LifecycleState == flinkv1beta1.LifecycleStable
-}
-
-func sjUpdate(t *testing.T, sj *flinkv1beta1.FlinkSessionJob, change func(*flinkv1beta1.FlinkSessionJob)) {
-	t.Helper()
-	ctx := context.Background()
-	for range 10 {
-		if err := env.client.Get(ctx, client.ObjectKeyFromObject(sj), sj); err != nil {
-			t.Fatal(err)
-		}
-		change(sj)
-		if err := env.client.Update(ctx, sj); !apierrors.IsConflict(err) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			return
-		}
-	}
-	t.Fatalf("update %s: conflicts kept coming", sj.Name)
 }
 
 // deleteSessionJob deletes a session job and waits until it is gone.

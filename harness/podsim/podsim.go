@@ -52,6 +52,7 @@ type Sim struct {
 	faults   map[string]podFault
 	delays   map[string]time.Duration // extra delay of the next start, by JobManager Deployment
 	confs    map[string]parsedConf    // parsed Flink configurations, by ConfigMap
+	pods     map[string]bool          // namespace/name of the pods written (Sync's only)
 }
 
 // podFault keeps a JobManager's pod failing with reason until the given time.
@@ -76,7 +77,7 @@ type node struct {
 func New(c client.Client, clk clock.PassiveClock, r *rand.Rand) *Sim {
 	return &Sim{
 		client: c, clock: clk, rand: r, Store: fakeflink.NewStore(), clusters: map[string]*node{},
-		faults: map[string]podFault{}, delays: map[string]time.Duration{}, confs: map[string]parsedConf{},
+		faults: map[string]podFault{}, delays: map[string]time.Duration{}, confs: map[string]parsedConf{}, pods: map[string]bool{},
 	}
 }
 
@@ -207,8 +208,8 @@ func (s *Sim) stopGone(seen map[string]bool) {
 	}
 }
 
-// collectPods deletes the pods whose Deployment is gone or going, as the garbage collector
-// would (an envtest API server runs none).
+// collectPods deletes the pods it wrote whose Deployment is gone or going, as the garbage
+// collector would (an envtest API server runs none).
 func (s *Sim) collectPods(ctx context.Context, deps []appsv1.Deployment) error {
 	live := map[string]bool{}
 	for _, d := range deps {
@@ -216,17 +217,16 @@ func (s *Sim) collectPods(ctx context.Context, deps []appsv1.Deployment) error {
 			live[d.Namespace+"/"+d.Name+"-0"] = true
 		}
 	}
-	var pods corev1.PodList
-	if err := s.client.List(ctx, &pods, client.InNamespace(s.Namespace), client.MatchingLabels{act.LabelManagedBy: act.ManagedBy}); err != nil {
-		return err
-	}
-	for i := range pods.Items {
-		p := &pods.Items[i]
-		if !live[p.Namespace+"/"+p.Name] {
-			if err := client.IgnoreNotFound(s.client.Delete(ctx, p)); err != nil {
-				return fmt.Errorf("delete pod %s: %w", p.Name, err)
-			}
+	for _, key := range slices.Sorted(maps.Keys(s.pods)) {
+		if live[key] {
+			continue
 		}
+		ns, name, _ := strings.Cut(key, "/")
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+		if err := client.IgnoreNotFound(s.client.Delete(ctx, pod)); err != nil {
+			return fmt.Errorf("delete pod %s: %w", key, err)
+		}
+		delete(s.pods, key)
 	}
 	return nil
 }
@@ -368,6 +368,7 @@ func (s *Sim) writePod(ctx context.Context, dep *appsv1.Deployment, broken strin
 	} else {
 		status.State.Running = &corev1.ContainerStateRunning{}
 	}
+	s.pods[pod.Namespace+"/"+pod.Name] = true
 	var existing corev1.Pod
 	err := s.client.Get(ctx, client.ObjectKeyFromObject(pod), &existing)
 	if apierrors.IsNotFound(err) {

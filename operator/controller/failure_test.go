@@ -8,11 +8,13 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flinkop/flinkop/fakeflink"
 	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/observe"
 )
 
 func TestFailedUpgradeSavepointFallsBackToNewerCheckpoint(t *testing.T) {
@@ -89,6 +91,49 @@ func TestLastStateWithoutHAMetadataIsRefused(t *testing.T) {
 	}
 	if d.Status.LifecycleState != flinkv1beta1.LifecycleUpgrading {
 		t.Errorf("lifecycle %s", d.Status.LifecycleState)
+	}
+}
+
+// A JobManager pod that is still shutting down after its Deployment was deleted may write HA
+// metadata (its last checkpoint): deletion waits for the pod and removes what it wrote (found
+// on kind, where the pod lives on for its grace period).
+func TestDeletionWaitsForATerminatingJobManagerPod(t *testing.T) {
+	e := newEnv(t)
+	e.createRunning(deployment("slow", flinkv1beta1.UpgradeModeLastState))
+	e.advance("slow", 15*time.Second)
+	// The kubelet's view: a JobManager pod outlives its Deployment (the pod simulator does not
+	// know it, so only this test deletes it).
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "slow-terminating",
+		Labels: map[string]string{act.LabelApp: "slow", act.LabelComponent: act.ComponentJobManager, act.LabelManagedBy: act.ManagedBy}}}
+	if err := e.client.Create(e.ctx, pod); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.client.Delete(e.ctx, e.get("slow")); err != nil {
+		t.Fatal(err)
+	}
+	for range 10 {
+		e.step("slow")
+	}
+	if d := e.get("slow"); len(d.Finalizers) == 0 {
+		t.Fatal("the finalizer was released while a JobManager pod still ran")
+	}
+	// The pod writes HA metadata as it shuts down, then goes.
+	late := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "slow-late-config-map",
+		Labels: map[string]string{act.LabelApp: "slow", observe.LabelHAConfigMapType: observe.HAConfigMapType}}}
+	if err := e.client.Create(e.ctx, late); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.client.Delete(e.ctx, pod); err != nil {
+		t.Fatal(err)
+	}
+	for range 10 {
+		e.step("slow")
+	}
+	if err := e.client.Get(e.ctx, client.ObjectKey{Namespace: ns, Name: "slow"}, &flinkv1beta1.FlinkDeployment{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the resource is still there after its pod went: %v", err)
+	}
+	if err := e.client.Get(e.ctx, client.ObjectKeyFromObject(late), &corev1.ConfigMap{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the HA ConfigMap the terminating pod wrote was left behind: %v", err)
 	}
 }
 
