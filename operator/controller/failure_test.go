@@ -103,8 +103,10 @@ func TestDeletionWaitsForATerminatingJobManagerPod(t *testing.T) {
 	e.advance("slow", 15*time.Second)
 	// The kubelet's view: a JobManager pod outlives its Deployment (the pod simulator does not
 	// know it, so only this test deletes it).
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "slow-terminating",
-		Labels: map[string]string{act.LabelApp: "slow", act.LabelComponent: act.ComponentJobManager, act.LabelManagedBy: act.ManagedBy}}}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{
+		Namespace: ns, Name: "slow-terminating",
+		Labels: map[string]string{act.LabelApp: "slow", act.LabelComponent: act.ComponentJobManager, act.LabelManagedBy: act.ManagedBy},
+	}}
 	if err := e.client.Create(e.ctx, pod); err != nil {
 		t.Fatal(err)
 	}
@@ -118,8 +120,10 @@ func TestDeletionWaitsForATerminatingJobManagerPod(t *testing.T) {
 		t.Fatal("the finalizer was released while a JobManager pod still ran")
 	}
 	// The pod writes HA metadata as it shuts down, then goes.
-	late := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "slow-late-config-map",
-		Labels: map[string]string{act.LabelApp: "slow", observe.LabelHAConfigMapType: observe.HAConfigMapType}}}
+	late := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
+		Namespace: ns, Name: "slow-late-config-map",
+		Labels: map[string]string{act.LabelApp: "slow", observe.LabelHAConfigMapType: observe.HAConfigMapType},
+	}}
 	if err := e.client.Create(e.ctx, late); err != nil {
 		t.Fatal(err)
 	}
