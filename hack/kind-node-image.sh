@@ -24,6 +24,7 @@ CNI_VERSION="${CNI_VERSION:-v1.9.1}"
 NODE_IMAGE="${NODE_IMAGE:-kindest/node:$K8S_VERSION-flinkop}"
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
+self="$root/hack/kind-node-image.sh" # $0 may be relative, and steps change directory
 work="$root/bin/kind"
 bins="$work/bin"
 mkdir -p "$bins"
@@ -100,7 +101,7 @@ debootstrap_into() {
 
 # rootfs assembles the node's root file system the way kind's base and node images do.
 rootfs() {
-  local fs="$work/rootfs" want="$KIND_VERSION/$K8S_VERSION/$(sha256sum "$0" | cut -c1-12)"
+  local fs="$work/rootfs" want="$KIND_VERSION/$K8S_VERSION/$(sha256sum "$self" | cut -c1-12)"
   if stamped rootfs "$want"; then
     return
   fi
@@ -169,7 +170,7 @@ one_binary() {
 
 images() {
   local k="registry.k8s.io" v="$K8S_VERSION" want
-  want="$K8S_VERSION/$ETCD_TAG/$COREDNS_VERSION/$(cat "$work"/.stamp-{kubernetes,etcd,coredns,pause,proxyfs} "$0" | sha256sum | cut -c1-12)"
+  want="$K8S_VERSION/$ETCD_TAG/$COREDNS_VERSION/$(cat "$work"/.stamp-{kubernetes,etcd,coredns,pause,proxyfs} "$self" | sha256sum | cut -c1-12)"
   if stamped images "$want" && [[ -f "$work/images.tar" ]]; then
     return
   fi

@@ -78,7 +78,7 @@ func TestLostJobManagerRecoversWithoutStateLoss(t *testing.T) {
 	for _, what := range []string{"pod", "deployment"} {
 		jobID := d.Status.JobStatus.JobID
 		waitCheckpointed(t, d.Name, jobID)
-		before := fakeJob(t, d.Name, jobID).Offset
+		before := fakeJob(t, d.Name, jobID)
 		target := []string{"delete", "-n", jobNS, jm, "--wait=false"}
 		if what == "pod" {
 			target = []string{"delete", "-n", jobNS, "pod", "-l", "app=" + d.Name + ",component=jobmanager", "--wait=false"}
@@ -86,14 +86,30 @@ func TestLostJobManagerRecoversWithoutStateLoss(t *testing.T) {
 		if _, err := kubectl(t.Context(), target...); err != nil {
 			t.Fatal(err)
 		}
-		step("%s: JobManager %s deleted at offset %d", d.Name, what, before)
-		d = waitFor(t, d, "JobManager seen gone", time.Minute, func(d *flinkv1beta1.FlinkDeployment) bool {
-			return d.Status.JobManagerDeploymentStatus != flinkv1beta1.JobManagerReady || d.Status.JobStatus.State != flinkv1beta1.JobStatusRunning
-		})
+		step("%s: JobManager %s deleted at offset %d", d.Name, what, before.Offset)
+		waitRestarted(t, d.Name, jobID, before.StartOffset)
 		d = running(t, d, startTimeout)
 		// A checkpoint is taken every 2s at 100 records/s: at most ~200 records (plus the
 		// time between reading the offset and the deletion) may be replayed, none lost.
-		wantRestoredCheckpoint(t, d, before-400)
+		wantRestoredCheckpoint(t, d, before.Offset-400)
+	}
+}
+
+// waitRestarted waits until a new JobManager runs the job again, from a later offset than the
+// run that started at prevStart (the JobManager does not answer in between).
+func waitRestarted(t *testing.T, name, jobID string, prevStart int64) {
+	t.Helper()
+	deadline := time.Now().Add(startTimeout)
+	for {
+		st, err := askFakeJob(name, jobID)
+		if err == nil && st.StartOffset > prevStart {
+			step("%s: job %s restarted at offset %d", name, jobID, st.StartOffset)
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: job %s did not restart within %s (last: %+v, %v)", name, jobID, startTimeout, st, err)
+		}
+		time.Sleep(poll)
 	}
 }
 

@@ -163,17 +163,25 @@ type JobState struct {
 // job's offset and the snapshot it restored.
 func fakeJob(t *testing.T, name, jobID string) JobState {
 	t.Helper()
+	st, err := askFakeJob(name, jobID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func askFakeJob(name, jobID string) (JobState, error) {
+	var st JobState
 	raw, err := env.clientset.CoreV1().Services(jobNS).
 		ProxyGet("http", act.RESTServiceName(name), "rest", "/fakeflink/jobs/"+jobID, nil).
 		DoRaw(context.Background())
 	if err != nil {
-		t.Fatalf("GET /fakeflink/jobs/%s of %s: %v", jobID, name, err)
+		return st, fmt.Errorf("GET /fakeflink/jobs/%s of %s: %w", jobID, name, err)
 	}
-	var st JobState
 	if err := json.Unmarshal(raw, &st); err != nil {
-		t.Fatalf("decode %s: %v", raw, err)
+		return st, fmt.Errorf("decode %s: %w", raw, err)
 	}
-	return st
+	return st, nil
 }
 
 // deleteAndCheckNothingLeft deletes the deployment, waits until it is gone, and checks that no

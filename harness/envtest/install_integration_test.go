@@ -27,11 +27,7 @@ import (
 // creates every object on a real kube-apiserver, and checks the operator Deployment's hardening
 // and that the operator's ServiceAccount may do what it needs and nothing it does not.
 func TestInstallManifests(t *testing.T) {
-	env, err := Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
+	env := start(t)
 	ctx := context.Background()
 	objs := render(t, "default")
 	for _, o := range objs {
@@ -85,11 +81,7 @@ func TestInstallManifests(t *testing.T) {
 // TestFlinkServiceAccount installs config/flink, the ServiceAccount Flink's pods run under,
 // and checks that it may keep HA ConfigMaps in its own namespace and do nothing else.
 func TestFlinkServiceAccount(t *testing.T) {
-	env, err := Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
+	env := start(t)
 	ctx := context.Background()
 	for _, o := range render(t, "flink") {
 		if err := env.Client.Create(ctx, o); err != nil {
@@ -125,6 +117,17 @@ func TestFlinkServiceAccount(t *testing.T) {
 	if err := flink.Delete(ctx, cm); err != nil {
 		t.Errorf("Flink cannot delete its HA ConfigMap: %v", err)
 	}
+}
+
+// start starts a kube-apiserver for the test, stopped when it ends.
+func start(t *testing.T) *Env {
+	t.Helper()
+	env, err := Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	return env
 }
 
 // render runs `kubectl kustomize config/<name>` and decodes its objects.

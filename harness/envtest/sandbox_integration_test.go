@@ -21,11 +21,7 @@ import (
 // TestSandbox does what the README tells a newcomer: start the sandbox, use its kubeconfig to
 // apply examples/basic.yaml, and watch the FlinkDeployment reach RUNNING; then stop it.
 func TestSandbox(t *testing.T) {
-	env, err := Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
+	env := start(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan error, 1)
 	go func() {
