@@ -163,3 +163,16 @@ func (j *Job) finishTime() (time.Time, bool) {
 	ms := (left*1000 + j.Program.RecordsPerSecond - 1) / j.Program.RecordsPerSecond
 	return j.runningSince.Add(time.Duration(ms) * time.Millisecond), true
 }
+
+// JobReport is what fakeflink's GET /fakeflink/jobs/{id} tells about a job beyond Flink's REST
+// API, so that end-to-end tests can check that a run resumed exactly where its state was.
+type JobReport struct {
+	ID     string    `json:"id"`
+	Status JobStatus `json:"status"`
+	// Offset is the job's state: its input offset now.
+	Offset int64 `json:"offset"`
+	// StartOffset is the offset the job's current run started from.
+	StartOffset int64 `json:"startOffset"`
+	// Restored is the snapshot the current run restored, if any.
+	Restored *Snapshot `json:"restored,omitempty"`
+}

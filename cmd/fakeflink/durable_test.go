@@ -91,7 +91,7 @@ func TestOpenDurableRefusesOtherHATypes(t *testing.T) {
 	}
 }
 
-func jobStateOf(t *testing.T, srv *httptest.Server) JobState {
+func jobStateOf(t *testing.T, srv *httptest.Server) fakeflink.JobReport {
 	t.Helper()
 	resp, err := srv.Client().Get(srv.URL + "/fakeflink/jobs/" + strings.Repeat("cd", 16))
 	if err != nil {
@@ -101,7 +101,7 @@ func jobStateOf(t *testing.T, srv *httptest.Server) JobState {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET /fakeflink/jobs: %s", resp.Status)
 	}
-	var st JobState
+	var st fakeflink.JobReport
 	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
 		t.Fatal(err)
 	}

@@ -102,25 +102,14 @@ func (jm *jobManager) handler() http.Handler {
 	return mux
 }
 
-// JobState is what GET /fakeflink/jobs/{id} tells about a job beyond Flink's REST API: the
-// input offset (its state) and the snapshot its current run restored, so end-to-end tests can
-// check that an upgrade resumed exactly where the old job stopped.
-type JobState struct {
-	ID     string              `json:"id"`
-	Status fakeflink.JobStatus `json:"status"`
-	Offset int64               `json:"offset"`
-	// StartOffset is the offset the job's current run started from.
-	StartOffset int64               `json:"startOffset"`
-	Restored    *fakeflink.Snapshot `json:"restored,omitempty"`
-}
-
+// jobState serves GET /fakeflink/jobs/{id}: a job's fakeflink.JobReport.
 func (jm *jobManager) jobState(w http.ResponseWriter, r *http.Request) {
-	var st JobState
+	var st fakeflink.JobReport
 	var err error
 	jm.rest.Do(func(c *fakeflink.Cluster) {
 		var j *fakeflink.Job
 		if j, err = c.Job(r.PathValue("id")); err == nil {
-			st = JobState{ID: j.ID, Status: j.Status, Offset: j.Offset(c.Now()), Restored: j.Restored()}
+			st = fakeflink.JobReport{ID: j.ID, Status: j.Status, Offset: j.Offset(c.Now()), Restored: j.Restored()}
 			for _, s := range c.Starts() {
 				if s.JobID == j.ID {
 					st.StartOffset = s.Offset

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flinkop/flinkop/fakeflink"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
@@ -17,7 +18,7 @@ const startTimeout = 3 * time.Minute
 // then changes the parallelism under upgradeMode savepoint: the new job must start from the
 // upgrade savepoint at exactly its offset.
 func TestSavepointNonceAndSavepointUpgrade(t *testing.T) {
-	d := newDeployment(t, "e2e-savepoint", "savepoint", nil)
+	d := newDeployment(t, "e2e-savepoint", flinkv1beta1.UpgradeModeSavepoint, nil)
 	d = running(t, d, startTimeout)
 
 	update(t, d, func(d *flinkv1beta1.FlinkDeployment) { d.Spec.Job.SavepointTriggerNonce = ptr(int64(1)) })
@@ -40,7 +41,7 @@ func TestSavepointNonceAndSavepointUpgrade(t *testing.T) {
 	if job.Restored == nil || job.Restored.Path != upgrade.Location {
 		t.Fatalf("the upgraded job (%s, was %s) restored %+v, want %s", job.ID, oldJob, job.Restored, upgrade.Location)
 	}
-	if job.Restored.Kind != "savepoint" || job.Restored.Offset == 0 || job.StartOffset != job.Restored.Offset {
+	if job.Restored.Kind != fakeflink.KindSavepoint || job.Restored.Offset == 0 || job.StartOffset != job.Restored.Offset {
 		t.Errorf("the upgraded job started at offset %d from a %s at %d; want exactly the savepoint's offset",
 			job.StartOffset, job.Restored.Kind, job.Restored.Offset)
 	}
@@ -58,7 +59,7 @@ func ptr[T any](v T) *T { return &v }
 // TestLastStateUpgradeRestoresFromHA changes the parallelism under upgradeMode last-state: no
 // savepoint is taken, and the job resumes from the checkpoint Kubernetes HA points at.
 func TestLastStateUpgradeRestoresFromHA(t *testing.T) {
-	d := running(t, newDeployment(t, "e2e-last-state", "last-state", nil), startTimeout)
+	d := running(t, newDeployment(t, "e2e-last-state", flinkv1beta1.UpgradeModeLastState, nil), startTimeout)
 	jobID := d.Status.JobStatus.JobID
 	waitCheckpointed(t, d.Name, jobID)
 
@@ -73,7 +74,7 @@ func TestLastStateUpgradeRestoresFromHA(t *testing.T) {
 // TestLostJobManagerRecoversWithoutStateLoss deletes the JobManager pod, then the JobManager
 // Deployment: each time the job must come back from its latest checkpoint.
 func TestLostJobManagerRecoversWithoutStateLoss(t *testing.T) {
-	d := running(t, newDeployment(t, "e2e-lost-jm", "last-state", nil), startTimeout)
+	d := running(t, newDeployment(t, "e2e-lost-jm", flinkv1beta1.UpgradeModeLastState, nil), startTimeout)
 	jm := "deployment/" + d.Name
 	for _, what := range []string{"pod", "deployment"} {
 		jobID := d.Status.JobStatus.JobID
@@ -133,7 +134,7 @@ func wantRestoredCheckpoint(t *testing.T, d *flinkv1beta1.FlinkDeployment, minOf
 	switch r := job.Restored; {
 	case r == nil:
 		t.Errorf("job %s started from empty state", job.ID)
-	case r.Kind != "checkpoint" || !strings.HasPrefix(r.Path, "file:///flink-data/checkpoints/"):
+	case r.Kind != fakeflink.KindCheckpoint || !strings.HasPrefix(r.Path, "file:///flink-data/checkpoints/"):
 		t.Errorf("job %s restored %s %s, want a checkpoint", job.ID, r.Kind, r.Path)
 	case job.StartOffset != r.Offset || r.Offset <= 0 || r.Offset < minOffset:
 		t.Errorf("job %s started at offset %d from %s at %d; want that checkpoint's offset, at least %d",

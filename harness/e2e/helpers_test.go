@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/flinkop/flinkop/fakeflink"
 	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
@@ -23,59 +26,22 @@ import (
 // poll is how often the tests look; every wait is bounded by its own timeout.
 const poll = time.Second
 
-// fdYAML is an application deployment on the fakeflink image, written the way users write
-// theirs (Apache's basic-checkpoint-ha example, with a hostPath volume for the kind node):
-// checkpoints every 2s, savepoints and checkpoints on the volume, Kubernetes HA, and an
-// operator that looks every 2s. %[1]s is the name, %[2]s the upgrade mode.
-const fdYAML = `
-apiVersion: flink.apache.org/v1beta1
-kind: FlinkDeployment
-metadata:
-  name: %[1]s
-  namespace: default
-spec:
-  image: flinkop/fakeflink:dev
-  imagePullPolicy: IfNotPresent
-  flinkVersion: v1_20
-  serviceAccount: flink
-  flinkConfiguration:
-    taskmanager.numberOfTaskSlots: "2"
-    execution.checkpointing.interval: 2s
-    state.checkpoints.num-retained: "3"
-    state.checkpoints.dir: file:///flink-data/checkpoints
-    state.savepoints.dir: file:///flink-data/savepoints
-    high-availability.type: kubernetes
-    high-availability.storageDir: file:///flink-data/ha
-    kubernetes.operator.reconcile.interval: 2s
-    kubernetes.operator.observer.progress-check.interval: 2s
-    kubernetes.operator.observer.rest-ready.delay: 1s
-  jobManager:
-    resource: {memory: 256m, cpu: 0.1}
-  taskManager:
-    resource: {memory: 256m, cpu: 0.1}
-  podTemplate:
-    spec:
-      containers:
-        - name: flink-main-container
-          volumeMounts:
-            - {name: flink-data, mountPath: /flink-data}
-      volumes:
-        - name: flink-data
-          hostPath: {path: /tmp/flinkop-e2e/%[1]s, type: DirectoryOrCreate}
-  job:
-    jarURI: local:///opt/flink/examples/streaming/StateMachineExample.jar
-    parallelism: 2
-    upgradeMode: %[2]s
-`
-
-// newDeployment decodes fdYAML for name and upgrade mode, lets edit change it, creates it,
-// and registers its deletion (checking that nothing is left) and a dump on failure.
-func newDeployment(t *testing.T, name, mode string, edit func(*flinkv1beta1.FlinkDeployment)) *flinkv1beta1.FlinkDeployment {
+// newDeployment creates examples/fakeflink-ha.yaml (an application on the fakeflink image with
+// Kubernetes HA and its state on a hostPath volume) as name with the given upgrade mode, after
+// edit changed it; it registers the deletion (checking that nothing is left) and a dump on
+// failure.
+func newDeployment(t *testing.T, name string, mode flinkv1beta1.UpgradeMode, edit func(*flinkv1beta1.FlinkDeployment)) *flinkv1beta1.FlinkDeployment {
 	t.Helper()
-	d := &flinkv1beta1.FlinkDeployment{}
-	if err := yaml.UnmarshalStrict(fmt.Appendf(nil, fdYAML, name, mode), d); err != nil {
+	data, err := os.ReadFile(filepath.Join(env.root, "examples", "fakeflink-ha.yaml"))
+	if err != nil {
 		t.Fatal(err)
 	}
+	d := &flinkv1beta1.FlinkDeployment{}
+	if err := yaml.UnmarshalStrict(data, d); err != nil {
+		t.Fatal(err)
+	}
+	d.Name, d.Namespace, d.Spec.Job.UpgradeMode = name, jobNS, mode
+	d.Spec.PodTemplate.Spec.Volumes[0].HostPath.Path = "/tmp/flinkop-e2e/" + name // a fresh volume
 	if edit != nil {
 		edit(d)
 	}
@@ -146,22 +112,9 @@ func update[T client.Object](t *testing.T, obj T, change func(T)) {
 	t.Fatalf("update %s: conflicts kept coming", obj.GetName())
 }
 
-// JobState is what fakeflink's GET /fakeflink/jobs/{id} tells (cmd/fakeflink).
-type JobState struct {
-	ID          string `json:"id"`
-	Status      string `json:"status"`
-	Offset      int64  `json:"offset"`
-	StartOffset int64  `json:"startOffset"`
-	Restored    *struct {
-		Path   string `json:"path"`
-		Kind   string `json:"kind"`
-		Offset int64  `json:"offset"`
-	} `json:"restored"`
-}
-
 // fakeJob asks the deployment's JobManager, through the API server's service proxy, for the
 // job's offset and the snapshot it restored.
-func fakeJob(t *testing.T, name, jobID string) JobState {
+func fakeJob(t *testing.T, name, jobID string) fakeflink.JobReport {
 	t.Helper()
 	st, err := askFakeJob(name, jobID)
 	if err != nil {
@@ -170,8 +123,8 @@ func fakeJob(t *testing.T, name, jobID string) JobState {
 	return st
 }
 
-func askFakeJob(name, jobID string) (JobState, error) {
-	var st JobState
+func askFakeJob(name, jobID string) (fakeflink.JobReport, error) {
+	var st fakeflink.JobReport
 	raw, err := env.clientset.CoreV1().Services(jobNS).
 		ProxyGet("http", act.RESTServiceName(name), "rest", "/fakeflink/jobs/"+jobID, nil).
 		DoRaw(context.Background())

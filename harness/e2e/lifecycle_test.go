@@ -21,7 +21,7 @@ import (
 // TestSuspendAndResume suspends a savepoint-mode deployment (its cluster goes away, a
 // savepoint stays) and resumes it from that savepoint.
 func TestSuspendAndResume(t *testing.T) {
-	d := running(t, newDeployment(t, "e2e-suspend", "savepoint", nil), startTimeout)
+	d := running(t, newDeployment(t, "e2e-suspend", flinkv1beta1.UpgradeModeSavepoint, nil), startTimeout)
 	waitCheckpointed(t, d.Name, d.Status.JobStatus.JobID)
 
 	update(t, d, func(d *flinkv1beta1.FlinkDeployment) { d.Spec.Job.State = flinkv1beta1.JobStateSuspended })
@@ -45,7 +45,7 @@ func TestSuspendAndResume(t *testing.T) {
 // TestBadImageErrorsThenRollsBack upgrades to an image that does not exist: the deployment
 // reports the pull error, and with rollback enabled returns to the last stable spec.
 func TestBadImageErrorsThenRollsBack(t *testing.T) {
-	d := newDeployment(t, "e2e-rollback", "savepoint", func(d *flinkv1beta1.FlinkDeployment) {
+	d := newDeployment(t, "e2e-rollback", flinkv1beta1.UpgradeModeSavepoint, func(d *flinkv1beta1.FlinkDeployment) {
 		d.Spec.FlinkConfiguration.Set("kubernetes.operator.deployment.rollback.enabled", "true")
 		d.Spec.FlinkConfiguration.Set("kubernetes.operator.deployment.readiness.timeout", "30s")
 	})
@@ -91,7 +91,7 @@ spec:
 // with a savepoint, and deletes it before its cluster.
 func TestSessionClusterAndSessionJob(t *testing.T) {
 	name := "e2e-session"
-	d := newDeployment(t, name, "savepoint", func(d *flinkv1beta1.FlinkDeployment) {
+	d := newDeployment(t, name, flinkv1beta1.UpgradeModeSavepoint, func(d *flinkv1beta1.FlinkDeployment) {
 		d.Spec.Job = nil
 		d.Spec.TaskManager.Replicas = ptr(int32(1))
 		d.Spec.FlinkConfiguration.Set("fakeflink.session.jars", "StateMachineExample.jar")
