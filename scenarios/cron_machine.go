@@ -43,10 +43,9 @@ func CronTemplateSpec(records string) flinkv1beta1.FlinkDeploymentSpec {
 // every step, and at the end that every fire was run or reported (C3) and that deleting the
 // template leaves nothing.
 type cronMachine struct {
-	w       *harness.World
-	checker *harness.Checker
-	d       *flinkv1beta1.FlinkDeployment
-	stats   *Stats
+	checked
+	d     *flinkv1beta1.FlinkDeployment
+	stats *Stats
 }
 
 // CronProperty is the state-machine property of cron templates on the fake backend.
@@ -64,7 +63,7 @@ func CronProperty(stats *Stats) func(*rapid.T) {
 		// Runs sit finished until the next fire: a longer resync keeps a virtual day cheap.
 		w.Options.ReconcileInterval = 5 * time.Minute
 		w.RestartOperator()
-		m := &cronMachine{w: w, checker: harness.NewChecker(w), stats: st}
+		m := &cronMachine{checked: newChecked(w, cronTemplate), stats: st}
 		m.checker.WatchCronTemplate(cronTemplate)
 		m.d = &flinkv1beta1.FlinkDeployment{Spec: CronTemplateSpec("1000")}
 		m.d.Name = cronTemplate
@@ -83,18 +82,6 @@ func CronProperty(stats *Stats) func(*rapid.T) {
 func (m *cronMachine) apply(t *rapid.T) {
 	if err := m.w.Apply(m.d); err != nil {
 		t.Fatalf("apply: %v", err)
-	}
-}
-
-func (m *cronMachine) run(t *rapid.T, d time.Duration) {
-	if err := m.checker.StepUntil(m.w.Now().Add(d), nil, cronTemplate); err != nil {
-		t.Fatalf("%v\ntrace:\n%s", err, m.w.Trace)
-	}
-}
-
-func (m *cronMachine) check(t *rapid.T) {
-	if v := m.checker.Check(cronTemplate); len(v) > 0 {
-		t.Fatalf("invariant violated at %s:\n  %s\ntrace:\n%s", m.w.Now().Sub(harness.Start), strings.Join(v, "\n  "), m.w.Trace)
 	}
 }
 
@@ -128,7 +115,7 @@ func (m *cronMachine) actions() map[string]func(*rapid.T) {
 			m.apply(t)
 			m.run(t, time.Minute)
 		}),
-		"": m.check,
+		"": m.Check,
 	}
 }
 

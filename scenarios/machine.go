@@ -33,12 +33,11 @@ type Stats struct {
 // machine drives one FlinkDeployment through random spec changes, faults and operator
 // restarts, checking the invariants after every step of the world.
 type machine struct {
-	w       *harness.World
-	checker *harness.Checker
-	spec    flinkv1beta1.FlinkDeploymentSpec
-	exists  bool
-	nonce   int64
-	stats   *Stats
+	checked
+	spec   flinkv1beta1.FlinkDeploymentSpec
+	exists bool
+	nonce  int64
+	stats  *Stats
 }
 
 // Property is the state-machine property on worlds from newBackend (nil: the fake backend):
@@ -68,7 +67,7 @@ func newMachine(t *rapid.T, newBackend func() (harness.Backend, error), st *Stat
 		t.Fatalf("backend: %v", err)
 	}
 	w := harness.NewWorldOn(b, rapid.Int64().Draw(t, "seed"))
-	m := &machine{w: w, checker: harness.NewChecker(w), spec: BaseSpec(), stats: st}
+	m := &machine{checked: newChecked(w, resource), spec: BaseSpec(), stats: st}
 	m.apply(t)
 	m.run(t, 20*time.Second)
 	return m
@@ -98,17 +97,29 @@ func (m *machine) apply(t *rapid.T) {
 	m.exists = true
 }
 
+// checked is a world under the invariant checker, watching one resource: what every machine
+// (FlinkDeployment, session job, cron template) steps and checks.
+type checked struct {
+	w        *harness.World
+	checker  *harness.Checker
+	resource string
+}
+
+func newChecked(w *harness.World, resource string) checked {
+	return checked{w: w, checker: harness.NewChecker(w), resource: resource}
+}
+
 // run lets virtual time pass, checking the invariants after every step.
-func (m *machine) run(t *rapid.T, d time.Duration) {
-	if err := m.checker.StepUntil(m.w.Now().Add(d), nil, resource); err != nil {
-		t.Fatalf("%v\ntrace:\n%s", err, m.w.Trace)
+func (c checked) run(t *rapid.T, d time.Duration) {
+	if err := c.checker.StepUntil(c.w.Now().Add(d), nil, c.resource); err != nil {
+		t.Fatalf("%v\ntrace:\n%s", err, c.w.Trace)
 	}
 }
 
 // Check fails the run on any invariant violation.
-func (m *machine) Check(t *rapid.T) {
-	if v := m.checker.Check(resource); len(v) > 0 {
-		t.Fatalf("invariant violated at %s:\n  %s\ntrace:\n%s", m.w.Now().Sub(harness.Start), strings.Join(v, "\n  "), m.w.Trace)
+func (c checked) Check(t *rapid.T) {
+	if v := c.checker.Check(c.resource); len(v) > 0 {
+		t.Fatalf("invariant violated at %s:\n  %s\ntrace:\n%s", c.w.Now().Sub(harness.Start), strings.Join(v, "\n  "), c.w.Trace)
 	}
 }
 

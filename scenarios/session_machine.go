@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"slices"
-	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -31,12 +30,11 @@ var sessionFaults = slices.DeleteFunc(slices.Clone(chaos.Classes), func(f chaos.
 // suspends, savepoints, deletions, faults and operator restarts, checking the invariants
 // (the session cluster's and S1–S3) after every step.
 type sessionMachine struct {
-	w       *harness.World
-	checker *harness.Checker
-	spec    flinkv1beta1.FlinkSessionJobSpec
-	exists  bool
-	nonce   int64
-	stats   *Stats
+	checked
+	spec   flinkv1beta1.FlinkSessionJobSpec
+	exists bool
+	nonce  int64
+	stats  *Stats
 }
 
 // SessionProperty is the state-machine property of session jobs on worlds from newBackend
@@ -57,7 +55,7 @@ func SessionProperty(newBackend func() (harness.Backend, error), stats *Stats) f
 			t.Fatalf("backend: %v", err)
 		}
 		w := harness.NewWorldOn(b, rapid.Int64().Draw(t, "seed"))
-		m := &sessionMachine{w: w, checker: harness.NewChecker(w), spec: BaseSessionJob(sessionCluster), stats: st}
+		m := &sessionMachine{checked: newChecked(w, sessionCluster), spec: BaseSessionJob(sessionCluster), stats: st}
 		m.checker.WatchSessionCluster(sessionCluster)
 		cluster := BaseSpec()
 		cluster.Job = nil
@@ -84,18 +82,6 @@ func (m *sessionMachine) apply(t *rapid.T) {
 		t.Fatalf("apply session job: %v", err)
 	}
 	m.exists = true
-}
-
-func (m *sessionMachine) run(t *rapid.T, d time.Duration) {
-	if err := m.checker.StepUntil(m.w.Now().Add(d), nil, sessionCluster); err != nil {
-		t.Fatalf("%v\ntrace:\n%s", err, m.w.Trace)
-	}
-}
-
-func (m *sessionMachine) Check(t *rapid.T) {
-	if v := m.checker.Check(sessionCluster); len(v) > 0 {
-		t.Fatalf("invariant violated at %s:\n  %s\ntrace:\n%s", m.w.Now().Sub(harness.Start), strings.Join(v, "\n  "), m.w.Trace)
-	}
 }
 
 func (m *sessionMachine) changeSpec(t *rapid.T) {
