@@ -7,6 +7,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -53,8 +54,7 @@ func (r *FlinkDeploymentReconciler) runsOf(ctx context.Context, d *flinkv1beta1.
 	}
 	var runs []cron.Run
 	for _, item := range list.Items {
-		owner := metav1ControllerUID(&item)
-		if owner != d.UID {
+		if !metav1.IsControlledBy(&item, d) {
 			continue
 		}
 		fire, _ := time.Parse(time.RFC3339, item.Annotations[cron.AnnotationFireTime])
@@ -64,15 +64,6 @@ func (r *FlinkDeploymentReconciler) runsOf(ctx context.Context, d *flinkv1beta1.
 	}
 	slices.SortFunc(runs, func(a, b cron.Run) int { return a.FireTime.Compare(b.FireTime) })
 	return runs, nil
-}
-
-func metav1ControllerUID(o *flinkv1beta1.FlinkDeployment) types.UID {
-	for _, ref := range o.OwnerReferences {
-		if ref.Controller != nil && *ref.Controller {
-			return ref.UID
-		}
-	}
-	return ""
 }
 
 // executeCron creates or deletes a run. A run that already exists (a retry after a lost status
@@ -86,7 +77,7 @@ func (r *FlinkDeploymentReconciler) executeCron(ctx context.Context, d *flinkv1b
 			if gerr := r.Client.Get(ctx, client.ObjectKeyFromObject(a.Run), &cur); gerr != nil {
 				return fmt.Errorf("read existing run: %w", gerr)
 			}
-			if metav1ControllerUID(&cur) != d.UID {
+			if !metav1.IsControlledBy(&cur, d) {
 				return fmt.Errorf("FlinkDeployment %s exists and is not a run of this template: rename one of them", a.Run.Name)
 			}
 			return nil

@@ -253,16 +253,12 @@ func (s *step) handled(due time.Time, name string) {
 
 // run renders the run of a fire time: the template's spec (running), labels and owner.
 func (s *step) run(name string, due time.Time) *flinkv1beta1.FlinkDeployment {
-	t := true
 	r := &flinkv1beta1.FlinkDeployment{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name, Namespace: s.d.Namespace,
-			Labels:      map[string]string{LabelTemplate: s.d.Name},
-			Annotations: map[string]string{AnnotationFireTime: due.UTC().Format(time.RFC3339)},
-			OwnerReferences: []metav1.OwnerReference{{
-				APIVersion: flinkv1beta1.GroupVersion.String(), Kind: "FlinkDeployment", Name: s.d.Name, UID: s.d.UID,
-				Controller: &t, BlockOwnerDeletion: &t,
-			}},
+			Labels:          map[string]string{LabelTemplate: s.d.Name},
+			Annotations:     map[string]string{AnnotationFireTime: due.UTC().Format(time.RFC3339)},
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(s.d, flinkv1beta1.GroupVersion.WithKind("FlinkDeployment"))},
 		},
 		Spec: *s.d.Spec.DeepCopy(),
 	}
