@@ -35,6 +35,9 @@ type Target interface {
 	StaleReads(d time.Duration)
 	// DropWatchEvents makes the operator miss the next n watch events.
 	DropWatchEvents(n int)
+	// APIUnavailable fails every API call of the operator for d, then restarts the API
+	// server (the operator's watches re-list).
+	APIUnavailable(d time.Duration)
 }
 
 // Fault is one fault.
@@ -68,6 +71,7 @@ var Classes = []Fault{
 	APIErrors{Code: 500, Count: 2},
 	StaleReads{For: 20 * time.Second},
 	MissedWatchEvents{Count: 1},
+	APIUnavailable{For: time.Minute},
 }
 
 // Step is one fault of a plan, injected After the previous one.

@@ -259,6 +259,24 @@ func apiFaultCases() map[string]faultCase {
 				t.Errorf("observedGeneration %d after the resync, want %d", got.Status.ObservedGeneration, gen)
 			}
 		}},
+		"an unavailable API server fails every call, then the operator catches up": {chaos.APIUnavailable{For: time.Minute}, func(t *testing.T, w *harness.World) {
+			t.Helper()
+			d := harness.DemoDeployment()
+			d.Spec.Image = "flink:1.20.1"
+			_ = w.Apply(d)
+			gen := d.Generation
+			if got, _ := w.Get("demo"); got != nil {
+				gen = got.Generation
+			}
+			_ = w.RunFor(50 * time.Second)
+			if got, _ := w.Get("demo"); got.Status.ObservedGeneration == gen || !traced(w, "the API server is unavailable") {
+				t.Errorf("observedGeneration %d during the outage (generation %d), or no 503 in the trace", got.Status.ObservedGeneration, gen)
+			}
+			_ = w.RunFor(2 * time.Minute)
+			if got, _ := w.Get("demo"); got.Status.ObservedGeneration != gen || !traced(w, "watches re-list") {
+				t.Errorf("observedGeneration %d after the API server came back, want %d", got.Status.ObservedGeneration, gen)
+			}
+		}},
 	}
 }
 

@@ -1,6 +1,8 @@
 package fakeflink
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"maps"
 	"slices"
@@ -15,6 +17,8 @@ type Jar struct {
 	Name     string
 	Uploaded time.Time
 	Size     int
+	// Digest is the SHA-256 of the jar's bytes (hex): tests check what reached the cluster.
+	Digest string
 }
 
 // RunRequest is POST /jars/:jarid/run.
@@ -35,7 +39,8 @@ func (c *Cluster) UploadJar(name string, data []byte) (Jar, error) {
 	}
 	u := c.newID()
 	id := fmt.Sprintf("%s-%s-%s-%s-%s_%s", u[0:8], u[8:12], u[12:16], u[16:20], u[20:32], name)
-	jar := Jar{ID: id, Name: name, Uploaded: c.Now(), Size: len(data)}
+	sum := sha256.Sum256(data)
+	jar := Jar{ID: id, Name: name, Uploaded: c.Now(), Size: len(data), Digest: hex.EncodeToString(sum[:])}
 	c.jars[id] = &jar
 	return jar, nil
 }

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -33,6 +34,20 @@ type apiFaults struct {
 
 	staleUntil time.Time                // reads are stale until then
 	stale      map[string]client.Object // the first read of each object in the window
+
+	downUntil time.Time // every call fails with 503 until then
+}
+
+// MaxObjectBytes is the largest object the world's API stores, as etcd's request limit
+// (1.5 MiB) bounds a real API server: a larger write fails with 413.
+const MaxObjectBytes = 3 << 19
+
+// unavailable is the error of every call while the API server is down.
+func (f *apiFaults) unavailable() error {
+	if f.now().Before(f.downUntil) {
+		return apierrors.NewServiceUnavailable("the API server is unavailable (simulated)")
+	}
+	return nil
 }
 
 // wrap returns c with the fault hooks on every read and write.
@@ -40,6 +55,12 @@ func (f *apiFaults) wrap(c client.WithWatch) client.Client {
 	return interceptor.NewClient(c, interceptor.Funcs{
 		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 			return f.get(ctx, c, key, obj, opts...)
+		},
+		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+			if err := f.unavailable(); err != nil {
+				return err
+			}
+			return c.List(ctx, list, opts...)
 		},
 		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
 			return f.write(obj, func() error { return c.Create(ctx, obj, opts...) })
@@ -67,6 +88,12 @@ func (f *apiFaults) wrap(c client.WithWatch) client.Client {
 
 // write runs one API write through the armed faults.
 func (f *apiFaults) write(obj client.Object, do func() error) error {
+	if err := f.unavailable(); err != nil {
+		return err
+	}
+	if data, err := json.Marshal(obj); err == nil && len(data) > MaxObjectBytes {
+		return apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("etcdserver: request is too large (%d bytes, simulated)", len(data)))
+	}
 	if f.failWrites > 0 {
 		f.failWrites--
 		gr := schema.GroupResource{Resource: fmt.Sprintf("%T", obj)}
@@ -93,6 +120,9 @@ func (f *apiFaults) write(obj client.Object, do func() error) error {
 // get serves a read, from the lagging snapshot while stale reads are on: the first read of an
 // object in the window is fresh, later ones see that same version, whatever was written since.
 func (f *apiFaults) get(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if err := f.unavailable(); err != nil {
+		return err
+	}
 	if !f.now().Before(f.staleUntil) {
 		f.stale = nil
 		return c.Get(ctx, key, obj, opts...)
@@ -128,3 +158,15 @@ func (w *World) StaleReads(d time.Duration) {
 // DropWatchEvents makes the operator miss the next n watch events of its resources (spec
 // changes and deletions): it sees them only at its next periodic reconcile.
 func (w *World) DropWatchEvents(n int) { w.dropEvents = n }
+
+// APIUnavailable fails every operator call with 503 for d of virtual time; then the API server
+// is back after a restart: the operator's watches re-list and every resource is reconciled.
+func (w *World) APIUnavailable(d time.Duration) {
+	w.api.downUntil = w.Clock.Now().Add(d)
+	w.Schedule(d, func() {
+		w.Trace.add(w.Clock.Now(), "fault", "", "API server back after a restart: watches re-list")
+		for name := range w.due {
+			w.due[name] = w.Clock.Now()
+		}
+	})
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/config"
+	"github.com/flinkop/flinkop/operator/controller"
 	"github.com/flinkop/flinkop/operator/cron"
 	"github.com/flinkop/flinkop/operator/decide"
 	"github.com/flinkop/flinkop/operator/observe"
@@ -48,6 +49,8 @@ type Checker struct {
 	sessions map[string]*sessionState
 	// crons are the cron templates whose runs are checked too.
 	crons map[string]*cronState
+	// foreign are objects no Flink resource owns: the operator must not write them.
+	foreign []foreignObject
 }
 
 // NewChecker returns a checker of w.
@@ -91,6 +94,9 @@ func (c *Checker) Check(resources ...string) []string {
 	}
 	out = append(out, c.checkSessions()...)
 	out = append(out, c.checkCrons()...)
+	out = append(out, c.w.events.rejected...) // API limits: every Event was accepted
+	out = append(out, c.boundaryKept()...)
+	out = append(out, c.foreignUntouched()...)
 	return append(out, c.oneJobManager()...)
 }
 
@@ -347,7 +353,7 @@ func (c *Checker) statusConsistent(d *flinkv1beta1.FlinkDeployment) []string {
 	var out []string
 	st := d.Status
 	if st.Error != "" && !c.hasWarning(d.Name, st.Error) {
-		out = append(out, fmt.Sprintf("%s: status.error %q has no Warning event (invariant 3)", d.Name, st.Error))
+		out = append(out, fmt.Sprintf("%s: status.error %.300q has no Warning event (invariant 3)", d.Name, st.Error))
 	}
 	if st.ObservedGeneration < c.lastGen[d.Name] {
 		out = append(out, fmt.Sprintf("%s: observedGeneration went back from %d to %d (invariant 3)", d.Name, c.lastGen[d.Name], st.ObservedGeneration))
@@ -386,7 +392,12 @@ func (c *Checker) deployedMatches(d *flinkv1beta1.FlinkDeployment) []string {
 
 func (c *Checker) hasWarning(name, msg string) bool {
 	for _, e := range c.w.events.events {
-		if e.Object == name && e.Type == "Warning" && strings.Contains(e.Message, msg) {
+		if e.Object != name || e.Type != "Warning" {
+			continue
+		}
+		// An Event cut to the API limit carries at least the message's beginning.
+		kept, cut := strings.CutSuffix(e.Message, controller.TruncatedMark)
+		if strings.Contains(e.Message, msg) || (cut && strings.Contains(kept, msg[:min(len(msg), 200)])) {
 			return true
 		}
 	}

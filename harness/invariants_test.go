@@ -234,3 +234,29 @@ func TestRunUntilQuiet(t *testing.T) {
 		t.Errorf("a quiet world wrote the resource (resourceVersion %s → %s)", rv, d.ResourceVersion)
 	}
 }
+
+// TestCheckerCatchesOversizedEvent: the world's recorder rejects an Event over the API limit,
+// as the API server does, and the checker reports it; the operator's own Events about an
+// invalid spec with a 2,000-character key are truncated and pass.
+func TestCheckerCatchesOversizedEvent(t *testing.T) {
+	w, err := NewWorld(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewChecker(w)
+	d := savepointJob()
+	d.Spec.LogConfiguration = map[string]string{strings.Repeat("k", 2000): "x"}
+	_ = w.Apply(d)
+	v := stepUntil(t, w, c, "reported the invalid spec", func(d *flinkv1beta1.FlinkDeployment) bool { return d.Status.Error != "" })
+	if len(v) > 0 {
+		t.Errorf("the operator's Events broke the API limit: %v", v)
+	}
+	if got := w.Events(); len(got) == 0 || len(got[len(got)-1].Message) > 1024 {
+		t.Errorf("want a truncated Warning, got %v", got)
+	}
+	cur, _ := w.Get("job")
+	w.events.Event(cur, "Warning", "Broken", strings.Repeat("m", 1025)) // a recorder without the bound
+	if v := c.Check("job"); len(v) != 1 || !strings.Contains(v[0], "over the API limit") {
+		t.Errorf("violations %v, want one for the oversized Event", v)
+	}
+}

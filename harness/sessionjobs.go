@@ -3,9 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
-	"net/http"
 
-	"github.com/jarcoal/httpmock"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
@@ -19,14 +17,6 @@ const sessionJobPrefix = "sessionjob/"
 
 // SessionJobKey is the key a FlinkSessionJob's reconciles and trace entries go by.
 func SessionJobKey(name string) string { return sessionJobPrefix + name }
-
-// JarRepository serves every http(s) jar a session job names: a few bytes, at once. It
-// stands for the artifact repository of a real installation.
-func JarRepository() http.RoundTripper {
-	mt := httpmock.NewMockTransport()
-	mt.RegisterNoResponder(httpmock.NewBytesResponder(http.StatusOK, []byte("PK\x03\x04 fake jar")))
-	return mt
-}
 
 // ApplySessionJob creates a FlinkSessionJob or replaces the spec of the existing one, as
 // kubectl apply would.

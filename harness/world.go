@@ -27,7 +27,6 @@ import (
 	"github.com/flinkop/flinkop/operator/config"
 	"github.com/flinkop/flinkop/operator/controller"
 	"github.com/flinkop/flinkop/operator/cron"
-	"github.com/flinkop/flinkop/operator/flink"
 	"github.com/flinkop/flinkop/operator/observe"
 )
 
@@ -48,6 +47,9 @@ type World struct {
 	Namespace string
 	// Reconciles counts the reconciles run so far.
 	Reconciles int
+	// Boundary is the tenant boundary: the jar repository, the world's DNS and jar
+	// directory, and what the operator fetched.
+	Boundary *Boundary
 
 	reconciler *controller.FlinkDeploymentReconciler
 	sessionJob *controller.FlinkSessionJobReconciler
@@ -88,7 +90,7 @@ func NewWorldOn(b Backend, seed int64) *World {
 	sim.Namespace = b.Namespace()
 	w := &World{
 		Clock: clk, Rand: r, Client: c, Sim: sim, Namespace: b.Namespace(),
-		Options: opts, Trace: &Trace{start: Start}, due: map[string]time.Time{},
+		Options: opts, Trace: &Trace{start: Start}, due: map[string]time.Time{}, Boundary: &Boundary{},
 	}
 	w.events = &recorder{world: w}
 	w.api.now = clk.Now
@@ -102,7 +104,7 @@ func NewWorldOn(b Backend, seed int64) *World {
 func (w *World) RestartOperator() {
 	opts := w.Options
 	opts.FlinkClientTimeout = time.Second
-	setup := controller.Setup{Options: opts, Transport: w.Sim, Clock: w.Clock, Jars: &flink.JarFetcher{Transport: JarRepository()}}
+	setup := controller.Setup{Options: opts, Transport: w.Sim, Clock: w.Clock, Jars: w.Boundary.Fetcher()}
 	w.reconciler = setup.Reconciler(w.opClient, w.events)
 	w.sessionJob = setup.SessionJobReconciler(w.opClient, w.events)
 	for name := range w.due {
@@ -393,16 +395,24 @@ type Event struct {
 	Message      string
 }
 
-// recorder records the operator's Events into the world (and its trace).
+// recorder records the operator's Events into the world (and its trace). Like the API server,
+// it rejects an Event whose message is over controller.MaxEventMessage bytes; the rejections
+// are invariant violations (the Event, often a Warning beside status.error, is lost).
 type recorder struct {
-	world  *World
-	events []Event
+	world    *World
+	events   []Event
+	rejected []string
 }
 
 func (r *recorder) Event(obj runtime.Object, eventtype, reason, message string) {
 	name := ""
 	if o, ok := obj.(client.Object); ok {
 		name = o.GetName()
+	}
+	if len(message) > controller.MaxEventMessage {
+		r.rejected = append(r.rejected, fmt.Sprintf("%s: %s Event %s rejected: its message has %d bytes, over the API limit of %d",
+			name, eventtype, reason, len(message), controller.MaxEventMessage))
+		return
 	}
 	e := Event{Time: r.world.Clock.Now(), Object: name, Type: eventtype, Reason: reason, Message: message}
 	r.events = append(r.events, e)

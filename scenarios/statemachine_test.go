@@ -20,3 +20,11 @@ func TestOperatorStateMachine(t *testing.T) {
 func TestSessionJobStateMachine(t *testing.T) {
 	rapid.Check(t, SessionProperty(nil, nil))
 }
+
+// TestHostileInput is the hostile-input property: specs and jar URIs drawn from the valid,
+// boundary, invalid and attack classes of every field a tenant writes, next to objects
+// another tenant owns, under API faults, never break an invariant (the tenant boundary, no
+// foreign write, API limits included), and every resource converges or reports why.
+func TestHostileInput(t *testing.T) {
+	rapid.Check(t, HostileProperty(nil))
+}

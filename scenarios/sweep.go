@@ -56,8 +56,9 @@ type Violation struct {
 // read it (when the property starts).
 var flagMu sync.Mutex
 
-// Sweep runs opts.Seeds independent runs of the state-machine property in parallel, each one
-// replayable alone with -rapid.seed, and sums them up.
+// Sweep runs opts.Seeds independent runs of the state-machine property (every fourth one the
+// hostile-input property) in parallel, each one replayable alone with -rapid.seed, and sums
+// them up.
 func Sweep(opts SweepOptions) (Summary, error) {
 	start := time.Now()
 	ctrl.SetLogger(logr.Discard()) // the operator's logs would drown the report; traces say it all
@@ -132,7 +133,11 @@ func runSeed(seed uint64, steps int, newBackend func() (harness.Backend, error))
 	if err := flag.Set("rapid.seed", strconv.FormatUint(seed, 10)); err != nil {
 		return st, &Violation{Seed: seed, Report: err.Error()}
 	}
-	prop := Property(newBackend, &st)
+	// Every fourth run is a hostile-input run.
+	prop, test := Property(newBackend, &st), "TestOperatorStateMachine"
+	if seed%4 == 3 {
+		prop, test = HostileProperty(newBackend), "TestHostileInput"
+	}
 	func() {
 		defer func() {
 			if r := recover(); r != nil && r != errStop {
@@ -146,7 +151,7 @@ func runSeed(seed uint64, steps int, newBackend func() (harness.Backend, error))
 	}
 	return st, &Violation{
 		Seed:   seed,
-		Replay: fmt.Sprintf("go test ./scenarios -run 'TestOperatorStateMachine$' -rapid.checks=1 -rapid.steps=%d -rapid.seed=%d", steps, seed),
+		Replay: fmt.Sprintf("go test ./scenarios -run '%s$' -rapid.checks=1 -rapid.steps=%d -rapid.seed=%d", test, steps, seed),
 		Report: strings.Join(tb.logs, "\n"),
 	}
 }

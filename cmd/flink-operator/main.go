@@ -2,8 +2,10 @@
 // (flink.apache.org/v1beta1) in the watched namespaces.
 //
 //	flink-operator [--kubeconfig F] [--namespaces a,b] [--leader-elect]
-//	               [--metrics-bind-address :8080] [--health-probe-bind-address :8081]
+//	               [--metrics-bind-address :8080] [--metrics-secure=true] [--health-probe-bind-address :8081]
 //	               [--operator-config operator.yaml] [--zap-log-level info]
+//	               [--jar-file-root DIR] [--jar-allowed-hosts h,*.d] [--jar-allowed-cidrs c,c]
+//	               [--jar-temp-dir DIR] [--jar-max-bytes N]
 package main
 
 import (
@@ -19,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
@@ -36,12 +39,14 @@ func main() {
 
 func run() error {
 	var namespaces, metricsAddr, probeAddr, configFile string
-	var leaderElect bool
+	var leaderElect, secureMetrics bool
 	flag.StringVar(&namespaces, "namespaces", "", "comma-separated namespaces to watch (default: all)")
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint (0 disables it)")
+	flag.BoolVar(&secureMetrics, "metrics-secure", true, "serve metrics over HTTPS to callers Kubernetes authenticates (TokenReview) and authorizes for GET /metrics (SubjectAccessReview)")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address of the /healthz and /readyz probes")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "elect a leader, so only one replica reconciles")
 	flag.StringVar(&configFile, "operator-config", "", "YAML file of kubernetes.operator.* options (default: the Apache defaults)")
+	jars := jarFlags(flag.CommandLine)
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -59,8 +64,11 @@ func run() error {
 		return err
 	}
 	mgrOpts := ctrl.Options{
-		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: metricsAddr},
+		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: metricsAddr, SecureServing: secureMetrics},
 		HealthProbeBindAddress: probeAddr, LeaderElection: leaderElect, LeaderElectionID: "flinkop.flink.apache.org",
+	}
+	if secureMetrics {
+		mgrOpts.Metrics.FilterProvider = filters.WithAuthenticationAndAuthorization
 	}
 	if namespaces != "" {
 		mgrOpts.Cache.DefaultNamespaces = map[string]cache.Config{}
@@ -76,7 +84,11 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("metrics: %w", err)
 	}
-	setup := controller.Setup{Options: opts, Metrics: rec}
+	fetcher, err := jars.fetcher()
+	if err != nil {
+		return err
+	}
+	setup := controller.Setup{Options: opts, Metrics: rec, Jars: fetcher}
 	if err := setup.NewFlinkDeploymentReconciler(mgr).SetupWithManager(mgr); err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -38,8 +39,8 @@ func TestInstallManifests(t *testing.T) {
 			t.Fatalf("create %s %s: %v", o.GetKind(), o.GetName(), err)
 		}
 	}
-	if len(objs) < 7 {
-		t.Fatalf("config/default renders %d objects; want the namespace, 2 CRDs, the ServiceAccount, ClusterRole, binding and Deployment", len(objs))
+	if len(objs) < 12 {
+		t.Fatalf("config/default renders %d objects; want the namespace, 2 CRDs, the ServiceAccount, the roles and bindings and the Deployment", len(objs))
 	}
 
 	var dep appsv1.Deployment
@@ -76,6 +77,10 @@ func TestInstallManifests(t *testing.T) {
 	if err := op.List(ctx, &nodes); !apierrors.IsForbidden(err) {
 		t.Errorf("listing Nodes as the operator: %v; want Forbidden (least privilege)", err)
 	}
+	if err := op.List(ctx, &coordinationv1.LeaseList{}, client.InNamespace("default")); !apierrors.IsForbidden(err) {
+		t.Errorf("listing Leases outside flinkop-system as the operator: %v; want Forbidden", err)
+	}
+	checkLeasesAndMetricsAuth(ctx, t, op)
 }
 
 // TestFlinkServiceAccount installs config/flink, the ServiceAccount Flink's pods run under,

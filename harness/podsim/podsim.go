@@ -130,6 +130,19 @@ func (s *Sim) LiveJobManagers() map[string]int {
 	return out
 }
 
+// EachCluster runs f on every running cluster, in key order (namespace/name of the
+// JobManager Deployment), each with its REST server locked.
+func (s *Sim) EachCluster(f func(key string, c *fakeflink.Cluster)) {
+	s.mu.Lock()
+	keys := slices.Sorted(maps.Keys(s.clusters))
+	s.mu.Unlock()
+	for _, k := range keys {
+		if n := s.node(k); n != nil {
+			n.server.Do(func(c *fakeflink.Cluster) { f(k, c) })
+		}
+	}
+}
+
 // Do runs f on the cluster behind a JobManager Deployment, with its REST server locked.
 func (s *Sim) Do(namespace, name string, f func(*fakeflink.Cluster)) bool {
 	n := s.node(namespace + "/" + name)

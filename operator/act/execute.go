@@ -104,10 +104,12 @@ func (e *Executor) deploy(ctx context.Context, d *flinkv1beta1.FlinkDeployment, 
 func (e *Executor) deleteIngress(ctx context.Context, d *flinkv1beta1.FlinkDeployment) error {
 	ing := &networkingv1.Ingress{}
 	ing.Namespace, ing.Name = d.Namespace, IngressName(d.Name)
-	return wrap("delete ingress", client.IgnoreNotFound(e.Client.Delete(ctx, ing)))
+	return deleteOwned(ctx, e.Client, ing, d.UID)
 }
 
-// apply creates obj or updates the existing object to it (labels, annotations, owner, content).
+// apply creates obj or updates the existing object to it (labels, annotations, owner,
+// content). An existing object controlled by anything but obj's controller is refused
+// (ErrNotOwned), never adopted.
 func (e *Executor) apply(ctx context.Context, obj client.Object) error {
 	existing := obj.DeepCopyObject().(client.Object)
 	err := e.Client.Get(ctx, client.ObjectKeyFromObject(obj), existing)
@@ -116,6 +118,9 @@ func (e *Executor) apply(ctx context.Context, obj client.Object) error {
 	}
 	if err != nil {
 		return wrap("get "+describe(obj), err)
+	}
+	if err := checkControlled(existing, controllerUID(obj)); err != nil {
+		return err
 	}
 	want := existing.DeepCopyObject().(client.Object)
 	want.SetLabels(obj.GetLabels())
@@ -155,8 +160,8 @@ func (e *Executor) deleteCluster(ctx context.Context, d *flinkv1beta1.FlinkDeplo
 	for _, name := range []string{JobManagerName(d.Name), TaskManagerName(d.Name)} {
 		dep := &appsv1.Deployment{}
 		dep.Namespace, dep.Name = d.Namespace, name
-		if err := e.Client.Delete(ctx, dep, client.PropagationPolicy("Background")); client.IgnoreNotFound(err) != nil {
-			return fmt.Errorf("delete deployment %s: %w", name, err)
+		if err := deleteOwned(ctx, e.Client, dep, d.UID, client.PropagationPolicy("Background")); err != nil {
+			return err
 		}
 	}
 	if deleteHA {
@@ -179,8 +184,8 @@ func (e *Executor) deleteAll(ctx context.Context, d *flinkv1beta1.FlinkDeploymen
 	}
 	objs := []client.Object{svc(d.Namespace, RESTServiceName(d.Name)), svc(d.Namespace, InternalServiceName(d.Name)), cm(d.Namespace, ConfigMapName(d.Name))}
 	for _, obj := range objs {
-		if err := e.Client.Delete(ctx, obj); client.IgnoreNotFound(err) != nil {
-			return wrap("delete "+describe(obj), err)
+		if err := deleteOwned(ctx, e.Client, obj, d.UID); err != nil {
+			return err
 		}
 	}
 	return nil

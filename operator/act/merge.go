@@ -3,7 +3,6 @@ package act
 import (
 	"maps"
 	"slices"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -151,17 +150,4 @@ func mergeMaps(a, b map[string]string) map[string]string {
 	}
 	maps.Copy(out, b)
 	return out
-}
-
-func cutSuffixFold(s, suffix string) (string, bool) {
-	if len(s) > len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix) {
-		n := s[:len(s)-len(suffix)]
-		for _, r := range n {
-			if (r < '0' || r > '9') && r != '.' {
-				return "", false
-			}
-		}
-		return n, true
-	}
-	return "", false
 }

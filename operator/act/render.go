@@ -89,7 +89,7 @@ func EffectiveConfig(c Cluster, userConf map[string]string) map[string]string {
 	setDefault("blob.server.port", "6124")
 	setDefault("taskmanager.rpc.port", "6122")
 	if flinkv1beta1.HAEnabled(conf) {
-		setDefault("high-availability.cluster-id", d.Name)
+		set("high-availability.cluster-id", d.Name)
 	}
 	if j := c.Spec.Job; j != nil {
 		applicationConfig(c, j, conf)
@@ -150,7 +150,11 @@ func renderConfigMap(c Cluster, conf map[string]string) (*corev1.ConfigMap, erro
 		b.Write(line)
 	}
 	data := map[string]string{ConfigFileName(c.Spec.FlinkVersion): b.String()}
-	maps.Copy(data, c.Spec.LogConfiguration)
+	for _, k := range flinkv1beta1.LogConfigurationKeys { // never another file, such as config.yaml
+		if v, ok := c.Spec.LogConfiguration[k]; ok {
+			data[k] = v
+		}
+	}
 	return &corev1.ConfigMap{
 		ObjectMeta: objectMeta(d, ConfigMapName(d.Name), ""),
 		Data:       data,

@@ -138,13 +138,6 @@ func flinkMemory(s string) (resource.Quantity, bool) {
 	if s == "" {
 		return resource.Quantity{}, false
 	}
-	for suffix, unit := range map[string]string{"m": "Mi", "mb": "Mi", "g": "Gi", "gb": "Gi", "k": "Ki", "kb": "Ki"} {
-		if n, ok := cutSuffixFold(s, suffix); ok {
-			if q, err := resource.ParseQuantity(n + unit); err == nil {
-				return q, true
-			}
-		}
-	}
-	q, err := resource.ParseQuantity(s)
+	q, err := flinkv1beta1.ParseFlinkMemory(s)
 	return q, err == nil
 }

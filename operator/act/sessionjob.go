@@ -1,8 +1,8 @@
 package act
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path"
@@ -18,7 +18,7 @@ import (
 // API.
 type SessionFlinkAPI interface {
 	ListJars(ctx context.Context) ([]flink.Jar, error)
-	UploadJar(ctx context.Context, name string, jar io.Reader) (string, error)
+	UploadJar(ctx context.Context, name string, jar io.Reader, size int64) (string, error)
 	RunJar(ctx context.Context, jarID string, req flink.RunJarRequest) (string, error)
 	DeleteJar(ctx context.Context, jarID string) error
 	CancelJob(ctx context.Context, jobID string) error
@@ -33,7 +33,14 @@ type SessionJobExecutor struct {
 	Flink func(cluster *flinkv1beta1.FlinkDeployment) SessionFlinkAPI
 	// Jars fetches file:// and http(s):// jars.
 	Jars *flink.JarFetcher
+	// FetchSlots bounds the jar fetches under way at once (one token a fetch; nil: no
+	// bound). With fewer slots than reconcile workers, slow jar servers can never hold every
+	// worker: a reconcile that finds no slot free gets ErrJarFetchBusy at once.
+	FetchSlots chan struct{}
 }
+
+// ErrJarFetchBusy is returned when every jar fetch slot is taken: try again shortly.
+var ErrJarFetchBusy = errors.New("every jar fetch slot is busy")
 
 // Execute performs one action against the session cluster. An error means it did not (fully)
 // happen; retrying is safe.
@@ -108,13 +115,22 @@ func (e *SessionJobExecutor) jar(ctx context.Context, api SessionFlinkAPI, s *se
 		return jars[i].ID, nil
 	}
 	if sessionjob.IsLocalJar(s.Job.JarURI) {
-		return "", fmt.Errorf("jar %s is not on the session cluster: a local:// jar must be in the cluster's image, listed by GET /jars", s.Job.JarURI)
+		return "", fmt.Errorf("%w: jar %s is not on the session cluster: a local:// jar must be in the cluster's image, listed by GET /jars", flink.ErrJarFetch, s.Job.JarURI)
 	}
-	data, err := e.Jars.Fetch(ctx, s.Job.JarURI)
+	if e.FetchSlots != nil {
+		select {
+		case e.FetchSlots <- struct{}{}:
+			defer func() { <-e.FetchSlots }()
+		default:
+			return "", ErrJarFetchBusy
+		}
+	}
+	jar, err := e.Jars.Fetch(ctx, s.Job.JarURI)
 	if err != nil {
 		return "", err
 	}
-	id, err := api.UploadJar(ctx, name, bytes.NewReader(data))
+	defer func() { _ = jar.Close() }()
+	id, err := api.UploadJar(ctx, name, jar, jar.Size)
 	return id, wrap("upload jar "+name, err)
 }
 

@@ -115,8 +115,10 @@ func Load(path string) (Options, map[string]string, error) {
 }
 
 // With returns o overridden by the kubernetes.operator.* keys of conf (a flattened Flink
-// configuration). Other keys are ignored; a malformed value is an error naming the key.
+// configuration). Other keys are ignored; a malformed or out-of-bounds value is an error
+// naming the key, and then o is returned unchanged (no partial override takes effect).
 func (o Options) With(conf map[string]string) (Options, error) {
+	base := o
 	var errs []string
 	dur := func(key string, dst *time.Duration) {
 		if v, ok := conf[key]; ok {
@@ -155,6 +157,7 @@ func (o Options) With(conf map[string]string) (Options, error) {
 	boolean(KeyHealthCheckpoints, &o.HealthCheckpoints)
 	dur(KeyHealthRestartsWindow, &o.HealthRestartsWindow)
 	dur(KeyHealthCheckpointsWindow, &o.HealthCheckpointsWindow)
+	errs = append(errs, o.checkBounds(conf)...)
 	positive := func(key string, dst *int) {
 		if v, ok := conf[key]; ok {
 			n, err := strconv.Atoi(strings.TrimSpace(v))
@@ -176,7 +179,7 @@ func (o Options) With(conf map[string]string) (Options, error) {
 		}
 	}
 	if len(errs) > 0 {
-		return o, fmt.Errorf("invalid operator options: %s", strings.Join(errs, "; "))
+		return base, fmt.Errorf("invalid operator options: %s", strings.Join(errs, "; "))
 	}
 	return o, nil
 }
@@ -222,6 +225,9 @@ func ParseDuration(s string) (time.Duration, error) {
 	unit, ok := units[strings.TrimSpace(s[i:])]
 	if !ok {
 		return 0, fmt.Errorf("%q has an unknown time unit", s)
+	}
+	if n > int64(MaxDuration/unit) {
+		return 0, fmt.Errorf("%q is longer than %s", s, MaxDuration)
 	}
 	return time.Duration(n) * unit, nil
 }

@@ -71,3 +71,28 @@ func TestLoad(t *testing.T) {
 		t.Errorf("Load(\"\") = %+v, %v", d, err)
 	}
 }
+
+// A resource's options cannot make the operator poll without pause, or overflow a duration.
+func TestWithBounds(t *testing.T) {
+	for conf, wantErr := range map[string]string{
+		KeyReconcileInterval + "=1":                  KeyReconcileInterval,
+		KeyProgressCheckInterval + "=500ms":          KeyProgressCheckInterval,
+		KeyPeriodicSavepoint + "=1s":                 KeyPeriodicSavepoint,
+		KeyFlinkClientTimeout + "=1h":                KeyFlinkClientTimeout,
+		KeyReconcileInterval + "=99999999999999999d": "longer than",
+		KeyReconcileInterval + "=1s":                 "",
+		KeyPeriodicSavepoint + "=0":                  "",
+	} {
+		k, v, _ := strings.Cut(conf, "=")
+		got, err := Defaults().With(map[string]string{k: v})
+		if err != nil && got != Defaults() {
+			t.Errorf("%s: an invalid option changed the options: %+v", conf, got)
+		}
+		switch {
+		case wantErr == "" && err != nil:
+			t.Errorf("%s: unexpected error %v", conf, err)
+		case wantErr != "" && (err == nil || !strings.Contains(err.Error(), wantErr)):
+			t.Errorf("%s: err = %v, want one naming %q", conf, err, wantErr)
+		}
+	}
+}

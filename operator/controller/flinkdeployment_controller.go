@@ -95,8 +95,7 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	if err := r.Executor.Execute(ctx, &d, res.Action); err != nil {
 		log.FromContext(ctx).Error(err, "action failed", "action", res.Action.Kind)
 		r.Metrics.ReconcileError(string(res.Action.Kind))
-		r.Recorder.Event(&d, corev1.EventTypeWarning, "ActionFailed", fmt.Sprintf("%s failed: %v", res.Action.Kind, err))
-		return ctrl.Result{}, fmt.Errorf("%s: %w", res.Action.Kind, err)
+		return ctrl.Result{}, reportActionFailure(ctx, r.Client, r.Recorder, &d, &d.Status.CommonStatus, res.Status.Error, string(res.Action.Kind), err)
 	}
 	recordEvents(r.Recorder, r.Metrics, &d, res.Events)
 	if err := r.patchStatus(ctx, &d, res.Status); err != nil {

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -10,14 +11,23 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/config"
 	"github.com/flinkop/flinkop/operator/metrics"
 	"github.com/flinkop/flinkop/operator/sessionjob"
+)
+
+// SessionJobWorkers is how many session jobs are reconciled at once; JarFetchSlots (fewer)
+// of them may be fetching a jar, so a slow jar server never holds every worker.
+const (
+	SessionJobWorkers = 4
+	JarFetchSlots     = SessionJobWorkers / 2
 )
 
 // SessionJobFinalizer keeps a FlinkSessionJob until its job is stopped and its jars deleted
@@ -69,11 +79,12 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		res.Status.Error = optErr.Error()
 		r.Recorder.Event(&j, corev1.EventTypeWarning, "InvalidOptions", optErr.Error())
 	}
-	if err := r.Executor.Execute(ctx, cluster, res.Action); err != nil {
+	if err := r.Executor.Execute(ctx, cluster, res.Action); errors.Is(err, act.ErrJarFetchBusy) {
+		return ctrl.Result{RequeueAfter: opts.ProgressCheckInterval}, nil // other jobs' jars are being fetched
+	} else if err != nil {
 		log.FromContext(ctx).Error(err, "action failed", "action", res.Action.Kind)
 		r.Metrics.ReconcileError(string(res.Action.Kind))
-		r.Recorder.Event(&j, corev1.EventTypeWarning, "ActionFailed", fmt.Sprintf("%s failed: %v", res.Action.Kind, err))
-		return ctrl.Result{}, fmt.Errorf("%s: %w", res.Action.Kind, err)
+		return ctrl.Result{}, reportActionFailure(ctx, r.Client, r.Recorder, &j, &j.Status.CommonStatus, res.Status.Error, string(res.Action.Kind), err)
 	}
 	recordEvents(r.Recorder, r.Metrics, &j, res.Events)
 	if !equality.Semantic.DeepEqual(j.Status, res.Status) {
@@ -117,6 +128,7 @@ func (r *FlinkSessionJobReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&flinkv1beta1.FlinkSessionJob{}).
 		Watches(&flinkv1beta1.FlinkDeployment{}, handler.EnqueueRequestsFromMapFunc(r.sessionJobsOf)).
 		Named("flinksessionjob").
+		WithOptions(controller.Options{MaxConcurrentReconciles: SessionJobWorkers}).
 		Complete(r)
 }
 

@@ -1,6 +1,10 @@
 package controller
 
-// The operator's permissions, kept in alphabetical order of API group and resource.
+// The operator's permissions, kept in alphabetical order of API group and resource. The
+// leader election Lease lives in the operator's own namespace only (a Role there). The
+// metrics endpoint's TokenReview and SubjectAccessReview rights are a separate ClusterRole
+// (config/rbac/metrics_auth_role.yaml), so the namespaced install can bind this one per
+// watched namespace.
 //
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create;update;patch;delete;deletecollection
 // +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;update;patch;delete
@@ -8,7 +12,7 @@ package controller
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
-// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete,namespace=flinkop-system
 // +kubebuilder:rbac:groups=flink.apache.org,resources=flinkdeployments;flinksessionjobs,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=flink.apache.org,resources=flinkdeployments/finalizers;flinksessionjobs/finalizers,verbs=update
 // +kubebuilder:rbac:groups=flink.apache.org,resources=flinkdeployments/status;flinksessionjobs/status,verbs=get;update;patch

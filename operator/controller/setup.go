@@ -59,6 +59,7 @@ func (s Setup) NewFlinkDeploymentReconciler(mgr ctrl.Manager) *FlinkDeploymentRe
 // call it directly, without a manager.
 func (s Setup) Reconciler(c client.Client, rec EventRecorder) *FlinkDeploymentReconciler {
 	s = s.withDefaults()
+	rec = boundedEvents{rec}
 	clients := s.clients
 	return &FlinkDeploymentReconciler{
 		Client:   c,
@@ -105,6 +106,7 @@ func (s Setup) NewFlinkSessionJobReconciler(mgr ctrl.Manager) *FlinkSessionJobRe
 // recorder; the harness and tests call it directly, without a manager.
 func (s Setup) SessionJobReconciler(c client.Client, rec EventRecorder) *FlinkSessionJobReconciler {
 	s = s.withDefaults()
+	rec = boundedEvents{rec}
 	return &FlinkSessionJobReconciler{
 		Client:   c,
 		Recorder: rec,
@@ -116,6 +118,7 @@ func (s Setup) SessionJobReconciler(c client.Client, rec EventRecorder) *FlinkSe
 		},
 		Executor: &act.SessionJobExecutor{
 			Flink: func(d *flinkv1beta1.FlinkDeployment) act.SessionFlinkAPI { return s.clients(d) }, Jars: s.Jars,
+			FetchSlots: make(chan struct{}, JarFetchSlots),
 		},
 	}
 }

@@ -136,8 +136,9 @@ func (s *step) observeRuns() {
 
 func (s *step) schedule() {
 	s.st.ObservedGeneration = s.d.Generation
-	expr := strings.TrimSpace(s.d.Annotations[AnnotationSchedule])
-	if expr == "" {
+	raw, present := s.d.Annotations[AnnotationSchedule]
+	expr := strings.TrimSpace(raw)
+	if !present { // removed; present but empty is an invalid schedule
 		if s.cron.Schedule != "" {
 			s.event(decide.Normal, "CronUnscheduled", "The "+AnnotationSchedule+" annotation was removed: no new runs start")
 		}

@@ -148,6 +148,18 @@ func TestDecide(t *testing.T) {
 		d:    template(annotate(cron.AnnotationSchedule, "every day at two")), now: at4,
 		want: outcome{Action: cron.ActNone, Error: true, Reasons: "InvalidCron"},
 	}, {
+		name: "@every 1s is an error: fires are at least a minute apart",
+		d:    template(annotate(cron.AnnotationSchedule, "@every 1s")), now: at4,
+		want: outcome{Action: cron.ActNone, Error: true, Reasons: "InvalidCron"},
+	}, {
+		name: "an empty schedule is an error",
+		d:    template(annotate(cron.AnnotationSchedule, "")), now: at4,
+		want: outcome{Action: cron.ActNone, Error: true, Reasons: "InvalidCron"},
+	}, {
+		name: "@every 1m is a schedule",
+		d:    template(annotate(cron.AnnotationSchedule, "@every 1m")), now: at4,
+		want: outcome{Action: cron.ActNone, LastSchedule: at4, Reasons: "CronScheduled"},
+	}, {
 		name: "a bad concurrency policy is an error",
 		d:    template(scheduledSince(t0), annotate(cron.AnnotationConcurrencyPolicy, "Allow")), now: at4,
 		want: outcome{Action: cron.ActNone, LastSchedule: t0, Error: true, Reasons: "InvalidCron"},

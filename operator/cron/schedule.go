@@ -65,6 +65,11 @@ func ParsePolicy(d *flinkv1beta1.FlinkDeployment) (Policy, error) {
 	if p.Schedule, err = parser.Parse(strings.TrimSpace(a[AnnotationSchedule])); err != nil {
 		return p, fmt.Errorf("annotation %s: %q is not a cron expression: %w", AnnotationSchedule, a[AnnotationSchedule], err)
 	}
+	// Run names have minute resolution, and each run deploys a cluster: fires are at least a
+	// minute apart (only @every can ask for less).
+	if every, ok := p.Schedule.(robfig.ConstantDelaySchedule); ok && every.Delay < time.Minute {
+		return p, fmt.Errorf("annotation %s: %q fires more often than once a minute", AnnotationSchedule, a[AnnotationSchedule])
+	}
 	switch p.Concurrency = a[AnnotationConcurrencyPolicy]; p.Concurrency {
 	case "":
 		p.Concurrency = Forbid

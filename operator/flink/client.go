@@ -71,6 +71,9 @@ func (c *Client) send(ctx context.Context, method, path string, body io.Reader, 
 	if err != nil {
 		return &Error{Method: method, Path: path, Err: err}
 	}
+	if sb, ok := body.(sizedBody); ok {
+		req.ContentLength = sb.size
+	}
 	req.Header.Set("Accept", "application/json")
 	if body != nil {
 		req.Header.Set("Content-Type", contentType)

@@ -217,7 +217,7 @@ func TestSessionJarUploadRunCancel(t *testing.T) {
 	w := newWorld(t)
 	c, _ := w.start("session", conf(), false)
 	ctx := context.Background()
-	jarID, err := c.UploadJar(ctx, "wordcount.jar", strings.NewReader("PK\x03\x04"))
+	jarID, err := c.UploadJar(ctx, "wordcount.jar", strings.NewReader("PK\x03\x04"), 4)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package flink
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -33,29 +32,39 @@ type RunJarRequest struct {
 	FlinkConfiguration map[string]string `json:"flinkConfiguration,omitempty"`
 }
 
-// UploadJar uploads a jar (multipart field "jarfile") and returns its id.
-func (c *Client) UploadJar(ctx context.Context, name string, jar io.Reader) (string, error) {
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	fw, err := mw.CreateFormFile("jarfile", name)
-	if err != nil {
+// UploadJar uploads a jar of size bytes (multipart field "jarfile") and returns its id. The
+// jar is streamed, never held in memory, with its exact Content-Length.
+func (c *Client) UploadJar(ctx context.Context, name string, jar io.Reader, size int64) (string, error) {
+	var head, tail bytes.Buffer
+	mw := multipart.NewWriter(&head)
+	if _, err := mw.CreateFormFile("jarfile", name); err != nil {
 		return "", err
 	}
-	if _, err := io.Copy(fw, jar); err != nil {
-		return "", fmt.Errorf("read jar %s: %w", name, err)
-	}
+	prefix := bytes.Clone(head.Bytes())
+	head.Reset()
 	if err := mw.Close(); err != nil {
 		return "", err
+	}
+	tail.Write(head.Bytes())
+	body := sizedBody{
+		Reader: io.MultiReader(bytes.NewReader(prefix), io.LimitReader(jar, size), &tail),
+		size:   int64(len(prefix)) + size + int64(tail.Len()),
 	}
 	var out struct {
 		Filename string `json:"filename"`
 		Status   string `json:"status"`
 	}
-	if err := c.send(ctx, http.MethodPost, "/jars/upload", &buf, mw.FormDataContentType(), &out); err != nil {
+	if err := c.send(ctx, http.MethodPost, "/jars/upload", body, mw.FormDataContentType(), &out); err != nil {
 		return "", err
 	}
-	// The jar id is the basename of the stored file.
+	// The jar is the basename of the stored file.
 	return path.Base(out.Filename), nil
+}
+
+// sizedBody is a request body of known length (sent with Content-Length, not chunked).
+type sizedBody struct {
+	io.Reader
+	size int64
 }
 
 // ListJars lists the uploaded jars.

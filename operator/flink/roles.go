@@ -32,7 +32,7 @@ type JobController interface {
 
 // JarRunner submits jobs to a session cluster.
 type JarRunner interface {
-	UploadJar(ctx context.Context, name string, jar io.Reader) (string, error)
+	UploadJar(ctx context.Context, name string, jar io.Reader, size int64) (string, error)
 	RunJar(ctx context.Context, jarID string, req RunJarRequest) (string, error)
 	DeleteJar(ctx context.Context, jarID string) error
 }

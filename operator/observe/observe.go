@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flinkop/flinkop/operator/act"
@@ -51,10 +52,10 @@ type Observer struct {
 func (o *Observer) Observe(ctx context.Context, d *flinkv1beta1.FlinkDeployment) (decide.Observation, error) {
 	var obs decide.Observation
 	var err error
-	if obs.JobManager, err = o.deployment(ctx, d.Namespace, act.JobManagerName(d.Name)); err != nil {
+	if obs.JobManager, err = o.deployment(ctx, d, act.JobManagerName(d.Name)); err != nil {
 		return obs, err
 	}
-	if obs.TaskManager, err = o.deployment(ctx, d.Namespace, act.TaskManagerName(d.Name)); err != nil {
+	if obs.TaskManager, err = o.deployment(ctx, d, act.TaskManagerName(d.Name)); err != nil {
 		return obs, err
 	}
 	if obs.JobManager != nil {
@@ -80,16 +81,18 @@ func (o *Observer) Observe(ctx context.Context, d *flinkv1beta1.FlinkDeployment)
 	return obs, nil
 }
 
-func (o *Observer) deployment(ctx context.Context, ns, name string) (*decide.DeploymentState, error) {
+// deployment observes one of d's Deployments. One that d does not control is not d's: it
+// counts as absent, and deploying over it fails with act.ErrNotOwned.
+func (o *Observer) deployment(ctx context.Context, d *flinkv1beta1.FlinkDeployment, name string) (*decide.DeploymentState, error) {
 	var dep appsv1.Deployment
-	if err := o.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &dep); err != nil {
+	if err := o.Client.Get(ctx, client.ObjectKey{Namespace: d.Namespace, Name: name}, &dep); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("get deployment %s/%s: %w", ns, name, err)
+		return nil, fmt.Errorf("get deployment %s/%s: %w", d.Namespace, name, err)
 	}
-	if dep.DeletionTimestamp != nil {
-		return nil, nil // going away: treat as gone
+	if dep.DeletionTimestamp != nil || !metav1.IsControlledBy(&dep, d) {
+		return nil, nil // going away, or not d's: treat as gone
 	}
 	s := &decide.DeploymentState{
 		Replicas: dep.Status.Replicas, ReadyReplicas: dep.Status.ReadyReplicas, AvailableReplicas: dep.Status.AvailableReplicas,
@@ -144,11 +147,10 @@ func (o *Observer) jobManagerPods(ctx context.Context, d *flinkv1beta1.FlinkDepl
 	return problem, neverStarted, nil
 }
 
-// HAClusterID is the HA cluster id of a deployment: high-availability.cluster-id, or its name.
+// HAClusterID is the HA cluster id of a deployment: always its name (the operator sets
+// high-availability.cluster-id itself; a tenant-chosen id could reach another resource's HA
+// metadata).
 func HAClusterID(d *flinkv1beta1.FlinkDeployment) string {
-	if v, ok := d.Spec.FlinkConfiguration.Get("high-availability.cluster-id"); ok && v != "" {
-		return v
-	}
 	return d.Name
 }
 
@@ -204,14 +206,18 @@ func (o *Observer) leftovers(ctx context.Context, d *flinkv1beta1.FlinkDeploymen
 		return nil, err
 	}
 	for _, s := range svcs.Items {
-		out = append(out, "service/"+s.Name)
+		if metav1.IsControlledBy(&s, d) {
+			out = append(out, "service/"+s.Name)
+		}
 	}
 	var cms corev1.ConfigMapList
 	if err := o.Client.List(ctx, &cms, client.InNamespace(d.Namespace), sel); err != nil {
 		return nil, err
 	}
 	for _, c := range cms.Items {
-		out = append(out, "configmap/"+c.Name)
+		if metav1.IsControlledBy(&c, d) {
+			out = append(out, "configmap/"+c.Name)
+		}
 	}
 	// A JobManager pod that is still shutting down may write HA metadata after it was deleted:
 	// deletion waits for the pods, so that its last pass removes what they wrote.
@@ -233,7 +239,7 @@ func (o *Observer) ingress(ctx context.Context, d *flinkv1beta1.FlinkDeployment)
 		}
 		return nil, fmt.Errorf("get ingress: %w", err)
 	}
-	if ing.DeletionTimestamp != nil || ing.Labels[act.LabelManagedBy] != act.ManagedBy {
+	if ing.DeletionTimestamp != nil || ing.Labels[act.LabelManagedBy] != act.ManagedBy || !metav1.IsControlledBy(&ing, d) {
 		return nil, nil // going away, or not ours
 	}
 	return &decide.IngressState{Hash: ing.Annotations[act.AnnotationIngressHash]}, nil

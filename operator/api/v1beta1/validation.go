@@ -2,6 +2,8 @@ package v1beta1
 
 import (
 	"fmt"
+	"maps"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -15,7 +17,13 @@ var SupportedFlinkVersions = []FlinkVersion{
 }
 
 // operatorOwnedKeys are Flink configuration keys the operator sets itself.
-var operatorOwnedKeys = []string{"kubernetes.namespace", "kubernetes.cluster-id"}
+// They are Apache's forbidden keys: a tenant-chosen cluster id could reach another resource's
+// pods, Services or HA metadata.
+var operatorOwnedKeys = []string{"kubernetes.namespace", "kubernetes.cluster-id", "high-availability.cluster-id"}
+
+// internalKeyPrefix starts Flink's internal keys, which the operator sets for the job it runs
+// (job id, main class, program arguments).
+const internalKeyPrefix = "$internal."
 
 // Validate checks the rules the CRD schema cannot express. Each error names its field path;
 // the reconciler reports them in status.error and a Warning Event and keeps the last valid
@@ -27,6 +35,20 @@ func (d *FlinkDeployment) Validate() field.ErrorList {
 	spec := field.NewPath("spec")
 	var errs field.ErrorList
 	s := &d.Spec
+	errs = append(errs, validateName(field.NewPath("metadata", "name"), d.Name)...)
+	errs = append(errs, validateSize(spec, s)...)
+	errs = append(errs, validateLogConfiguration(spec.Child("logConfiguration"), s.LogConfiguration)...)
+	if jm := s.JobManager; jm != nil {
+		errs = append(errs, validateResource(spec.Child("jobManager", "resource"), jm.Resource)...)
+		errs = append(errs, validateRange(spec.Child("jobManager", "replicas"), jm.Replicas, 1, MaxReplicas)...)
+	}
+	if tm := s.TaskManager; tm != nil {
+		errs = append(errs, validateResource(spec.Child("taskManager", "resource"), tm.Resource)...)
+		errs = append(errs, validateRange(spec.Child("taskManager", "replicas"), tm.Replicas, 0, MaxReplicas)...)
+	}
+	if s.Job != nil {
+		errs = append(errs, validateRange(spec.Child("job", "parallelism"), s.Job.Parallelism, 1, MaxParallelism)...)
+	}
 
 	switch {
 	case s.FlinkVersion == "":
@@ -86,10 +108,13 @@ func (j *FlinkSessionJob) Validate() field.ErrorList {
 		errs = append(errs, field.Required(spec.Child("job"), "a session job needs a job"))
 	} else if j.Spec.Job.JarURI == "" {
 		errs = append(errs, field.Required(spec.Child("job", "jarURI"), "the job jar (local://, file://, http:// or https://)"))
-	} else if scheme, _, _ := strings.Cut(j.Spec.Job.JarURI, "://"); !slices.Contains(SessionJarSchemes, scheme) || !strings.HasSuffix(j.Spec.Job.JarURI, ".jar") {
-		errs = append(errs, field.Invalid(spec.Child("job", "jarURI"), j.Spec.Job.JarURI,
-			"a session job jar is a .jar at a local://, file://, http:// or https:// URI"))
+	} else if u, err := ParseJarURI(j.Spec.Job.JarURI); err != nil || !slices.Contains(SessionJarSchemes, u.Scheme) {
+		errs = append(errs, field.Invalid(spec.Child("job", "jarURI"), redactURI(j.Spec.Job.JarURI),
+			"a session job jar is a .jar at a local://, file://, http:// or https:// URI, without user information, query or fragment"))
+	} else {
+		errs = append(errs, validateRange(spec.Child("job", "parallelism"), j.Spec.Job.Parallelism, 1, MaxParallelism)...)
 	}
+	errs = append(errs, validateSize(spec, &j.Spec)...)
 	_, confErrs := validateConfiguration(spec.Child("flinkConfiguration"), j.Spec.FlinkConfiguration)
 	return append(errs, confErrs...)
 }
@@ -100,8 +125,8 @@ func validateConfiguration(path *field.Path, c FlinkConfiguration) (map[string]s
 		return nil, field.ErrorList{field.Invalid(path, "(configuration)", err.Error())}
 	}
 	var errs field.ErrorList
-	for _, k := range operatorOwnedKeys {
-		if _, ok := conf[k]; ok {
+	for _, k := range slices.Sorted(maps.Keys(conf)) {
+		if slices.Contains(operatorOwnedKeys, k) || strings.HasPrefix(k, internalKeyPrefix) {
 			errs = append(errs, field.Forbidden(path.Key(k), "the operator sets this key itself"))
 		}
 	}
@@ -139,4 +164,12 @@ func versionStrings() []string {
 		out[i] = string(v)
 	}
 	return out
+}
+
+// redactURI hides the password of a URI that has one (it is echoed in status and Events).
+func redactURI(uri string) string {
+	if u, err := url.Parse(uri); err == nil {
+		return u.Redacted()
+	}
+	return "(unparsable URI)"
 }

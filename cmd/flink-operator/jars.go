@@ -1,0 +1,50 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"github.com/flinkop/flinkop/operator/flink"
+)
+
+// jarOptions are the flags of session job jar fetching. They are the operator
+// administrator's: a resource's flinkConfiguration cannot change them.
+type jarOptions struct {
+	fileRoot, hosts, cidrs, tempDir string
+	maxBytes                        int64
+}
+
+func jarFlags(fs *flag.FlagSet) *jarOptions {
+	o := &jarOptions{}
+	fs.StringVar(&o.fileRoot, "jar-file-root", "", "the only directory file:// session job jars are read from (default: file:// jars refused)")
+	fs.StringVar(&o.hosts, "jar-allowed-hosts", "", "comma-separated hosts http(s) jars may come from, exact or *.domain (default: any host with a public address)")
+	fs.StringVar(&o.cidrs, "jar-allowed-cidrs", "", "comma-separated CIDRs jars may be fetched from although not public (loopback, private, link-local)")
+	fs.StringVar(&o.tempDir, "jar-temp-dir", "", "directory jars are staged in while uploaded (default: $TMPDIR or /tmp)")
+	fs.Int64Var(&o.maxBytes, "jar-max-bytes", flink.DefaultJarMaxBytes, "largest session job jar fetched, in bytes")
+	return o
+}
+
+func (o *jarOptions) fetcher() (*flink.JarFetcher, error) {
+	f := &flink.JarFetcher{FileRoot: o.fileRoot, TempDir: o.tempDir, MaxBytes: o.maxBytes}
+	f.Policy.AllowedHosts = split(o.hosts)
+	for _, c := range split(o.cidrs) {
+		p, err := netip.ParsePrefix(c)
+		if err != nil {
+			return nil, fmt.Errorf("--jar-allowed-cidrs: %w", err)
+		}
+		f.Policy.AllowedCIDRs = append(f.Policy.AllowedCIDRs, p)
+	}
+	return f, nil
+}
+
+func split(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,138 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/flinkop/flinkop/operator/act"
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+)
+
+// foreignObject is an object another tenant (or the cluster) owns in the world's namespace,
+// and the resourceVersion it had when the checker was told of it.
+type foreignObject struct {
+	obj client.Object
+	rv  string
+}
+
+// Foreign creates obj in the world's namespace as someone else's object (no controller
+// reference to any Flink resource) and has the checker hold the operator to never changing
+// or deleting it.
+func (c *Checker) Foreign(obj client.Object) error {
+	obj.SetNamespace(c.w.Namespace)
+	if err := c.w.Client.Create(context.Background(), obj); err != nil {
+		return fmt.Errorf("create foreign %T %s: %w", obj, obj.GetName(), err)
+	}
+	c.foreign = append(c.foreign, foreignObject{obj: obj.DeepCopyObject().(client.Object), rv: obj.GetResourceVersion()})
+	return nil
+}
+
+// foreignUntouched: no object the world's resources do not own was changed or deleted.
+func (c *Checker) foreignUntouched() []string {
+	var out []string
+	for _, f := range c.foreign {
+		cur := f.obj.DeepCopyObject().(client.Object)
+		err := c.w.Client.Get(context.Background(), client.ObjectKeyFromObject(f.obj), cur)
+		switch {
+		case err != nil:
+			out = append(out, fmt.Sprintf("foreign %T %s: %v (an object no Flink resource owns was deleted)", f.obj, f.obj.GetName(), err))
+		case cur.GetResourceVersion() != f.rv:
+			out = append(out, fmt.Sprintf("foreign %T %s was written (resourceVersion %s → %s): an object no Flink resource owns", f.obj, f.obj.GetName(), f.rv, cur.GetResourceVersion()))
+		}
+	}
+	return out
+}
+
+// operatorKeys are the configuration keys the operator sets or removes itself: per-field
+// consistency does not hold the rendered configuration to the spec for them.
+var operatorKeys = []string{
+	"kubernetes.cluster-id", "kubernetes.namespace", "high-availability.cluster-id", "jobmanager.rpc.address",
+	"rest.port", "pipeline.jars", "execution.target", "execution.shutdown-on-application-finish",
+	"execution.submit-failed-job-on-application-error", "parallelism.default", "execution.savepoint.path",
+	"execution.savepoint.ignore-unclaimed-state",
+}
+
+// SpecRendered checks per-field consistency of a FlinkDeployment that runs its current spec:
+// the rendered configuration holds every key of the spec's flinkConfiguration with its
+// value, the logging files are the spec's, and the TaskManager's and JobManager's memory and
+// CPU are the spec's. It returns the differences.
+func (c *Checker) SpecRendered(d *flinkv1beta1.FlinkDeployment) []string {
+	ctx := context.Background()
+	var out []string
+	var cm corev1.ConfigMap
+	if err := c.w.Client.Get(ctx, client.ObjectKey{Namespace: d.Namespace, Name: act.ConfigMapName(d.Name)}, &cm); err != nil {
+		return []string{fmt.Sprintf("%s: rendered configuration: %v", d.Name, err)}
+	}
+	rendered := map[string]string{}
+	if err := yaml.Unmarshal([]byte(cm.Data[act.ConfigFileName(d.Spec.FlinkVersion)]), &rendered); err != nil {
+		out = append(out, fmt.Sprintf("%s: rendered configuration does not parse: %v", d.Name, err))
+	}
+	conf, _ := d.Spec.FlinkConfiguration.Flatten()
+	for _, k := range slices.Sorted(maps.Keys(conf)) {
+		if !slices.Contains(operatorKeys, k) && !strings.HasPrefix(k, "$internal.") && rendered[k] != conf[k] {
+			out = append(out, fmt.Sprintf("%s: configuration %s is %q in the spec, %q as rendered", d.Name, k, conf[k], rendered[k]))
+		}
+	}
+	for k, v := range d.Spec.LogConfiguration {
+		if cm.Data[k] != v {
+			out = append(out, fmt.Sprintf("%s: logging file %s differs from the spec", d.Name, k))
+		}
+	}
+	for name, res := range map[string]*flinkv1beta1.Resource{act.JobManagerName(d.Name): jmResource(d), act.TaskManagerName(d.Name): tmResource(d)} {
+		if res != nil {
+			out = append(out, c.resourcesRendered(d.Namespace, name, *res)...)
+		}
+	}
+	return out
+}
+
+func jmResource(d *flinkv1beta1.FlinkDeployment) *flinkv1beta1.Resource {
+	if d.Spec.JobManager == nil || d.Spec.JobManager.Resources != nil {
+		return nil
+	}
+	return &d.Spec.JobManager.Resource
+}
+
+func tmResource(d *flinkv1beta1.FlinkDeployment) *flinkv1beta1.Resource {
+	if d.Spec.TaskManager == nil || d.Spec.TaskManager.Resources != nil {
+		return nil
+	}
+	return &d.Spec.TaskManager.Resource
+}
+
+// resourcesRendered compares a Deployment's main container limits with the spec's shorthand.
+func (c *Checker) resourcesRendered(ns, name string, res flinkv1beta1.Resource) []string {
+	var dep appsv1.Deployment
+	if err := c.w.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, &dep); err != nil {
+		return []string{fmt.Sprintf("Deployment %s: %v", name, err)}
+	}
+	var limits corev1.ResourceList
+	for _, ct := range dep.Spec.Template.Spec.Containers {
+		if ct.Name == act.MainContainer {
+			limits = ct.Resources.Limits
+		}
+	}
+	var out []string
+	if res.Memory != "" {
+		want, err := flinkv1beta1.ParseFlinkMemory(res.Memory)
+		if got, ok := limits[corev1.ResourceMemory]; err != nil || !ok || got.Cmp(want) != 0 {
+			out = append(out, fmt.Sprintf("Deployment %s: memory %q in the spec, limit %v as rendered", name, res.Memory, limits.Memory()))
+		}
+	}
+	if res.CPU != nil {
+		want := resource.NewMilliQuantity(int64(*res.CPU*1000), resource.DecimalSI)
+		if got, ok := limits[corev1.ResourceCPU]; !ok || got.Cmp(*want) != 0 {
+			out = append(out, fmt.Sprintf("Deployment %s: cpu %v in the spec, limit %v as rendered", name, *res.CPU, limits.Cpu()))
+		}
+	}
+	return out
+}

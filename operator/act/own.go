@@ -1,0 +1,63 @@
+package act
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flinkop/flinkop/operator/flink"
+)
+
+// ErrNotOwned is returned when an object the operator would write already exists and is not
+// controlled by the resource: the operator never adopts, updates or deletes another's object
+// (a FlinkDeployment named like an existing Deployment, or two FlinkDeployments whose
+// rendered names meet, such as "a"'s Service a-rest and FlinkDeployment "a-rest").
+var ErrNotOwned = errors.New("exists and is not controlled by this resource")
+
+// checkControlled returns ErrNotOwned unless existing's controller is the object with uid.
+func checkControlled(existing client.Object, uid types.UID) error {
+	ref := metav1.GetControllerOf(existing)
+	if ref != nil && ref.UID == uid {
+		return nil
+	}
+	owner := "no controller"
+	if ref != nil {
+		owner = "controlled by " + ref.Kind + " " + ref.Name
+	}
+	return fmt.Errorf("%s %w (%s): rename the resource or remove the object", describe(existing), ErrNotOwned, owner)
+}
+
+// controllerUID is the uid of obj's controller (the resource it was rendered for).
+func controllerUID(obj client.Object) types.UID {
+	if ref := metav1.GetControllerOf(obj); ref != nil {
+		return ref.UID
+	}
+	return ""
+}
+
+// deleteOwned deletes obj (only its key is read) if it exists and is controlled by uid; an
+// object that is gone or belongs to another is left alone. The delete is conditional on the
+// uid read, so an object re-created in between is not deleted either.
+func deleteOwned(ctx context.Context, c client.Client, obj client.Object, uid types.UID, opts ...client.DeleteOption) error {
+	if err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+		return wrap("get "+describe(obj), client.IgnoreNotFound(err))
+	}
+	if checkControlled(obj, uid) != nil {
+		return nil
+	}
+	objUID := obj.GetUID()
+	opts = append(opts, client.Preconditions{UID: &objUID})
+	return wrap("delete "+describe(obj), client.IgnoreNotFound(c.Delete(ctx, obj, opts...)))
+}
+
+// IsPermanent reports whether an action failed for a reason a retry alone is unlikely to fix
+// and the user must see (an object owned by another; a jar that cannot be fetched: refused,
+// malformed, too large, missing or unreachable): the reconciler then puts the failure into
+// status.error as well as a Warning, while retrying with backoff.
+func IsPermanent(err error) bool {
+	return errors.Is(err, ErrNotOwned) || errors.Is(err, flink.ErrJarFetch)
+}

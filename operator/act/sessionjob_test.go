@@ -1,0 +1,71 @@
+package act
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/netip"
+	"testing"
+
+	"github.com/jarcoal/httpmock"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/flink"
+	"github.com/flinkop/flinkop/operator/sessionjob"
+)
+
+// uploads is a session cluster that records the jars uploaded to it.
+type uploads struct {
+	SessionFlinkAPI
+	got map[string]string
+}
+
+func (u *uploads) ListJars(context.Context) ([]flink.Jar, error) { return nil, nil }
+
+func (u *uploads) UploadJar(_ context.Context, name string, jar io.Reader, size int64) (string, error) {
+	data, err := io.ReadAll(jar)
+	if int64(len(data)) != size {
+		return "", errors.New("size does not match the jar")
+	}
+	u.got[name] = string(data)
+	return name, err
+}
+
+func (u *uploads) RunJar(context.Context, string, flink.RunJarRequest) (string, error) {
+	return "", nil
+}
+
+// publicDNS resolves every name to a public address.
+type publicDNS struct{}
+
+func (publicDNS) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
+	return []netip.Addr{netip.MustParseAddr("93.184.216.34")}, nil
+}
+
+// A fetch needs a free slot: with every slot taken the executor returns ErrJarFetchBusy at
+// once instead of waiting on a jar server; with one free it streams the jar to the cluster.
+func TestSubmitFetchSlots(t *testing.T) {
+	mt := httpmock.NewMockTransport()
+	mt.RegisterResponder(http.MethodGet, "https://jars.example.com/job.jar", httpmock.NewStringResponder(200, "PK-jar"))
+	api := &uploads{got: map[string]string{}}
+	e := &SessionJobExecutor{
+		Flink:      func(*flinkv1beta1.FlinkDeployment) SessionFlinkAPI { return api },
+		Jars:       &flink.JarFetcher{Transport: mt, TempDir: t.TempDir(), Policy: flink.FetchPolicy{Resolver: publicDNS{}}},
+		FetchSlots: make(chan struct{}, 1),
+	}
+	submit := sessionjob.Action{Kind: sessionjob.ActSubmitJob, Submit: &sessionjob.Submit{
+		Job: flinkv1beta1.JobSpec{JarURI: "https://jars.example.com/job.jar"}, JarName: "flinkop-x-job.jar",
+	}}
+	e.FetchSlots <- struct{}{} // another fetch is under way
+	if err := e.Execute(context.Background(), &flinkv1beta1.FlinkDeployment{}, submit); !errors.Is(err, ErrJarFetchBusy) {
+		t.Fatalf("with no free slot: err = %v, want ErrJarFetchBusy", err)
+	}
+	<-e.FetchSlots
+	if err := e.Execute(context.Background(), &flinkv1beta1.FlinkDeployment{}, submit); err != nil {
+		t.Fatalf("with a free slot: %v", err)
+	}
+	if api.got["flinkop-x-job.jar"] != "PK-jar" || len(e.FetchSlots) != 0 {
+		t.Errorf("uploaded %v, slots taken %d; want the jar and the slot released", api.got, len(e.FetchSlots))
+	}
+}

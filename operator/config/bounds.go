@@ -1,0 +1,37 @@
+package config
+
+import (
+	"fmt"
+	"time"
+)
+
+// Bounds of the options a resource may set in its flinkConfiguration: each keeps one
+// resource from making the operator poll its JobManager, or the API server, without pause.
+const (
+	// MaxDuration bounds every duration option.
+	MaxDuration = 365 * 24 * time.Hour
+	// MinPollInterval is the shortest reconcile and progress-check interval.
+	MinPollInterval = time.Second
+	// MinPeriodicSavepoint is the shortest periodic savepoint interval (0 turns them off).
+	MinPeriodicSavepoint = 30 * time.Second
+	// MinClientTimeout and MaxClientTimeout bound one Flink REST call.
+	MinClientTimeout = time.Second
+	MaxClientTimeout = 5 * time.Minute
+)
+
+// checkBounds returns an error for each option of conf whose value is out of its bounds.
+func (o Options) checkBounds(conf map[string]string) []string {
+	var errs []string
+	check := func(key string, v time.Duration, ok bool, rule string) {
+		if _, set := conf[key]; set && !ok {
+			errs = append(errs, fmt.Sprintf("%s: %s %s", key, v, rule))
+		}
+	}
+	check(KeyReconcileInterval, o.ReconcileInterval, o.ReconcileInterval >= MinPollInterval, fmt.Sprintf("is shorter than %s", MinPollInterval))
+	check(KeyProgressCheckInterval, o.ProgressCheckInterval, o.ProgressCheckInterval >= MinPollInterval, fmt.Sprintf("is shorter than %s", MinPollInterval))
+	check(KeyPeriodicSavepoint, o.PeriodicSavepoint, o.PeriodicSavepoint == 0 || o.PeriodicSavepoint >= MinPeriodicSavepoint,
+		fmt.Sprintf("is shorter than %s (0 turns periodic savepoints off)", MinPeriodicSavepoint))
+	check(KeyFlinkClientTimeout, o.FlinkClientTimeout, o.FlinkClientTimeout >= MinClientTimeout && o.FlinkClientTimeout <= MaxClientTimeout,
+		fmt.Sprintf("is not between %s and %s", MinClientTimeout, MaxClientTimeout))
+	return errs
+}

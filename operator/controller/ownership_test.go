@@ -1,0 +1,87 @@
+package controller_test
+
+import (
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flinkop/flinkop/operator/act"
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+)
+
+// deleteAndWait deletes the FlinkDeployment and steps until it is gone.
+func (e *env) deleteAndWait(name string) {
+	e.t.Helper()
+	if err := e.client.Delete(e.ctx, e.get(name)); err != nil {
+		e.t.Fatal(err)
+	}
+	for range 30 {
+		e.step(name)
+		var d flinkv1beta1.FlinkDeployment
+		if err := e.client.Get(e.ctx, client.ObjectKey{Namespace: ns, Name: name}, &d); apierrors.IsNotFound(err) {
+			return
+		}
+	}
+	e.t.Fatalf("%s was never deleted", name)
+}
+
+func hasError(substr string) func(d *flinkv1beta1.FlinkDeployment) bool {
+	return func(d *flinkv1beta1.FlinkDeployment) bool { return strings.Contains(d.Status.Error, substr) }
+}
+
+// A FlinkDeployment named like an existing Deployment it does not own reports an error and
+// neither changes, adopts nor deletes it.
+func TestForeignObjectIsNeverTakenOver(t *testing.T) {
+	e := newEnv(t)
+	one := int32(1)
+	foreign := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "taken", Namespace: ns, Labels: map[string]string{"team": "other"}},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: &one, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"team": "other"}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"team": "other"}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx"}}},
+			},
+		},
+	}
+	if err := e.client.Create(e.ctx, foreign); err != nil {
+		t.Fatal(err)
+	}
+	e.create(deployment("taken", flinkv1beta1.UpgradeModeStateless))
+	e.until("taken", 10, "reporting the foreign Deployment", hasError("is not controlled by this resource"))
+	if !e.hasEvent("Warning") {
+		t.Errorf("no Warning event in %v", e.events)
+	}
+	e.deleteAndWait("taken")
+	var got appsv1.Deployment
+	if err := e.client.Get(e.ctx, client.ObjectKeyFromObject(foreign), &got); err != nil {
+		t.Fatalf("the foreign Deployment was deleted: %v", err)
+	}
+	if got.Labels["team"] != "other" || len(got.OwnerReferences) != 0 || got.Spec.Template.Spec.Containers[0].Image != "nginx" {
+		t.Errorf("the foreign Deployment was changed: labels %v, owners %v", got.Labels, got.OwnerReferences)
+	}
+}
+
+// FlinkDeployments "coll" and "coll-rest" meet at Service coll-rest (coll's REST Service,
+// coll-rest's internal one): the first keeps it, the second reports the clash, and deleting
+// the second leaves the first's Service alone.
+func TestCollidingNamesDoNotFight(t *testing.T) {
+	e := newEnv(t)
+	e.createRunning(deployment("coll", flinkv1beta1.UpgradeModeStateless))
+	e.create(deployment("coll-rest", flinkv1beta1.UpgradeModeStateless))
+	e.until("coll-rest", 10, "reporting the clash", hasError("controlled by FlinkDeployment coll)"))
+	e.deleteAndWait("coll-rest")
+	var svc corev1.Service
+	if err := e.client.Get(e.ctx, client.ObjectKey{Namespace: ns, Name: act.RESTServiceName("coll")}, &svc); err != nil {
+		t.Fatalf("coll's REST Service was deleted with coll-rest: %v", err)
+	}
+	if ref := metav1.GetControllerOf(&svc); ref == nil || ref.Name != "coll" {
+		t.Errorf("coll's REST Service is controlled by %v", ref)
+	}
+	e.until("coll", 5, "still running", running(1))
+}

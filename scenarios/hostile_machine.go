@@ -1,0 +1,182 @@
+package scenarios
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"pgregory.net/rapid"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flinkop/flinkop/chaos"
+	"github.com/flinkop/flinkop/harness"
+	"github.com/flinkop/flinkop/operator/act"
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+)
+
+// hostileFaults are the API-level faults a hostile run adds: the operator must report bad
+// input even while its API server misbehaves.
+var hostileFaults = []chaos.Fault{
+	chaos.APIUnavailable{For: time.Minute}, chaos.APIErrors{Code: 409, Count: 2}, chaos.APIErrors{Code: 500, Count: 2},
+	chaos.StaleReads{For: 20 * time.Second}, chaos.MissedWatchEvents{Count: 1}, chaos.OperatorRestart{}, chaos.OperatorCrashAfterWrite{K: 1},
+}
+
+// hostileMachine drives one FlinkDeployment whose every field a tenant may set to anything,
+// next to objects another tenant owns, plus a FlinkSessionJob with hostile jars on a session
+// cluster. After every step the world's invariants hold (errors reported with Warnings,
+// Events within the API limit, no foreign object written, no fetch or upload beyond the
+// tenant boundary); once changes stop each resource converges or reports why within Settle,
+// an invalid spec is reported, and a running spec is what was rendered.
+type hostileMachine struct {
+	checked
+	name string
+	spec flinkv1beta1.FlinkDeploymentSpec
+	ann  map[string]string
+	job  flinkv1beta1.FlinkSessionJobSpec
+}
+
+// HostileProperty is the hostile-input property on worlds from newBackend (nil: the fake
+// backend).
+func HostileProperty(newBackend func() (harness.Backend, error)) func(*rapid.T) {
+	return func(t *rapid.T) {
+		if newBackend == nil {
+			newBackend = harness.FakeBackend
+		}
+		b, err := newBackend()
+		if err != nil {
+			t.Fatalf("backend: %v", err)
+		}
+		w := harness.NewWorldOn(b, rapid.Int64().Draw(t, "seed"))
+		m := &hostileMachine{name: hostileName(t), spec: BaseSpec(), job: BaseSessionJob(sessionCluster)}
+		m.checked = newChecked(w, m.name)
+		m.checker.WatchSessionCluster(sessionCluster)
+		m.foreign(t)
+		m.startSessionCluster(t)
+		m.apply(t)
+		m.run(t, 20*time.Second)
+		t.Repeat(map[string]func(*rapid.T){
+			"mutate": m.mutate,
+			"jar":    m.jar,
+			"fault":  m.fault,
+			"advance": func(t *rapid.T) {
+				m.run(t, time.Duration(rapid.IntRange(1, 120).Draw(t, "seconds"))*time.Second)
+			},
+			"": m.Check,
+		})
+		m.settle(t)
+	}
+}
+
+// foreign creates, with some probability each, another tenant's objects under the names the
+// resource renders.
+func (m *hostileMachine) foreign(t *rapid.T) {
+	labels := map[string]string{"team": "other"}
+	one := int32(1)
+	objs := map[string]client.Object{
+		"deployment": &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: act.JobManagerName(m.name), Labels: labels},
+			Spec: appsv1.DeploymentSpec{Replicas: &one, Selector: &metav1.LabelSelector{MatchLabels: labels},
+				Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+					Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx"}}}}}},
+		"service":   &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: act.RESTServiceName(m.name), Labels: labels}, Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}},
+		"configmap": &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: act.ConfigMapName(m.name), Labels: labels}, Data: map[string]string{"k": "v"}},
+	}
+	for _, kind := range []string{"deployment", "service", "configmap"} {
+		if rapid.Float64Range(0, 1).Draw(t, "foreign "+kind) < 0.25 {
+			if err := m.checker.Foreign(objs[kind]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+func (m *hostileMachine) startSessionCluster(t *rapid.T) {
+	cluster := BaseSpec()
+	cluster.Job = nil
+	cluster.TaskManager = &flinkv1beta1.TaskManagerSpec{Replicas: ptr(int32(2))}
+	cluster.FlinkConfiguration.Set("fakeflink.session.jars", "job.jar")
+	d := &flinkv1beta1.FlinkDeployment{Spec: cluster}
+	d.Name = sessionCluster
+	if err := m.w.Apply(d); err != nil {
+		t.Fatalf("apply session cluster: %v", err)
+	}
+}
+
+func (m *hostileMachine) apply(t *rapid.T) {
+	d := &flinkv1beta1.FlinkDeployment{Spec: *m.spec.DeepCopy()}
+	d.Name, d.Annotations = m.name, m.ann
+	if err := m.w.Apply(d); err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+}
+
+func (m *hostileMachine) mutate(t *rapid.T) {
+	if rapid.Float64Range(0, 1).Draw(t, "reset") < 0.15 {
+		m.spec, m.ann = BaseSpec(), nil // back to a valid spec
+	} else {
+		names := slices.Sorted(func(yield func(string) bool) {
+			for k := range deploymentMutations {
+				if !yield(k) {
+					return
+				}
+			}
+		})
+		field := rapid.SampledFrom(names).Draw(t, "field")
+		d := &flinkv1beta1.FlinkDeployment{Spec: m.spec, ObjectMeta: metav1.ObjectMeta{Annotations: m.ann}}
+		deploymentMutations[field](t, d)
+		m.spec, m.ann = d.Spec, d.Annotations
+	}
+	m.apply(t)
+	m.run(t, rapid.SampledFrom([]time.Duration{time.Second, 10 * time.Second, time.Minute}).Draw(t, "wait"))
+}
+
+// jar applies the session job with a hostile (or good) jar.
+func (m *hostileMachine) jar(t *rapid.T) {
+	m.job.Job.JarURI = hostileJarURI(t)
+	m.w.Trace.Add(m.w.Now(), "spec", harness.SessionJobKey(sessionJobName), "jarURI "+describeValue(m.job.Job.JarURI))
+	j := &flinkv1beta1.FlinkSessionJob{Spec: *m.job.DeepCopy()}
+	j.Name = sessionJobName
+	if err := m.w.ApplySessionJob(j); err != nil {
+		t.Fatalf("apply session job: %v", err)
+	}
+	m.run(t, rapid.SampledFrom([]time.Duration{10 * time.Second, time.Minute}).Draw(t, "wait"))
+}
+
+func (m *hostileMachine) fault(t *rapid.T) {
+	f := rapid.SampledFrom(hostileFaults).Draw(t, "fault")
+	m.w.Trace.Add(m.w.Now(), "fault", m.name, f.Name())
+	if err := f.Apply(m.w, m.name); err != nil {
+		t.Fatalf("fault %s: %v", f.Name(), err)
+	}
+	m.run(t, 5*time.Second)
+}
+
+// settle lets the world run for Settle and checks what hostile input must end in.
+func (m *hostileMachine) settle(t *rapid.T) {
+	m.run(t, Settle)
+	var problems []string
+	if ok, why := m.checker.Converged(m.name); !ok {
+		problems = append(problems, fmt.Sprintf("%s neither converged nor reported an error within %s: %s", m.name, Settle, why))
+	}
+	d, err := m.w.Get(m.name)
+	if err != nil {
+		t.Fatalf("get: %v", err)
+	}
+	if errs := d.Validate(); len(errs) > 0 && !strings.Contains(d.Status.Error, "invalid spec") {
+		problems = append(problems, fmt.Sprintf("%s: the spec is invalid (%.200s) but status.error is %.200q", m.name, errs.ToAggregate(), d.Status.Error))
+	}
+	if d.Status.Error == "" && d.Status.JobStatus.State == flinkv1beta1.JobStatusRunning {
+		problems = append(problems, m.checker.SpecRendered(d)...)
+	}
+	if _, err := m.w.GetSessionJob(sessionJobName); err == nil {
+		if ok, why := m.checker.SessionJobConverged(sessionJobName); !ok {
+			problems = append(problems, fmt.Sprintf("session job %s neither converged nor reported an error within %s: %s", sessionJobName, Settle, why))
+		}
+	}
+	if len(problems) > 0 {
+		t.Fatalf("%s\ntrace:\n%s", strings.Join(problems, "\n"), m.w.Trace)
+	}
+}
