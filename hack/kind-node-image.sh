@@ -4,7 +4,7 @@
 # envtest assets; kube-apiserver is taken from bin/k8s when it is already there), a Debian
 # bookworm root file system from debootstrap, kind's base files from the kind module in the
 # module cache, the control-plane images made with `docker import` and preloaded into the
-# node's containerd, then `docker commit`. Facts and versions: ../shared/reference/kind-offline.md.
+# node's containerd, then `docker commit`. The versions are pinned below; docs/kind.md explains the adaptations.
 #
 # Usage: hack/kind-node-image.sh [binaries|rootfs|images|node|all]   (default all; each step
 # needs the ones before it)

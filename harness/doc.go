@@ -7,6 +7,6 @@
 // RunUntilQuiet runs until nothing happens; RestartOperator replaces the reconciler as a pod
 // restart would. API faults (a crash after the k-th write, 409/500 on writes, stale reads,
 // missed watch events) sit between the operator and the API. The Checker checks the
-// invariants of DESIGN §5 after every step, the Trace records spec changes, faults, states and
+// invariants (docs/testing.md lists them) after every step, the Trace records spec changes, faults, states and
 // Events (as text or an HTML timeline), and RunDemo is the README's demo.
 package harness

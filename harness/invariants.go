@@ -24,7 +24,7 @@ import (
 	"github.com/flinkop/flinkop/operator/observe"
 )
 
-// Checker checks the world's invariants after every step (DESIGN §5). It remembers what it
+// Checker checks the world's invariants after every step (docs/testing.md lists them). It remembers what it
 // saw: the newest snapshot of every job, the job starts, the observed generations.
 type Checker struct {
 	w *World
@@ -143,7 +143,7 @@ func (c *Checker) check(name string) []string {
 	return append(out, c.noRegression(d, cl)...)
 }
 
-// rollbackAllowed: a rollback happens only under seed 004's conditions (invariant 6): the
+// rollbackAllowed: a rollback happens only under the rollback conditions (invariant 6): the
 // resource enables it; and when it starts, the spec it returns to is not suspended, has the
 // same Flink version, the failed spec had its readiness timeout, and there is state to restore
 // (HA metadata, or the upgrade savepoint of a JobManager that never started).

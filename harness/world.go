@@ -27,6 +27,7 @@ import (
 	"github.com/flinkop/flinkop/operator/config"
 	"github.com/flinkop/flinkop/operator/controller"
 	"github.com/flinkop/flinkop/operator/cron"
+	"github.com/flinkop/flinkop/operator/flink"
 	"github.com/flinkop/flinkop/operator/observe"
 )
 
@@ -51,6 +52,7 @@ type World struct {
 	// directory, and what the operator fetched.
 	Boundary *Boundary
 
+	jarFetcher *flink.JarFetcher // replaces Boundary.Fetcher() when set (tests of the checker)
 	reconciler *controller.FlinkDeploymentReconciler
 	sessionJob *controller.FlinkSessionJobReconciler
 	opClient   client.Client // the operator's view of the API, with the fault hooks
@@ -104,12 +106,23 @@ func NewWorldOn(b Backend, seed int64) *World {
 func (w *World) RestartOperator() {
 	opts := w.Options
 	opts.FlinkClientTimeout = time.Second
-	setup := controller.Setup{Options: opts, Transport: w.Sim, Clock: w.Clock, Jars: w.Boundary.Fetcher()}
+	jars := w.jarFetcher
+	if jars == nil {
+		jars = w.Boundary.Fetcher()
+	}
+	setup := controller.Setup{Options: opts, Transport: w.Sim, Clock: w.Clock, Jars: jars}
 	w.reconciler = setup.Reconciler(w.opClient, w.events)
 	w.sessionJob = setup.SessionJobReconciler(w.opClient, w.events)
 	for name := range w.due {
 		w.due[name] = w.Clock.Now()
 	}
+}
+
+// SetJarFetcher gives the operator another jar fetcher from now on (restarting it), so that
+// tests can show the checker catching a fetcher that leaves the tenant boundary.
+func (w *World) SetJarFetcher(f *flink.JarFetcher) {
+	w.jarFetcher = f
+	w.RestartOperator()
 }
 
 // Apply creates a FlinkDeployment or replaces the spec of the existing one, as kubectl apply

@@ -25,7 +25,7 @@ import (
 )
 
 // specException is a documented place where Flink's real payloads (which the fake reproduces)
-// differ from its generated OpenAPI spec; see shared/reference/flink-rest/NOTES.md §5.
+// differ from its generated OpenAPI spec; each difference is listed below with its reason.
 type specException struct {
 	operation string // "METHOD /path/{template}"
 	contains  string // a substring of kin-openapi's validation error

@@ -1,7 +1,9 @@
 package controller_test
 
 import (
+	"context"
 	"net/http"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -27,6 +29,13 @@ type sessionEnv struct {
 	clusterName string
 }
 
+// publicDNS resolves every name to a public address (no real DNS in tests).
+type publicDNS struct{}
+
+func (publicDNS) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
+	return []netip.Addr{netip.MustParseAddr("93.184.216.34")}, nil
+}
+
 // jarURL is the http jar the mock serves.
 const jarURL = "https://jars.example.com/flink-examples-streaming.jar"
 
@@ -45,7 +54,7 @@ func (s *sessionEnv) reconciler(c client.Client) *controller.FlinkSessionJobReco
 	opts := s.r.Options
 	return controller.Setup{
 		Options: opts, Transport: s.sim, Clock: s.clock,
-		Jars: &flink.JarFetcher{Transport: s.jars},
+		Jars: &flink.JarFetcher{Transport: s.jars, Policy: flink.FetchPolicy{Resolver: publicDNS{}}},
 	}.SessionJobReconciler(c, s.rec)
 }
 

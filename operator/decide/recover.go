@@ -8,7 +8,7 @@ import (
 )
 
 // recoverJobManager recreates the JobManager Deployment of a deployed resource that lost it
-// (kubernetes.operator.jm-deployment-recovery.enabled, seed 004): when HA is enabled the new
+// (kubernetes.operator.jm-deployment-recovery.enabled): when HA is enabled the new
 // JobManager recovers the job from HA metadata, a stateless job simply starts again. A stateful
 // job whose HA metadata is gone is not started from empty state: the operator says why and
 // waits.

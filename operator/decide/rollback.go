@@ -38,7 +38,7 @@ func (s *step) beginRollbackIfUnstable() bool {
 }
 
 // rollbackTarget reports whether the deployed spec must be rolled back, the spec to return to
-// and how its job restores. The conditions are seed 004's: rollback enabled; the reconciled
+// and how its job restores. The conditions are: rollback enabled; the reconciled
 // spec deployed (not upgrading, not already rolled back) but not stable; a last stable spec
 // that is not suspended and has the same Flink version as the current spec; the readiness
 // timeout passed since the deploy; and state to restore from: HA metadata, or, for a savepoint
