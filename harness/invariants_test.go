@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -259,4 +260,35 @@ func TestCheckerCatchesOversizedEvent(t *testing.T) {
 	if v := c.Check("job"); len(v) != 1 || !strings.Contains(v[0], "over the API limit") {
 		t.Errorf("violations %v, want one for the oversized Event", v)
 	}
+}
+
+// TestStatusTooLargeIsAWarning: an (invalid) spec just under the object size limit makes the
+// status write that would report it fail, as on a real API server; the operator says so in a
+// Warning (status.error cannot).
+func TestStatusTooLargeIsAWarning(t *testing.T) {
+	w, err := NewWorld(8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewChecker(w)
+	d := savepointJob()
+	_ = w.Apply(d)
+	stepUntil(t, w, c, "running", runningGen(1))
+	cur, _ := w.Get("job")
+	cur.Spec.FlinkConfiguration.Set("env.java.opts.all", "")
+	base, _ := json.Marshal(cur)
+	// The error the status write would add is longer than the 40 bytes left.
+	d.Spec.FlinkConfiguration.Set("env.java.opts.all", strings.Repeat("y", MaxObjectBytes-len(base)-40))
+	_ = w.Apply(d)
+	for range 5 {
+		if _, err := w.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, e := range w.Events() {
+		if e.Type == "Warning" && e.Reason == "StatusTooLarge" {
+			return
+		}
+	}
+	t.Errorf("no StatusTooLarge Warning; trace:\n%.3000s", w.Trace)
 }

@@ -3,6 +3,8 @@ package controller
 import (
 	"unicode/utf8"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -31,4 +33,15 @@ type boundedEvents struct{ rec EventRecorder }
 
 func (b boundedEvents) Event(obj runtime.Object, eventtype, reason, message string) {
 	b.rec.Event(obj, eventtype, reason, TruncateEventMessage(message))
+}
+
+// statusTooLarge says, in a Warning Event (Events are objects of their own), that a status
+// write failed because the object would exceed the API server's size limit: status.error
+// cannot say it then. The spec's own size is bounded by validation (MaxSpecBytes), so this
+// means the spec itself is close to the limit.
+func statusTooLarge(rec EventRecorder, obj runtime.Object, err error) {
+	if apierrors.IsRequestEntityTooLargeError(err) {
+		rec.Event(obj, corev1.EventTypeWarning, "StatusTooLarge",
+			"status cannot be written: the object would exceed the API server's size limit; shrink the spec (flinkConfiguration, podTemplate): "+err.Error())
+	}
 }

@@ -129,6 +129,7 @@ func (r *FlinkDeploymentReconciler) patchStatus(ctx context.Context, d *flinkv1b
 	}
 	d.Status = st
 	if err := r.Client.Status().Update(ctx, d); err != nil {
+		statusTooLarge(r.Recorder, d, err)
 		return fmt.Errorf("update status: %w", err)
 	}
 	return nil

@@ -90,6 +90,7 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	if !equality.Semantic.DeepEqual(j.Status, res.Status) {
 		j.Status = res.Status
 		if err := r.Client.Status().Update(ctx, &j); err != nil {
+			statusTooLarge(r.Recorder, &j, err)
 			r.Metrics.ReconcileError("status")
 			return ctrl.Result{}, fmt.Errorf("update status: %w", err)
 		}

@@ -1,8 +1,6 @@
 package decide
 
 import (
-	"encoding/json"
-	"fmt"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
@@ -71,27 +69,6 @@ func (r *ReconciledSpec) Encode() string { return EncodeStored(r) }
 
 // ParseReconciledSpec reads a stored spec; "" gives nil.
 func ParseReconciledSpec(s string) (*ReconciledSpec, error) { return ParseStored[ReconciledSpec](s) }
-
-// EncodeStored renders a reconciled spec (of either kind) as the JSON stored in status.
-func EncodeStored(v any) string {
-	data, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("encode reconciled spec: %v", err)) // plain structs always encode
-	}
-	return string(data)
-}
-
-// ParseStored reads a reconciled spec (of either kind) stored in status; "" gives nil.
-func ParseStored[T any](s string) (*T, error) {
-	if s == "" {
-		return nil, nil
-	}
-	var r T
-	if err := json.Unmarshal([]byte(s), &r); err != nil {
-		return nil, fmt.Errorf("parse reconciled spec: %w", err)
-	}
-	return &r, nil
-}
 
 // RecordIgnorable writes a reconciled spec whose change runs nothing (encoded) into status; a
 // stable spec stays stable.
