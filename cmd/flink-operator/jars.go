@@ -14,6 +14,7 @@ import (
 type jarOptions struct {
 	fileRoot, hosts, cidrs, tempDir string
 	maxBytes                        int64
+	credentials                     bool
 }
 
 func jarFlags(fs *flag.FlagSet) *jarOptions {
@@ -22,6 +23,7 @@ func jarFlags(fs *flag.FlagSet) *jarOptions {
 	fs.StringVar(&o.hosts, "jar-allowed-hosts", "", "comma-separated hosts http(s) jars may come from, exact or *.domain (default: any host with a public address)")
 	fs.StringVar(&o.cidrs, "jar-allowed-cidrs", "", "comma-separated CIDRs jars may be fetched from although not public (loopback, private, link-local)")
 	fs.StringVar(&o.tempDir, "jar-temp-dir", "", "directory jars are staged in while uploaded (default: $TMPDIR or /tmp)")
+	fs.BoolVar(&o.credentials, "jar-credentials", false, "let session jobs name a labelled Secret with their https jar's credentials (annotation flinkop.io/jar-credentials-secret; needs config/jar-credentials)")
 	fs.Int64Var(&o.maxBytes, "jar-max-bytes", flink.DefaultJarMaxBytes, "largest session job jar fetched, in bytes")
 	return o
 }

@@ -5,7 +5,7 @@
 //	               [--metrics-bind-address :8080] [--metrics-secure=true] [--health-probe-bind-address :8081]
 //	               [--operator-config operator.yaml] [--zap-log-level info]
 //	               [--jar-file-root DIR] [--jar-allowed-hosts h,*.d] [--jar-allowed-cidrs c,c]
-//	               [--jar-temp-dir DIR] [--jar-max-bytes N]
+//	               [--jar-temp-dir DIR] [--jar-max-bytes N] [--jar-credentials]
 package main
 
 import (
@@ -88,7 +88,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	setup := controller.Setup{Options: opts, Metrics: rec, Jars: fetcher}
+	setup := controller.Setup{Options: opts, Metrics: rec, Jars: fetcher, JarCredentials: jars.credentials}
 	if err := setup.NewFlinkDeploymentReconciler(mgr).SetupWithManager(mgr); err != nil {
 		return err
 	}

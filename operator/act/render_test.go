@@ -198,3 +198,29 @@ func keys(m map[string]string) []string {
 	}
 	return out
 }
+
+// Only the logging files of logConfiguration are rendered: a config.yaml key (refused by
+// Validate) cannot replace the configuration with the job id and restore path, and the
+// operator sets high-availability.cluster-id itself.
+func TestRenderKeepsOperatorFiles(t *testing.T) {
+	d := resourceFromYAML(t, podTemplateExample)
+	d.Spec.LogConfiguration = map[string]string{"config.yaml": "hacked: true", "log4j-console.properties": "rootLogger.level = INFO"}
+	d.Spec.FlinkConfiguration.Set("high-availability.type", "kubernetes")
+	d.Spec.FlinkConfiguration.Set("high-availability.cluster-id", "someone-else")
+	objs, err := Render(Cluster{Resource: d, Spec: d.Spec, Generation: 1, JobID: "j1", RestorePath: "file:///sp/savepoint-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf := objs.ConfigMap.Data["config.yaml"]
+	for _, want := range []string{"$internal.pipeline.job-id: j1", "execution.savepoint.path: file:///sp/savepoint-1", "high-availability.cluster-id: example"} {
+		if !strings.Contains(conf, want) {
+			t.Errorf("config.yaml lacks %q:\n%s", want, conf)
+		}
+	}
+	if strings.Contains(conf, "hacked") || strings.Contains(conf, "someone-else") {
+		t.Errorf("config.yaml was replaced or took the tenant's cluster id:\n%s", conf)
+	}
+	if objs.ConfigMap.Data["log4j-console.properties"] == "" {
+		t.Error("the logging file was not rendered")
+	}
+}

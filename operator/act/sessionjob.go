@@ -33,6 +33,9 @@ type SessionJobExecutor struct {
 	Flink func(cluster *flinkv1beta1.FlinkDeployment) SessionFlinkAPI
 	// Jars fetches file:// and http(s):// jars.
 	Jars *flink.JarFetcher
+	// Credentials returns the Authorization header value kept in a Secret of the namespace
+	// (nil: jar credentials are off, and a session job naming a Secret is refused).
+	Credentials func(ctx context.Context, namespace, secret string) (string, error)
 	// FetchSlots bounds the jar fetches under way at once (one token a fetch; nil: no
 	// bound). With fewer slots than reconcile workers, slow jar servers can never hold every
 	// worker: a reconcile that finds no slot free gets ErrJarFetchBusy at once.
@@ -54,7 +57,7 @@ func (e *SessionJobExecutor) Execute(ctx context.Context, cluster *flinkv1beta1.
 	api := e.Flink(cluster)
 	switch a.Kind {
 	case sessionjob.ActSubmitJob:
-		return e.submit(ctx, api, a.Submit)
+		return e.submit(ctx, api, cluster.Namespace, a.Submit)
 	case sessionjob.ActDeleteJars:
 		return deleteJars(ctx, api, a.JarIDs)
 	case decide.ActCancelJob:
@@ -78,8 +81,8 @@ func (e *SessionJobExecutor) Execute(ctx context.Context, cluster *flinkv1beta1.
 
 // submit runs the job from its jar under the recorded job id. A job id the cluster already
 // runs is a submission that got through before: nothing to do.
-func (e *SessionJobExecutor) submit(ctx context.Context, api SessionFlinkAPI, s *sessionjob.Submit) error {
-	jarID, err := e.jar(ctx, api, s)
+func (e *SessionJobExecutor) submit(ctx context.Context, api SessionFlinkAPI, namespace string, s *sessionjob.Submit) error {
+	jarID, err := e.jar(ctx, api, namespace, s)
 	if err != nil {
 		return err
 	}
@@ -102,7 +105,7 @@ func (e *SessionJobExecutor) submit(ctx context.Context, api SessionFlinkAPI, s 
 // jar finds the submission's jar on the cluster, uploading it when it is not there yet: a
 // local:// jar must already be listed by its file name; other jars are fetched by the
 // operator and uploaded under s.JarName (found again by that name after a retry).
-func (e *SessionJobExecutor) jar(ctx context.Context, api SessionFlinkAPI, s *sessionjob.Submit) (string, error) {
+func (e *SessionJobExecutor) jar(ctx context.Context, api SessionFlinkAPI, namespace string, s *sessionjob.Submit) (string, error) {
 	jars, err := api.ListJars(ctx)
 	if err != nil {
 		return "", wrap("list jars", err)
@@ -125,13 +128,32 @@ func (e *SessionJobExecutor) jar(ctx context.Context, api SessionFlinkAPI, s *se
 			return "", ErrJarFetchBusy
 		}
 	}
-	jar, err := e.Jars.Fetch(ctx, s.Job.JarURI)
+	auth, err := e.authorization(ctx, namespace, s.CredentialsSecret)
+	if err != nil {
+		return "", err
+	}
+	jar, err := e.Jars.FetchAuthorized(ctx, s.Job.JarURI, auth)
 	if err != nil {
 		return "", err
 	}
 	defer func() { _ = jar.Close() }()
 	id, err := api.UploadJar(ctx, name, jar, jar.Size)
 	return id, wrap("upload jar "+name, err)
+}
+
+// authorization reads the credentials a submission names ("" when it names none).
+func (e *SessionJobExecutor) authorization(ctx context.Context, namespace, secret string) (string, error) {
+	switch {
+	case secret == "":
+		return "", nil
+	case e.Credentials == nil:
+		return "", fmt.Errorf("%w: jar credentials are off (the operator's --jar-credentials is not set)", flink.ErrJarFetch)
+	}
+	auth, err := e.Credentials(ctx, namespace, secret)
+	if err != nil {
+		return "", fmt.Errorf("%w: credentials: %w", flink.ErrJarFetch, err)
+	}
+	return auth, nil
 }
 
 // deleteJars deletes the jars that are still on the cluster.

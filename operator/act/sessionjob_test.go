@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/netip"
+	"strings"
 	"testing"
 
 	"github.com/jarcoal/httpmock"
@@ -67,5 +68,46 @@ func TestSubmitFetchSlots(t *testing.T) {
 	}
 	if api.got["flinkop-x-job.jar"] != "PK-jar" || len(e.FetchSlots) != 0 {
 		t.Errorf("uploaded %v, slots taken %d; want the jar and the slot released", api.got, len(e.FetchSlots))
+	}
+}
+
+// A session job naming a credentials Secret sends its Authorization header to its https jar's
+// host, never over http, and not at all when credentials are off.
+func TestSubmitJarCredentials(t *testing.T) {
+	mt := httpmock.NewMockTransport()
+	mt.RegisterResponder(http.MethodGet, "https://jars.example.com/job.jar", func(r *http.Request) (*http.Response, error) {
+		if r.Header.Get("Authorization") != "Bearer t0ken" {
+			return httpmock.NewStringResponse(http.StatusUnauthorized, "who are you"), nil
+		}
+		return httpmock.NewStringResponse(http.StatusOK, "PK-private"), nil
+	})
+	api := &uploads{got: map[string]string{}}
+	e := &SessionJobExecutor{
+		Flink: func(*flinkv1beta1.FlinkDeployment) SessionFlinkAPI { return api },
+		Jars:  &flink.JarFetcher{Transport: mt, TempDir: t.TempDir(), Policy: flink.FetchPolicy{Resolver: publicDNS{}}},
+	}
+	submit := func(uri string) sessionjob.Action {
+		return sessionjob.Action{Kind: sessionjob.ActSubmitJob, Submit: &sessionjob.Submit{
+			Job: flinkv1beta1.JobSpec{JarURI: uri}, JarName: "flinkop-x-job.jar", CredentialsSecret: "repo-token",
+		}}
+	}
+	cluster := &flinkv1beta1.FlinkDeployment{}
+	cluster.Namespace = "team-a"
+	if err := e.Execute(context.Background(), cluster, submit("https://jars.example.com/job.jar")); !errors.Is(err, flink.ErrJarFetch) || !strings.Contains(err.Error(), "credentials are off") {
+		t.Errorf("credentials off: err = %v", err)
+	}
+	var asked string
+	e.Credentials = func(_ context.Context, namespace, secret string) (string, error) {
+		asked = namespace + "/" + secret
+		return "Bearer t0ken", nil
+	}
+	if err := e.Execute(context.Background(), cluster, submit("http://jars.example.com/job.jar")); !errors.Is(err, flink.ErrFetchRefused) {
+		t.Errorf("credentials over http: err = %v, want refused", err)
+	}
+	if err := e.Execute(context.Background(), cluster, submit("https://jars.example.com/job.jar")); err != nil || api.got["flinkop-x-job.jar"] != "PK-private" {
+		t.Errorf("with credentials: %v, uploaded %v", err, api.got)
+	}
+	if asked != "team-a/repo-token" {
+		t.Errorf("read Secret %q, want team-a/repo-token", asked)
 	}
 }

@@ -48,6 +48,12 @@ type Setup struct {
 	// Jars fetches the file:// and http(s):// jars of session jobs (default: Go's HTTP
 	// client, DefaultJarFetchTimeout, DefaultJarMaxBytes).
 	Jars *flink.JarFetcher
+	// JarCredentials lets session jobs name a Secret with their jar's credentials
+	// (sessionjob.AnnotationJarCredentials); the operator then needs get on Secrets.
+	JarCredentials bool
+	// SecretReader reads those Secrets (default: the reconciler's client; the manager's
+	// uncached API reader in the operator).
+	SecretReader client.Reader
 }
 
 // NewFlinkDeploymentReconciler builds the reconciler for a manager (its client and events).
@@ -99,6 +105,9 @@ func (s Setup) clients(d *flinkv1beta1.FlinkDeployment) *flink.Client {
 
 // NewFlinkSessionJobReconciler builds the session job reconciler for a manager.
 func (s Setup) NewFlinkSessionJobReconciler(mgr ctrl.Manager) *FlinkSessionJobReconciler {
+	if s.SecretReader == nil {
+		s.SecretReader = mgr.GetAPIReader()
+	}
 	return s.SessionJobReconciler(mgr.GetClient(), eventsAPI{mgr.GetEventRecorder("flinkop")})
 }
 
@@ -107,6 +116,17 @@ func (s Setup) NewFlinkSessionJobReconciler(mgr ctrl.Manager) *FlinkSessionJobRe
 func (s Setup) SessionJobReconciler(c client.Client, rec EventRecorder) *FlinkSessionJobReconciler {
 	s = s.withDefaults()
 	rec = boundedEvents{rec}
+	exec := &act.SessionJobExecutor{
+		Flink: func(d *flinkv1beta1.FlinkDeployment) act.SessionFlinkAPI { return s.clients(d) }, Jars: s.Jars,
+		FetchSlots: make(chan struct{}, JarFetchSlots),
+	}
+	if s.JarCredentials {
+		reader := s.SecretReader
+		if reader == nil {
+			reader = c
+		}
+		exec.Credentials = SecretCredentials(reader)
+	}
 	return &FlinkSessionJobReconciler{
 		Client:   c,
 		Recorder: rec,
@@ -116,9 +136,6 @@ func (s Setup) SessionJobReconciler(c client.Client, rec EventRecorder) *FlinkSe
 		Observer: &observe.SessionJobObserver{
 			Client: c, Flink: func(d *flinkv1beta1.FlinkDeployment) observe.SessionFlinkAPI { return s.clients(d) },
 		},
-		Executor: &act.SessionJobExecutor{
-			Flink: func(d *flinkv1beta1.FlinkDeployment) act.SessionFlinkAPI { return s.clients(d) }, Jars: s.Jars,
-			FetchSlots: make(chan struct{}, JarFetchSlots),
-		},
+		Executor: exec,
 	}
 }

@@ -1,9 +1,6 @@
 package decide
 
-import (
-
-	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
-)
+import flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 
 // RestoreMode says where a deployment's job restores its state from.
 type RestoreMode string

@@ -34,7 +34,7 @@ func EncodeStored(v any) string {
 	}
 	var b bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression) // a valid level: no error
-	_, _ = zw.Write(data)                                   // writes to memory do not fail
+	_, _ = zw.Write(data)                                  // writes to memory do not fail
 	_ = zw.Close()
 	return storedGzipPrefix + base64.StdEncoding.EncodeToString(b.Bytes())
 }

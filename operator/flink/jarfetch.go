@@ -67,14 +67,21 @@ func (s *StagedJar) Close() error { return s.file.Close() }
 
 // Fetch stages the jar at uri. The caller closes it. Every error wraps ErrJarFetch.
 func (f *JarFetcher) Fetch(ctx context.Context, uri string) (*StagedJar, error) {
-	jar, err := f.fetch(ctx, uri)
+	return f.FetchAuthorized(ctx, uri, "")
+}
+
+// FetchAuthorized is Fetch with an Authorization header value for the jar's host (empty:
+// none). Credentials go over https only, and never to another host: Go's client drops the
+// header on a redirect to a different domain, and the policy refuses https→http.
+func (f *JarFetcher) FetchAuthorized(ctx context.Context, uri, authorization string) (*StagedJar, error) {
+	jar, err := f.fetch(ctx, uri, authorization)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrJarFetch, err)
 	}
 	return jar, nil
 }
 
-func (f *JarFetcher) fetch(ctx context.Context, uri string) (*StagedJar, error) {
+func (f *JarFetcher) fetch(ctx context.Context, uri, authorization string) (*StagedJar, error) {
 	u, err := flinkv1beta1.ParseJarURI(uri)
 	if err != nil {
 		return nil, err
@@ -91,9 +98,12 @@ func (f *JarFetcher) fetch(ctx context.Context, uri string) (*StagedJar, error) 
 	var body io.ReadCloser
 	switch u.Scheme {
 	case "file":
+		if authorization != "" {
+			return nil, fmt.Errorf("%w: credentials are for https jars", ErrFetchRefused)
+		}
 		body, err = f.open(u)
 	case "http", "https":
-		body, err = f.get(ctx, u)
+		body, err = f.get(ctx, u, authorization)
 	default:
 		err = fmt.Errorf("%w: %q: the operator fetches file, http and https jars only", ErrJarURI, u.Scheme)
 	}
@@ -135,7 +145,10 @@ func (f *JarFetcher) open(u *url.URL) (io.ReadCloser, error) {
 	return file, nil
 }
 
-func (f *JarFetcher) get(ctx context.Context, u *url.URL) (io.ReadCloser, error) {
+func (f *JarFetcher) get(ctx context.Context, u *url.URL, authorization string) (io.ReadCloser, error) {
+	if authorization != "" && u.Scheme != "https" {
+		return nil, fmt.Errorf("%w: credentials are sent over https only", ErrFetchRefused)
+	}
 	if err := f.Policy.CheckURL(u); err != nil {
 		return nil, fmt.Errorf("fetch jar %s: %w", u.Redacted(), err)
 	}
@@ -150,6 +163,9 @@ func (f *JarFetcher) get(ctx context.Context, u *url.URL) (io.ReadCloser, error)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return nil, fmt.Errorf("jar request: %w", err)
+	}
+	if authorization != "" {
+		req.Header.Set("Authorization", authorization)
 	}
 	resp, err := client.Do(req)
 	if err != nil {

@@ -116,7 +116,20 @@ type Submit struct {
 	RestorePath string
 	// JarName is the name an uploaded jar gets (see JarName).
 	JarName string
+	// CredentialsSecret names the Secret (in the job's namespace) whose credentials fetch
+	// an https jar ("" for none; see AnnotationJarCredentials). Only the name: the executor
+	// reads the Secret when it fetches.
+	CredentialsSecret string
 }
+
+// AnnotationJarCredentials on a FlinkSessionJob names a Secret in its namespace with the
+// credentials of its https jar: key "authorization" (the whole Authorization header value,
+// e.g. "Bearer …"), or keys "username" and "password" (Basic). The Secret must carry the label
+// LabelJarCredentials: "true", so that only Secrets made for this purpose can be sent.
+const (
+	AnnotationJarCredentials = "flinkop.io/jar-credentials-secret"
+	LabelJarCredentials      = "flinkop.io/jar-credentials"
+)
 
 // ReconciledSpec is the JSON stored in reconciliationStatus.lastReconciledSpec and
 // lastStableSpec of a FlinkSessionJob, shaped as the Apache operator stores it.

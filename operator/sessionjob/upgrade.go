@@ -210,7 +210,7 @@ func (s *step) submit() {
 	job := s.last.Spec.Job
 	s.res.Action = Action{Kind: ActSubmitJob, Submit: &Submit{
 		Job: *job.DeepCopy(), Configuration: conf, JobID: js.JobID, RestorePath: path,
-		JarName: JarName(string(s.j.UID), js.JobID, job.JarURI),
+		JarName: JarName(string(s.j.UID), js.JobID, job.JarURI), CredentialsSecret: s.j.Annotations[AnnotationJarCredentials],
 	}}
 	s.deployed()
 	msg := "Submitting job " + js.JobID + " of generation " + strconv.FormatInt(s.last.Generation(), 10) + " to session cluster " + s.j.Spec.DeploymentName
