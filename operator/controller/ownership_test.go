@@ -67,14 +67,14 @@ func TestForeignObjectIsNeverTakenOver(t *testing.T) {
 	}
 }
 
-// FlinkDeployments "coll" and "coll-rest" meet at Service coll-rest (coll's REST Service,
-// coll-rest's internal one): the first keeps it, the second reports the clash, and deleting
-// the second leaves the first's Service alone.
+// FlinkDeployments "coll" and "coll-rest" would meet at Service coll-rest (coll's REST
+// Service, coll-rest's internal one): the name coll-rest is refused, and deleting it leaves
+// coll's Service alone. (A clash with an object of another kind of owner is the test above.)
 func TestCollidingNamesDoNotFight(t *testing.T) {
 	e := newEnv(t)
 	e.createRunning(deployment("coll", flinkv1beta1.UpgradeModeStateless))
 	e.create(deployment("coll-rest", flinkv1beta1.UpgradeModeStateless))
-	e.until("coll-rest", 10, "reporting the clash", hasError("controlled by FlinkDeployment coll)"))
+	e.until("coll-rest", 10, "refusing the name", hasError(`must not end in "-rest"`))
 	e.deleteAndWait("coll-rest")
 	var svc corev1.Service
 	if err := e.client.Get(e.ctx, client.ObjectKey{Namespace: ns, Name: act.RESTServiceName("coll")}, &svc); err != nil {

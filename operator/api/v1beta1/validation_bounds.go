@@ -93,12 +93,23 @@ func cutNumberSuffix(s, suffix string) (string, bool) {
 	return n, n != ""
 }
 
+// renderedSuffixes are the suffixes the operator adds to a FlinkDeployment's name for its
+// objects (Service <name>-rest, Deployment <name>-taskmanager): a name ending in one could
+// collide with another resource's object of the same kind, so no name ends in one.
+var renderedSuffixes = []string{"-rest", "-taskmanager"}
+
 func validateName(path *field.Path, name string) field.ErrorList {
-	if nameRE.MatchString(name) {
-		return nil
+	if !nameRE.MatchString(name) {
+		return field.ErrorList{field.Invalid(path, name, fmt.Sprintf(
+			"must be lower-case letters, digits and '-', start with a letter, end with a letter or digit, and have at most %d characters", MaxNameLength))}
 	}
-	return field.ErrorList{field.Invalid(path, name, fmt.Sprintf(
-		"must be lower-case letters, digits and '-', start with a letter, end with a letter or digit, and have at most %d characters", MaxNameLength))}
+	for _, suffix := range renderedSuffixes {
+		if strings.HasSuffix(name, suffix) {
+			return field.ErrorList{field.Invalid(path, name, fmt.Sprintf(
+				"must not end in %q: the operator names FlinkDeployment %s's objects that way, so the two would collide", suffix, strings.TrimSuffix(name, suffix)))}
+		}
+	}
+	return nil
 }
 
 func validateResource(path *field.Path, r Resource) field.ErrorList {

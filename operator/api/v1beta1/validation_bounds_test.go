@@ -19,8 +19,10 @@ func TestFlinkDeploymentValidateBounds(t *testing.T) {
 		"a 46-character name": {
 			obj: app(func(d *FlinkDeployment) { d.Name = "a" + strings.Repeat("b", 45) }), wantFields: []string{"metadata.name"},
 		},
-		"a dotted name":             {obj: app(func(d *FlinkDeployment) { d.Name = "a.b" }), wantFields: []string{"metadata.name"}},
-		"a name with a digit first": {obj: app(func(d *FlinkDeployment) { d.Name = "1a" }), wantFields: []string{"metadata.name"}},
+		"a name ending in -rest":        {obj: app(func(d *FlinkDeployment) { d.Name = "coll-rest" }), wantFields: []string{"metadata.name"}},
+		"a name ending in -taskmanager": {obj: app(func(d *FlinkDeployment) { d.Name = "coll-taskmanager" }), wantFields: []string{"metadata.name"}},
+		"a dotted name":                 {obj: app(func(d *FlinkDeployment) { d.Name = "a.b" }), wantFields: []string{"metadata.name"}},
+		"a name with a digit first":     {obj: app(func(d *FlinkDeployment) { d.Name = "1a" }), wantFields: []string{"metadata.name"}},
 		"high-availability.cluster-id is forbidden": {
 			obj: app(withConf("high-availability.cluster-id", "other")), wantFields: []string{"spec.flinkConfiguration[high-availability.cluster-id]"},
 		},
