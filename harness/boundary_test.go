@@ -81,11 +81,7 @@ func TestCheckerCatchesBoundaryBreach(t *testing.T) {
 
 // TestCheckerCatchesForeignWrite: an object registered as another tenant's must not change.
 func TestCheckerCatchesForeignWrite(t *testing.T) {
-	w, err := NewWorld(6)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := NewChecker(w)
+	w, c := checkedWorld(t, 6)
 	cm := &corev1.ConfigMap{Data: map[string]string{"k": "v"}}
 	cm.Name = "theirs"
 	if err := c.Foreign(cm); err != nil {
@@ -106,11 +102,7 @@ func TestCheckerCatchesForeignWrite(t *testing.T) {
 // TestSpecRenderedCatchesTampering: a running deployment's rendered configuration and
 // resources match its spec; a tampered ConfigMap is reported.
 func TestSpecRenderedCatchesTampering(t *testing.T) {
-	w, err := NewWorld(7)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := NewChecker(w)
+	w, c := checkedWorld(t, 7)
 	d := savepointJob()
 	cpu := 1.5
 	d.Spec.TaskManager = &flinkv1beta1.TaskManagerSpec{Resource: flinkv1beta1.Resource{Memory: "2048m", CPU: &cpu}}
@@ -138,4 +130,14 @@ func TestSpecRenderedCatchesTampering(t *testing.T) {
 
 func keyOf(w *World, name string) client.ObjectKey {
 	return client.ObjectKey{Namespace: w.Namespace, Name: name}
+}
+
+// checkedWorld is a fresh world with its checker.
+func checkedWorld(t *testing.T, seed int64) (*World, *Checker) {
+	t.Helper()
+	w, err := NewWorld(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, NewChecker(w)
 }

@@ -104,11 +104,7 @@ func TestCheckerCatchesStateRegression(t *testing.T) {
 
 // TestCheckerCatchesErrorWithoutEvent writes a status.error no Warning event explains.
 func TestCheckerCatchesErrorWithoutEvent(t *testing.T) {
-	w, err := NewWorld(2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := NewChecker(w)
+	w, c := checkedWorld(t, 2)
 	_ = w.Apply(savepointJob())
 	stepUntil(t, w, c, "running", runningGen(1))
 	cur, _ := w.Get("job")
@@ -240,11 +236,7 @@ func TestRunUntilQuiet(t *testing.T) {
 // as the API server does, and the checker reports it; the operator's own Events about an
 // invalid spec with a 2,000-character key are truncated and pass.
 func TestCheckerCatchesOversizedEvent(t *testing.T) {
-	w, err := NewWorld(2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := NewChecker(w)
+	w, c := checkedWorld(t, 2)
 	d := savepointJob()
 	d.Spec.LogConfiguration = map[string]string{strings.Repeat("k", 2000): "x"}
 	_ = w.Apply(d)
@@ -266,11 +258,7 @@ func TestCheckerCatchesOversizedEvent(t *testing.T) {
 // status write that would report it fail, as on a real API server; the operator says so in a
 // Warning (status.error cannot).
 func TestStatusTooLargeIsAWarning(t *testing.T) {
-	w, err := NewWorld(8)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := NewChecker(w)
+	w, c := checkedWorld(t, 8)
 	d := savepointJob()
 	_ = w.Apply(d)
 	stepUntil(t, w, c, "running", runningGen(1))

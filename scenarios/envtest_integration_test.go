@@ -50,6 +50,17 @@ func TestOnEnvtest(t *testing.T) {
 		cronDay(t, b, 3)
 	})
 
+	t.Run("hostile sample", func(t *testing.T) {
+		// The API server itself refuses some hostile names and specs (CRD schema, name rules).
+		sum, err := Sweep(SweepOptions{Seeds: 2, BaseSeed: 20261122, Workers: 1, NewBackend: env.Backend, Hostile: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Seeds != 2 || len(sum.Violations) > 0 {
+			t.Errorf("%d of %d hostile runs broke an invariant on envtest:\n%s", len(sum.Violations), sum.Seeds, sum)
+		}
+	})
+
 	t.Run("sweep sample", func(t *testing.T) {
 		sum, err := Sweep(SweepOptions{Seeds: 4, BaseSeed: 20261122, Workers: 1, NewBackend: env.Backend})
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"pgregory.net/rapid"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -43,20 +44,15 @@ type hostileMachine struct {
 // backend).
 func HostileProperty(newBackend func() (harness.Backend, error)) func(*rapid.T) {
 	return func(t *rapid.T) {
-		if newBackend == nil {
-			newBackend = harness.FakeBackend
-		}
-		b, err := newBackend()
-		if err != nil {
-			t.Fatalf("backend: %v", err)
-		}
-		w := harness.NewWorldOn(b, rapid.Int64().Draw(t, "seed"))
+		w := newWorld(t, newBackend)
 		m := &hostileMachine{name: hostileName(t), spec: BaseSpec(), job: BaseSessionJob(sessionCluster)}
 		m.checked = newChecked(w, m.name)
 		m.checker.WatchSessionCluster(sessionCluster)
 		m.foreign(t)
 		m.startSessionCluster(t)
-		m.apply(t)
+		if !m.apply(t) {
+			return // the API server refused the name itself: nothing reached the operator
+		}
 		m.run(t, 20*time.Second)
 		t.Repeat(map[string]func(*rapid.T){
 			"mutate": m.mutate,
@@ -86,7 +82,8 @@ func (m *hostileMachine) foreign(t *rapid.T) {
 	}
 	for _, kind := range []string{"deployment", "service", "configmap"} {
 		if rapid.Float64Range(0, 1).Draw(t, "foreign "+kind) < 0.25 {
-			if err := m.checker.Foreign(objs[kind]); err != nil {
+			// A real API server refuses some drawn names (then nobody can own such an object).
+			if err := m.checker.Foreign(objs[kind]); err != nil && !apierrors.IsInvalid(err) {
 				t.Fatal(err)
 			}
 		}
@@ -105,15 +102,24 @@ func (m *hostileMachine) startSessionCluster(t *rapid.T) {
 	}
 }
 
-func (m *hostileMachine) apply(t *rapid.T) {
+// apply applies the spec; false when the API server refused it (a real one checks the
+// CRD's schema and the name; the fake backend does not).
+func (m *hostileMachine) apply(t *rapid.T) bool {
 	d := &flinkv1beta1.FlinkDeployment{Spec: *m.spec.DeepCopy()}
 	d.Name, d.Annotations = m.name, m.ann
-	if err := m.w.Apply(d); err != nil {
+	err := m.w.Apply(d)
+	if apierrors.IsInvalid(err) {
+		m.w.Trace.Add(m.w.Now(), "spec", m.name, "refused by the API server")
+		return false
+	}
+	if err != nil {
 		t.Fatalf("apply: %v", err)
 	}
+	return true
 }
 
 func (m *hostileMachine) mutate(t *rapid.T) {
+	prevSpec, prevAnn := *m.spec.DeepCopy(), m.ann
 	if rapid.Float64Range(0, 1).Draw(t, "reset") < 0.15 {
 		m.spec, m.ann = BaseSpec(), nil // back to a valid spec
 	} else {
@@ -129,7 +135,9 @@ func (m *hostileMachine) mutate(t *rapid.T) {
 		deploymentMutations[field](t, d)
 		m.spec, m.ann = d.Spec, d.Annotations
 	}
-	m.apply(t)
+	if !m.apply(t) {
+		m.spec, m.ann = prevSpec, prevAnn // the resource keeps its stored spec
+	}
 	m.run(t, rapid.SampledFrom([]time.Duration{time.Second, 10 * time.Second, time.Minute}).Draw(t, "wait"))
 }
 
@@ -139,7 +147,7 @@ func (m *hostileMachine) jar(t *rapid.T) {
 	m.w.Trace.Add(m.w.Now(), "spec", harness.SessionJobKey(sessionJobName), "jarURI "+describeValue(m.job.Job.JarURI))
 	j := &flinkv1beta1.FlinkSessionJob{Spec: *m.job.DeepCopy()}
 	j.Name = sessionJobName
-	if err := m.w.ApplySessionJob(j); err != nil {
+	if err := m.w.ApplySessionJob(j); err != nil && !apierrors.IsInvalid(err) {
 		t.Fatalf("apply session job: %v", err)
 	}
 	m.run(t, rapid.SampledFrom([]time.Duration{10 * time.Second, time.Minute}).Draw(t, "wait"))

@@ -58,7 +58,9 @@ func Property(newBackend func() (harness.Backend, error), stats *Stats) func(*ra
 	}
 }
 
-func newMachine(t *rapid.T, newBackend func() (harness.Backend, error), st *Stats) *machine {
+// newWorld makes a run's world on a backend from newBackend (nil: the fake backend), seeded
+// by a draw.
+func newWorld(t *rapid.T, newBackend func() (harness.Backend, error)) *harness.World {
 	if newBackend == nil {
 		newBackend = harness.FakeBackend
 	}
@@ -66,7 +68,11 @@ func newMachine(t *rapid.T, newBackend func() (harness.Backend, error), st *Stat
 	if err != nil {
 		t.Fatalf("backend: %v", err)
 	}
-	w := harness.NewWorldOn(b, rapid.Int64().Draw(t, "seed"))
+	return harness.NewWorldOn(b, rapid.Int64().Draw(t, "seed"))
+}
+
+func newMachine(t *rapid.T, newBackend func() (harness.Backend, error), st *Stats) *machine {
+	w := newWorld(t, newBackend)
 	m := &machine{checked: newChecked(w, resource), spec: BaseSpec(), stats: st}
 	m.apply(t)
 	m.run(t, 20*time.Second)

@@ -47,14 +47,7 @@ func SessionProperty(newBackend func() (harness.Backend, error), stats *Stats) f
 			st = stats
 			st.Faults = map[string]int{}
 		}
-		if newBackend == nil {
-			newBackend = harness.FakeBackend
-		}
-		b, err := newBackend()
-		if err != nil {
-			t.Fatalf("backend: %v", err)
-		}
-		w := harness.NewWorldOn(b, rapid.Int64().Draw(t, "seed"))
+		w := newWorld(t, newBackend)
 		m := &sessionMachine{checked: newChecked(w, sessionCluster), spec: BaseSessionJob(sessionCluster), stats: st}
 		m.checker.WatchSessionCluster(sessionCluster)
 		cluster := BaseSpec()

@@ -34,6 +34,8 @@ type SweepOptions struct {
 	Steps int
 	// NewBackend makes each run's backend (nil: the fake backend).
 	NewBackend func() (harness.Backend, error)
+	// Hostile makes every run a hostile-input run (otherwise every fourth one is).
+	Hostile bool
 }
 
 // Summary is what a sweep found.
@@ -98,7 +100,7 @@ func Sweep(opts SweepOptions) (Summary, error) {
 		go func() {
 			defer wg.Done()
 			for seed := range seeds {
-				st, v := runSeed(seed, steps, opts.NewBackend)
+				st, v := runSeed(seed, steps, opts.NewBackend, opts.Hostile || seed%4 == 3)
 				mu.Lock()
 				sum.Seeds++
 				sum.Actions += st.Actions
@@ -124,7 +126,7 @@ func Sweep(opts SweepOptions) (Summary, error) {
 }
 
 // runSeed runs the property once from seed.
-func runSeed(seed uint64, steps int, newBackend func() (harness.Backend, error)) (st Stats, v *Violation) {
+func runSeed(seed uint64, steps int, newBackend func() (harness.Backend, error), hostile bool) (st Stats, v *Violation) {
 	tb := &sweepTB{name: fmt.Sprintf("seed-%d", seed)}
 	var once sync.Once
 	release := func() { once.Do(flagMu.Unlock) }
@@ -133,9 +135,8 @@ func runSeed(seed uint64, steps int, newBackend func() (harness.Backend, error))
 	if err := flag.Set("rapid.seed", strconv.FormatUint(seed, 10)); err != nil {
 		return st, &Violation{Seed: seed, Report: err.Error()}
 	}
-	// Every fourth run is a hostile-input run.
 	prop, test := Property(newBackend, &st), "TestOperatorStateMachine"
-	if seed%4 == 3 {
+	if hostile {
 		prop, test = HostileProperty(newBackend), "TestHostileInput"
 	}
 	func() {
