@@ -33,8 +33,10 @@ func sessionWorld(t *testing.T, jarURI string, fetcher func(w *World) *flink.Jar
 		t.Fatal(err)
 	}
 	p := int32(1)
-	j := &flinkv1beta1.FlinkSessionJob{Spec: flinkv1beta1.FlinkSessionJobSpec{DeploymentName: "sess",
-		Job: &flinkv1beta1.JobSpec{JarURI: jarURI, Parallelism: &p, UpgradeMode: flinkv1beta1.UpgradeModeStateless}}}
+	j := &flinkv1beta1.FlinkSessionJob{Spec: flinkv1beta1.FlinkSessionJobSpec{
+		DeploymentName: "sess",
+		Job:            &flinkv1beta1.JobSpec{JarURI: jarURI, Parallelism: &p, UpgradeMode: flinkv1beta1.UpgradeModeStateless},
+	}}
 	j.Name = "etl"
 	if err := w.ApplySessionJob(j); err != nil {
 		t.Fatal(err)

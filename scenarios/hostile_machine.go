@@ -22,8 +22,13 @@ import (
 // hostileFaults are the API-level faults a hostile run adds: the operator must report bad
 // input even while its API server misbehaves.
 var hostileFaults = []chaos.Fault{
-	chaos.APIUnavailable{For: time.Minute}, chaos.APIErrors{Code: 409, Count: 2}, chaos.APIErrors{Code: 500, Count: 2},
-	chaos.StaleReads{For: 20 * time.Second}, chaos.MissedWatchEvents{Count: 1}, chaos.OperatorRestart{}, chaos.OperatorCrashAfterWrite{K: 1},
+	chaos.APIUnavailable{For: time.Minute},
+	chaos.APIErrors{Code: 409, Count: 2},
+	chaos.APIErrors{Code: 500, Count: 2},
+	chaos.StaleReads{For: 20 * time.Second},
+	chaos.MissedWatchEvents{Count: 1},
+	chaos.OperatorRestart{},
+	chaos.OperatorCrashAfterWrite{K: 1},
 }
 
 // hostileMachine drives one FlinkDeployment whose every field a tenant may set to anything,
@@ -73,10 +78,16 @@ func (m *hostileMachine) foreign(t *rapid.T) {
 	labels := map[string]string{"team": "other"}
 	one := int32(1)
 	objs := map[string]client.Object{
-		"deployment": &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: act.JobManagerName(m.name), Labels: labels},
-			Spec: appsv1.DeploymentSpec{Replicas: &one, Selector: &metav1.LabelSelector{MatchLabels: labels},
-				Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
-					Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx"}}}}}},
+		"deployment": &appsv1.Deployment{
+			ObjectMeta: metav1.ObjectMeta{Name: act.JobManagerName(m.name), Labels: labels},
+			Spec: appsv1.DeploymentSpec{
+				Replicas: &one, Selector: &metav1.LabelSelector{MatchLabels: labels},
+				Template: corev1.PodTemplateSpec{
+					ObjectMeta: metav1.ObjectMeta{Labels: labels},
+					Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx"}}},
+				},
+			},
+		},
 		"service":   &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: act.RESTServiceName(m.name), Labels: labels}, Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}},
 		"configmap": &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: act.ConfigMapName(m.name), Labels: labels}, Data: map[string]string{"k": "v"}},
 	}

@@ -18,12 +18,18 @@ import (
 // rendered names meet, such as "a"'s Service a-rest and FlinkDeployment "a-rest").
 var ErrNotOwned = errors.New("exists and is not controlled by this resource")
 
+// controlledBy reports whether obj's controller is the object with uid.
+func controlledBy(obj client.Object, uid types.UID) bool {
+	ref := metav1.GetControllerOf(obj)
+	return ref != nil && ref.UID == uid
+}
+
 // checkControlled returns ErrNotOwned unless existing's controller is the object with uid.
 func checkControlled(existing client.Object, uid types.UID) error {
-	ref := metav1.GetControllerOf(existing)
-	if ref != nil && ref.UID == uid {
+	if controlledBy(existing, uid) {
 		return nil
 	}
+	ref := metav1.GetControllerOf(existing)
 	owner := "no controller"
 	if ref != nil {
 		owner = "controlled by " + ref.Kind + " " + ref.Name
@@ -46,8 +52,8 @@ func deleteOwned(ctx context.Context, c client.Client, obj client.Object, uid ty
 	if err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
 		return wrap("get "+describe(obj), client.IgnoreNotFound(err))
 	}
-	if checkControlled(obj, uid) != nil {
-		return nil
+	if !controlledBy(obj, uid) {
+		return nil // another's: left alone
 	}
 	objUID := obj.GetUID()
 	opts = append(opts, client.Preconditions{UID: &objUID})

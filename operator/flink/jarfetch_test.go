@@ -51,8 +51,10 @@ func TestJarFetcher(t *testing.T) {
 	must(t, os.Symlink(secret, filepath.Join(jars, "link.jar")))
 	must(t, os.Mkdir(filepath.Join(jars, "dir.jar"), 0o700))
 
-	f := &flink.JarFetcher{Transport: mt, MaxBytes: 10, FileRoot: jars, TempDir: t.TempDir(),
-		Policy: flink.FetchPolicy{AllowedHosts: []string{"jars.example.com", "*.example.net"}, Resolver: dns}}
+	f := &flink.JarFetcher{
+		Transport: mt, MaxBytes: 10, FileRoot: jars, TempDir: t.TempDir(),
+		Policy: flink.FetchPolicy{AllowedHosts: []string{"jars.example.com", "*.example.net"}, Resolver: dns},
+	}
 	for _, tc := range []struct {
 		name, uri, want, wantErr string
 		is                       error
