@@ -9,6 +9,9 @@ import (
 	"github.com/flinkop/flinkop/operator/flink"
 )
 
+// maxJarBytes bounds --jar-max-bytes (16 GiB).
+const maxJarBytes = 16 << 30
+
 // jarOptions are the flags of session job jar fetching. They are the operator
 // administrator's: a resource's flinkConfiguration cannot change them.
 type jarOptions struct {
@@ -29,6 +32,9 @@ func jarFlags(fs *flag.FlagSet) *jarOptions {
 }
 
 func (o *jarOptions) fetcher() (*flink.JarFetcher, error) {
+	if o.maxBytes <= 0 || o.maxBytes > maxJarBytes {
+		return nil, fmt.Errorf("--jar-max-bytes: %d is not between 1 and %d", o.maxBytes, int64(maxJarBytes))
+	}
 	f := &flink.JarFetcher{FileRoot: o.fileRoot, TempDir: o.tempDir, MaxBytes: o.maxBytes}
 	f.Policy.AllowedHosts = split(o.hosts)
 	for _, c := range split(o.cidrs) {

@@ -88,9 +88,7 @@ func EffectiveConfig(c Cluster, userConf map[string]string) map[string]string {
 	setDefault("jobmanager.rpc.port", "6123")
 	setDefault("blob.server.port", "6124")
 	setDefault("taskmanager.rpc.port", "6122")
-	if flinkv1beta1.HAEnabled(conf) {
-		set("high-availability.cluster-id", d.Name)
-	}
+	set("high-availability.cluster-id", d.Name) // whatever HA type, or its deprecated spelling, is set
 	if j := c.Spec.Job; j != nil {
 		applicationConfig(c, j, conf)
 	}

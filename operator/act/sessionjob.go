@@ -2,11 +2,11 @@ package act
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"path"
 	"slices"
+	"strings"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/decide"
@@ -33,17 +33,22 @@ type SessionJobExecutor struct {
 	Flink func(cluster *flinkv1beta1.FlinkDeployment) SessionFlinkAPI
 	// Jars fetches file:// and http(s):// jars.
 	Jars *flink.JarFetcher
-	// Credentials returns the Authorization header value kept in a Secret of the namespace
-	// (nil: jar credentials are off, and a session job naming a Secret is refused).
-	Credentials func(ctx context.Context, namespace, secret string) (string, error)
-	// FetchSlots bounds the jar fetches under way at once (one token a fetch; nil: no
-	// bound). With fewer slots than reconcile workers, slow jar servers can never hold every
-	// worker: a reconcile that finds no slot free gets ErrJarFetchBusy at once.
-	FetchSlots chan struct{}
+	// Credentials returns the credentials kept in a Secret of the namespace (nil: jar
+	// credentials are off, and a session job naming a Secret is refused).
+	Credentials func(ctx context.Context, namespace, secret string) (JarCredentials, error)
+	// FetchSlots bound the jar fetches under way at once (nil: no bound). With fewer slots
+	// than reconcile workers, slow jar servers can never hold every worker; with one per
+	// namespace, one tenant never holds every slot. A reconcile that finds no slot free gets
+	// ErrJarFetchBusy at once.
+	FetchSlots *FetchSlots
 }
 
-// ErrJarFetchBusy is returned when every jar fetch slot is taken: try again shortly.
-var ErrJarFetchBusy = errors.New("every jar fetch slot is busy")
+// JarCredentials are the credentials of one jar host: the Authorization header value and
+// the only host (host[:port], as in the URL) it may be sent to.
+type JarCredentials struct {
+	Authorization string
+	Host          string
+}
 
 // Execute performs one action against the session cluster. An error means it did not (fully)
 // happen; retrying is safe.
@@ -120,15 +125,12 @@ func (e *SessionJobExecutor) jar(ctx context.Context, api SessionFlinkAPI, names
 	if sessionjob.IsLocalJar(s.Job.JarURI) {
 		return "", fmt.Errorf("%w: jar %s is not on the session cluster: a local:// jar must be in the cluster's image, listed by GET /jars", flink.ErrJarFetch, s.Job.JarURI)
 	}
-	if e.FetchSlots != nil {
-		select {
-		case e.FetchSlots <- struct{}{}:
-			defer func() { <-e.FetchSlots }()
-		default:
-			return "", ErrJarFetchBusy
-		}
+	release, err := e.FetchSlots.take(namespace)
+	if err != nil {
+		return "", err
 	}
-	auth, err := e.authorization(ctx, namespace, s.CredentialsSecret)
+	defer release()
+	auth, err := e.authorization(ctx, namespace, s.CredentialsSecret, s.Job.JarURI)
 	if err != nil {
 		return "", err
 	}
@@ -141,19 +143,27 @@ func (e *SessionJobExecutor) jar(ctx context.Context, api SessionFlinkAPI, names
 	return id, wrap("upload jar "+name, err)
 }
 
-// authorization reads the credentials a submission names ("" when it names none).
-func (e *SessionJobExecutor) authorization(ctx context.Context, namespace, secret string) (string, error) {
+// authorization reads the credentials a submission names ("" when it names none); they must
+// be for the jar's host.
+func (e *SessionJobExecutor) authorization(ctx context.Context, namespace, secret, jarURI string) (string, error) {
 	switch {
 	case secret == "":
 		return "", nil
 	case e.Credentials == nil:
 		return "", fmt.Errorf("%w: jar credentials are off (the operator's --jar-credentials is not set)", flink.ErrJarFetch)
 	}
-	auth, err := e.Credentials(ctx, namespace, secret)
+	creds, err := e.Credentials(ctx, namespace, secret)
 	if err != nil {
 		return "", fmt.Errorf("%w: credentials: %w", flink.ErrJarFetch, err)
 	}
-	return auth, nil
+	u, err := flinkv1beta1.ParseJarURI(jarURI)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", flink.ErrJarFetch, err)
+	}
+	if !strings.EqualFold(u.Host, creds.Host) {
+		return "", fmt.Errorf("%w: %w: the credentials of Secret %s are for host %q, not %q", flink.ErrJarFetch, flink.ErrFetchRefused, secret, creds.Host, u.Host)
+	}
+	return creds.Authorization, nil
 }
 
 // deleteJars deletes the jars that are still on the cluster.

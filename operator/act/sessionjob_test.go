@@ -44,8 +44,9 @@ func (publicDNS) LookupNetIP(context.Context, string, string) ([]netip.Addr, err
 	return []netip.Addr{netip.MustParseAddr("93.184.216.34")}, nil
 }
 
-// A fetch needs a free slot: with every slot taken the executor returns ErrJarFetchBusy at
-// once instead of waiting on a jar server; with one free it streams the jar to the cluster.
+// A fetch needs a free slot, and a namespace has at most one: with its namespace's slot or
+// every slot taken the executor returns ErrJarFetchBusy at once instead of waiting on a jar
+// server; with one free it streams the jar to the cluster and gives the slot back.
 func TestSubmitFetchSlots(t *testing.T) {
 	mt := httpmock.NewMockTransport()
 	mt.RegisterResponder(http.MethodGet, "https://jars.example.com/job.jar", httpmock.NewStringResponder(200, "PK-jar"))
@@ -53,26 +54,36 @@ func TestSubmitFetchSlots(t *testing.T) {
 	e := &SessionJobExecutor{
 		Flink:      func(*flinkv1beta1.FlinkDeployment) SessionFlinkAPI { return api },
 		Jars:       &flink.JarFetcher{Transport: mt, TempDir: t.TempDir(), Policy: flink.FetchPolicy{Resolver: publicDNS{}}},
-		FetchSlots: make(chan struct{}, 1),
+		FetchSlots: NewFetchSlots(2),
 	}
 	submit := sessionjob.Action{Kind: sessionjob.ActSubmitJob, Submit: &sessionjob.Submit{
 		Job: flinkv1beta1.JobSpec{JarURI: "https://jars.example.com/job.jar"}, JarName: "flinkop-x-job.jar",
 	}}
-	e.FetchSlots <- struct{}{} // another fetch is under way
-	if err := e.Execute(context.Background(), &flinkv1beta1.FlinkDeployment{}, submit); !errors.Is(err, ErrJarFetchBusy) {
+	in := func(ns string) *flinkv1beta1.FlinkDeployment {
+		d := &flinkv1beta1.FlinkDeployment{}
+		d.Namespace = ns
+		return d
+	}
+	releaseA, _ := e.FetchSlots.take("team-a") // a slow fetch of team a is under way
+	if err := e.Execute(context.Background(), in("team-a"), submit); !errors.Is(err, ErrJarFetchBusy) {
+		t.Fatalf("a second fetch of team a: err = %v, want ErrJarFetchBusy", err)
+	}
+	releaseC, _ := e.FetchSlots.take("team-c") // every slot taken
+	if err := e.Execute(context.Background(), in("team-b"), submit); !errors.Is(err, ErrJarFetchBusy) {
 		t.Fatalf("with no free slot: err = %v, want ErrJarFetchBusy", err)
 	}
-	<-e.FetchSlots
-	if err := e.Execute(context.Background(), &flinkv1beta1.FlinkDeployment{}, submit); err != nil {
-		t.Fatalf("with a free slot: %v", err)
+	releaseC()
+	if err := e.Execute(context.Background(), in("team-b"), submit); err != nil {
+		t.Fatalf("team b with a free slot: %v", err)
 	}
-	if api.got["flinkop-x-job.jar"] != "PK-jar" || len(e.FetchSlots) != 0 {
-		t.Errorf("uploaded %v, slots taken %d; want the jar and the slot released", api.got, len(e.FetchSlots))
+	releaseA()
+	if api.got["flinkop-x-job.jar"] != "PK-jar" || e.FetchSlots.Busy() != 0 {
+		t.Errorf("uploaded %v, slots taken %d; want the jar and every slot released", api.got, e.FetchSlots.Busy())
 	}
 }
 
-// A session job naming a credentials Secret sends its Authorization header to its https jar's
-// host, never over http, and not at all when credentials are off.
+// A session job naming a credentials Secret sends its Authorization header to the Secret's
+// host only, over https only, and not at all when credentials are off.
 func TestSubmitJarCredentials(t *testing.T) {
 	mt := httpmock.NewMockTransport()
 	mt.RegisterResponder(http.MethodGet, "https://jars.example.com/job.jar", func(r *http.Request) (*http.Response, error) {
@@ -97,9 +108,12 @@ func TestSubmitJarCredentials(t *testing.T) {
 		t.Errorf("credentials off: err = %v", err)
 	}
 	var asked string
-	e.Credentials = func(_ context.Context, namespace, secret string) (string, error) {
+	e.Credentials = func(_ context.Context, namespace, secret string) (JarCredentials, error) {
 		asked = namespace + "/" + secret
-		return "Bearer t0ken", nil
+		return JarCredentials{Authorization: "Bearer t0ken", Host: "jars.example.com"}, nil
+	}
+	if err := e.Execute(context.Background(), cluster, submit("https://evil.example.org/job.jar")); !errors.Is(err, flink.ErrFetchRefused) {
+		t.Errorf("credentials for another host: err = %v, want refused", err)
 	}
 	if err := e.Execute(context.Background(), cluster, submit("http://jars.example.com/job.jar")); !errors.Is(err, flink.ErrFetchRefused) {
 		t.Errorf("credentials over http: err = %v, want refused", err)

@@ -23,17 +23,23 @@ func TestSecretCredentials(t *testing.T) {
 		return s
 	}
 	c := fake.NewClientBuilder().WithObjects(
-		secret("token", labelled, map[string]string{"authorization": "Bearer abc"}),
-		secret("basic", labelled, map[string]string{"username": "u", "password": "p"}),
-		secret("db-password", nil, map[string]string{"authorization": "Bearer db"}),
-		secret("empty", labelled, nil),
+		secret("token", labelled, map[string]string{"authorization": "Bearer abc", "host": "repo.example.com"}),
+		secret("basic", labelled, map[string]string{"username": "u", "password": "p", "host": "repo.example.com"}),
+		secret("db-password", nil, map[string]string{"authorization": "Bearer db", "host": "repo.example.com"}),
+		secret("empty", labelled, map[string]string{"host": "repo.example.com"}),
+		secret("anywhere", labelled, map[string]string{"authorization": "Bearer abc"}),
 	).Build()
 	read := controller.SecretCredentials(c)
 	for name, want := range map[string]string{
 		"token": "Bearer abc", "basic": "Basic dTpw",
 		"db-password": "error: not labelled", "empty": "error: neither", "missing": "error: not found",
+		"anywhere": "error: no host key",
 	} {
-		got, err := read(context.Background(), ns, name)
+		creds, err := read(context.Background(), ns, name)
+		got := creds.Authorization
+		if err == nil && creds.Host != "repo.example.com" {
+			t.Errorf("%s: host %q", name, creds.Host)
+		}
 		switch wantErr, isErr := strings.CutPrefix(want, "error: "); {
 		case isErr && (err == nil || !strings.Contains(err.Error(), wantErr)):
 			t.Errorf("%s: %q, %v; want an error saying %q", name, got, err, wantErr)

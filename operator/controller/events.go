@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"strings"
 	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,6 +19,8 @@ const TruncatedMark = " …(truncated)"
 // TruncateEventMessage cuts msg to MaxEventMessage bytes on a character boundary, marking the
 // cut; status.error keeps the whole message.
 func TruncateEventMessage(msg string) string {
+	// Invalid UTF-8 (a jar server's reason phrase, say) would grow when encoded.
+	msg = strings.ToValidUTF8(msg, "?")
 	if len(msg) <= MaxEventMessage {
 		return msg
 	}

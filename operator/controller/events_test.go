@@ -12,6 +12,7 @@ func TestTruncateEventMessage(t *testing.T) {
 		"at limit":  strings.Repeat("a", MaxEventMessage),
 		"long":      strings.Repeat("a", 5000),
 		"multibyte": strings.Repeat("é", 2000),
+		"invalid":   strings.Repeat("\xffa", 600),
 	} {
 		got := TruncateEventMessage(msg)
 		if len(got) > MaxEventMessage || !utf8.ValidString(got) {

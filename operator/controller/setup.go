@@ -118,7 +118,7 @@ func (s Setup) SessionJobReconciler(c client.Client, rec EventRecorder) *FlinkSe
 	rec = boundedEvents{rec}
 	exec := &act.SessionJobExecutor{
 		Flink: func(d *flinkv1beta1.FlinkDeployment) act.SessionFlinkAPI { return s.clients(d) }, Jars: s.Jars,
-		FetchSlots: make(chan struct{}, JarFetchSlots),
+		FetchSlots: act.NewFetchSlots(JarFetchSlots),
 	}
 	if s.JarCredentials {
 		reader := s.SecretReader

@@ -65,7 +65,12 @@ func (c *Client) call(ctx context.Context, method, path string, in, out any) err
 }
 
 func (c *Client) send(ctx context.Context, method, path string, body io.Reader, contentType string, out any) error {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	timeout := c.timeout
+	if sb, ok := body.(sizedBody); ok {
+		// An upload may take longer than a call: its size at uploadRate comes on top.
+		timeout += time.Duration(sb.size/uploadRate) * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
 	if err != nil {

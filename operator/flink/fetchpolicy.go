@@ -66,9 +66,6 @@ func (p FetchPolicy) CheckHost(ctx context.Context, u *url.URL) error {
 	return nil
 }
 
-// sharedAddressSpace is 100.64.0.0/10 (RFC 6598), used by some clusters for pods.
-var sharedAddressSpace = netip.MustParsePrefix("100.64.0.0/10")
-
 // CheckURL checks a jar URL before it is requested: http or https, no credentials, an allowed
 // host, and, for an IP literal, an allowed address.
 func (p FetchPolicy) CheckURL(u *url.URL) error {
@@ -110,17 +107,16 @@ func (p FetchPolicy) hostAllowed(host string) bool {
 }
 
 // CheckAddr checks an address about to be dialled: public unicast addresses are allowed;
-// loopback, private, link-local, shared, unspecified and multicast addresses only inside
-// AllowedCIDRs.
+// loopback, private, link-local, shared, reserved, unspecified and multicast addresses (also
+// in IPv4-mapped, NAT64, IPv4-compatible and 6to4 forms) only inside AllowedCIDRs.
 func (p FetchPolicy) CheckAddr(ip netip.Addr) error {
-	ip = ip.Unmap()
+	ip = ip.WithZone("").Unmap()
 	for _, c := range p.AllowedCIDRs {
 		if c.Contains(ip) {
 			return nil
 		}
 	}
-	if !ip.IsValid() || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() || sharedAddressSpace.Contains(ip) {
+	if !public(ip) {
 		return fmt.Errorf("%w: address %s is not public (allow it with --jar-allowed-cidrs)", ErrFetchRefused, ip)
 	}
 	return nil
@@ -162,6 +158,11 @@ func (p FetchPolicy) checkRedirect(req *http.Request, via []*http.Request) error
 	}
 	if prev := via[len(via)-1]; prev.URL.Scheme == "https" && req.URL.Scheme != "https" {
 		return fmt.Errorf("%w: redirect from https to %s", ErrFetchRefused, req.URL.Scheme)
+	}
+	if req.URL.Host != via[0].URL.Host {
+		// Go keeps Authorization for a subdomain or another port; credentials are the
+		// original host's only.
+		req.Header.Del("Authorization")
 	}
 	if err := p.CheckURL(req.URL); err != nil {
 		return err

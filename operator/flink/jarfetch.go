@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"syscall"
 	"time"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
@@ -134,7 +135,9 @@ func (f *JarFetcher) open(u *url.URL) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("open jar directory: %w", err)
 	}
 	defer func() { _ = r.Close() }()
-	file, err := r.Open(rel)
+	// Non-blocking, so a FIFO planted in the directory cannot hang the open; a regular file
+	// reads the same either way.
+	file, err := r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%w: open jar %s: %w", ErrFetchRefused, p, err)
 	}
@@ -160,6 +163,9 @@ func (f *JarFetcher) get(ctx context.Context, u *url.URL, authorization string) 
 		transport = f.Policy.Transport()
 	}
 	client := &http.Client{Transport: transport, CheckRedirect: f.Policy.checkRedirect}
+	if f.Transport == nil {
+		defer client.CloseIdleConnections() // this fetch's own transport: leave nothing behind
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return nil, fmt.Errorf("jar request: %w", err)

@@ -10,7 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/jarcoal/httpmock"
 
@@ -180,9 +182,61 @@ func TestCheckAddr(t *testing.T) {
 		"127.0.0.1": false, "::1": false, "10.96.0.1": false, "192.168.1.1": false, "172.16.0.1": false,
 		"169.254.169.254": false, "fe80::1": false, "0.0.0.0": false, "::": false, "100.64.0.1": false,
 		"224.0.0.1": false, "fd00::1": false, "::ffff:127.0.0.1": false,
+		"64:ff9b::a00:1": false, "64:ff9b::a9fe:a9fe": false, "::7f00:1": false, "::ffff:0:7f00:1": false,
+		"2002:7f00:1::": false, "fec0::1": false, "198.18.0.1": false, "192.0.0.1": false, "240.0.0.1": false,
+		"255.255.255.255": false, "fe80::1%eth0": false, "64:ff9b::808:808": true, "2002:808:808::1": true,
 	} {
 		if err := p.CheckAddr(netip.MustParseAddr(addr)); (err == nil) != allowed {
 			t.Errorf("CheckAddr(%s) = %v, want allowed=%v", addr, err, allowed)
 		}
+	}
+}
+
+// Credentials stay with the jar's host: a redirect to a subdomain or another port (which Go's
+// client would send them to) gets the request without them.
+func TestCredentialsStayWithTheirHost(t *testing.T) {
+	mt := httpmock.NewMockTransport()
+	var sent []string
+	for _, target := range []string{"https://cdn.jars.example.com/x.jar", "https://jars.example.com:8443/x.jar"} {
+		mt.RegisterResponder(http.MethodGet, target, func(r *http.Request) (*http.Response, error) {
+			sent = append(sent, r.Header.Get("Authorization"))
+			return httpmock.NewStringResponse(http.StatusOK, "PK"), nil
+		})
+	}
+	mt.RegisterResponder(http.MethodGet, "https://jars.example.com/sub.jar", redirect("https://cdn.jars.example.com/x.jar"))
+	mt.RegisterResponder(http.MethodGet, "https://jars.example.com/port.jar", redirect("https://jars.example.com:8443/x.jar"))
+	f := &flink.JarFetcher{Transport: mt, TempDir: t.TempDir(), Policy: flink.FetchPolicy{Resolver: publicEverywhere{}}}
+	for _, uri := range []string{"https://jars.example.com/sub.jar", "https://jars.example.com/port.jar"} {
+		jar, err := f.FetchAuthorized(context.Background(), uri, "Bearer secret")
+		if err != nil {
+			t.Fatalf("%s: %v", uri, err)
+		}
+		_ = jar.Close()
+	}
+	if len(sent) != 2 || sent[0] != "" || sent[1] != "" {
+		t.Errorf("Authorization sent to the redirect targets: %q", sent)
+	}
+}
+
+// publicEverywhere resolves every name to a public address.
+type publicEverywhere struct{}
+
+func (publicEverywhere) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
+	return []netip.Addr{netip.MustParseAddr("93.184.216.34")}, nil
+}
+
+// A FIFO planted in the jar directory is refused at once instead of hanging the fetch.
+func TestJarFetcherRefusesAFIFO(t *testing.T) {
+	dir := t.TempDir()
+	must(t, syscall.Mkfifo(filepath.Join(dir, "pipe.jar"), 0o600))
+	done := make(chan error, 1)
+	go func() { _, err := fetch(t, &flink.JarFetcher{FileRoot: dir}, "file://"+dir+"/pipe.jar"); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, flink.ErrFetchRefused) {
+			t.Errorf("err = %v, want refused (not a regular file)", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("fetching a FIFO hangs")
 	}
 }

@@ -61,6 +61,9 @@ func (c *Client) UploadJar(ctx context.Context, name string, jar io.Reader, size
 	return path.Base(out.Filename), nil
 }
 
+// uploadRate is the slowest upload speed a jar upload is given time for (bytes a second).
+const uploadRate = 1 << 20
+
 // sizedBody is a request body of known length (sent with Content-Length, not chunked).
 type sizedBody struct {
 	io.Reader

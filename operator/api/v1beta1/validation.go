@@ -19,7 +19,11 @@ var SupportedFlinkVersions = []FlinkVersion{
 // operatorOwnedKeys are Flink configuration keys the operator sets itself.
 // They are Apache's forbidden keys: a tenant-chosen cluster id could reach another resource's
 // pods, Services or HA metadata.
-var operatorOwnedKeys = []string{"kubernetes.namespace", "kubernetes.cluster-id", "high-availability.cluster-id"}
+var operatorOwnedKeys = []string{
+	"kubernetes.namespace", "kubernetes.cluster-id", "high-availability.cluster-id",
+	// Deprecated spellings that also choose the HA cluster id (ZooKeeper HA).
+	"high-availability.zookeeper.path.namespace", "recovery.zookeeper.path.namespace",
+}
 
 // internalKeyPrefix starts Flink's internal keys, which the operator sets for the job it runs
 // (job id, main class, program arguments).
