@@ -19,7 +19,7 @@ GO_TEST_FLAGS ?= -race -count=1
 # Property checks the CI-sized scenario sweep runs (make test); make sim takes SEEDS.
 SCENARIO_CHECKS ?= 500
 # The hostile-input property's runs are longer (every run settles for 10 virtual minutes).
-HOSTILE_CHECKS ?= 100
+HOSTILE_CHECKS ?= 60
 # The CI sweep is reproducible (a fixed base seed); make sim explores new random seeds.
 SCENARIO_SEED ?= 20261122
 SEEDS ?= 5000

@@ -36,6 +36,16 @@ func (c *Checker) Foreign(obj client.Object) error {
 	return nil
 }
 
+// isForeign reports whether obj is one of the foreign objects (not the resource's to delete).
+func (c *Checker) isForeign(obj client.Object) bool {
+	for _, f := range c.foreign {
+		if f.obj.GetName() == obj.GetName() && fmt.Sprintf("%T", f.obj) == fmt.Sprintf("%T", obj) {
+			return true
+		}
+	}
+	return false
+}
+
 // foreignUntouched: no object the world's resources do not own was changed or deleted.
 func (c *Checker) foreignUntouched() []string {
 	var out []string

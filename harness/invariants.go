@@ -416,13 +416,19 @@ func (c *Checker) nothingLeft(name string) []string {
 	_ = c.w.Client.List(ctx, &cms, client.InNamespace(c.w.Namespace), sel)
 	var left []string
 	for _, d := range deps.Items {
-		left = append(left, "deployment/"+d.Name)
+		if !c.isForeign(&d) {
+			left = append(left, "deployment/"+d.Name)
+		}
 	}
 	for _, s := range svcs.Items {
-		left = append(left, "service/"+s.Name)
+		if !c.isForeign(&s) {
+			left = append(left, "service/"+s.Name)
+		}
 	}
 	for _, m := range cms.Items {
-		left = append(left, "configmap/"+m.Name)
+		if !c.isForeign(&m) {
+			left = append(left, "configmap/"+m.Name)
+		}
 	}
 	if len(left) > 0 {
 		return []string{fmt.Sprintf("%s: deleted, but %v remain (invariant 4)", name, left)}

@@ -73,7 +73,7 @@ func HostileProperty(newBackend func() (harness.Backend, error)) func(*rapid.T) 
 }
 
 // foreign creates, with some probability each, another tenant's objects under the names the
-// resource renders.
+// resource renders, and another Flink cluster's HA metadata under its cluster id.
 func (m *hostileMachine) foreign(t *rapid.T) {
 	labels := map[string]string{"team": "other"}
 	one := int32(1)
@@ -90,8 +90,11 @@ func (m *hostileMachine) foreign(t *rapid.T) {
 		},
 		"service":   &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: act.RESTServiceName(m.name), Labels: labels}, Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}},
 		"configmap": &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: act.ConfigMapName(m.name), Labels: labels}, Data: map[string]string{"k": "v"}},
+		// Another Flink cluster's HA metadata under the resource's cluster id.
+		"ha": &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: m.name + "-cluster-config-map",
+			Labels: map[string]string{act.LabelApp: m.name, "configmap-type": "high-availability"}}, Data: map[string]string{"checkpointID-1": "theirs"}},
 	}
-	for _, kind := range []string{"deployment", "service", "configmap"} {
+	for _, kind := range []string{"deployment", "service", "configmap", "ha"} {
 		if rapid.Float64Range(0, 1).Draw(t, "foreign "+kind) < 0.25 {
 			// A real API server refuses some drawn names (then nobody can own such an object).
 			if err := m.checker.Foreign(objs[kind]); err != nil && !apierrors.IsInvalid(err) {
@@ -197,5 +200,14 @@ func (m *hostileMachine) settle(t *rapid.T) {
 	}
 	if len(problems) > 0 {
 		t.Fatalf("%s\ntrace:\n%s", strings.Join(problems, "\n"), m.w.Trace)
+	}
+	// Deleting the resource removes what is its own and nothing else (invariant 4 and the
+	// foreign objects are checked after every step).
+	if err := m.w.Delete(m.name); err != nil {
+		t.Fatalf("delete: %v", err)
+	}
+	m.run(t, 2*time.Minute)
+	if _, err := m.w.Get(m.name); !apierrors.IsNotFound(err) {
+		t.Fatalf("%s not deleted within 2 minutes: %v\ntrace:\n%s", m.name, err, m.w.Trace)
 	}
 }

@@ -90,6 +90,9 @@ func (e *Executor) deploy(ctx context.Context, d *flinkv1beta1.FlinkDeployment, 
 	if err != nil {
 		return err
 	}
+	if err := e.precheck(ctx, d, objs.All()); err != nil {
+		return err
+	}
 	for _, obj := range objs.All() {
 		if err := e.apply(ctx, obj); err != nil {
 			return err
@@ -170,11 +173,6 @@ func (e *Executor) deleteCluster(ctx context.Context, d *flinkv1beta1.FlinkDeplo
 	return nil
 }
 
-func (e *Executor) deleteHA(ctx context.Context, d *flinkv1beta1.FlinkDeployment) error {
-	err := e.Client.DeleteAllOf(ctx, &corev1.ConfigMap{}, client.InNamespace(d.Namespace), e.HASelector(d))
-	return wrap("delete HA ConfigMaps", err)
-}
-
 func (e *Executor) deleteAll(ctx context.Context, d *flinkv1beta1.FlinkDeployment) error {
 	if err := e.deleteCluster(ctx, d, true); err != nil {
 		return err
@@ -182,13 +180,15 @@ func (e *Executor) deleteAll(ctx context.Context, d *flinkv1beta1.FlinkDeploymen
 	if err := e.deleteIngress(ctx, d); err != nil {
 		return err
 	}
-	objs := []client.Object{svc(d.Namespace, RESTServiceName(d.Name)), svc(d.Namespace, InternalServiceName(d.Name)), cm(d.Namespace, ConfigMapName(d.Name))}
-	for _, obj := range objs {
+	for _, obj := range []client.Object{svc(d.Namespace, RESTServiceName(d.Name)), svc(d.Namespace, InternalServiceName(d.Name))} {
 		if err := deleteOwned(ctx, e.Client, obj, d.UID); err != nil {
 			return err
 		}
 	}
-	return nil
+	if left, err := e.podsLeft(ctx, d); err != nil || left {
+		return err // the ConfigMap goes once no JobManager can write HA metadata any more
+	}
+	return deleteOwned(ctx, e.Client, cm(d.Namespace, ConfigMapName(d.Name)), d.UID)
 }
 
 func svc(ns, name string) *corev1.Service {

@@ -85,3 +85,41 @@ func TestCollidingNamesDoNotFight(t *testing.T) {
 	}
 	e.until("coll", 5, "still running", running(1))
 }
+
+// Another Flink cluster in the namespace keeps HA metadata under the cluster id "orders". A
+// FlinkDeployment "orders" (next to that cluster's Deployment, or not) never deploys a first
+// JobManager that would join it, and its deletion leaves that metadata alone.
+func TestForeignHAMetadataIsNeverTouched(t *testing.T) {
+	for name, withDeployment := range map[string]bool{"alone": false, "next to its Deployment": true} {
+		t.Run(name, func(t *testing.T) {
+			e := newEnv(t)
+			ha := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "orders-cluster-config-map", Namespace: ns,
+				Labels: map[string]string{"app": "orders", "configmap-type": "high-availability"}}, Data: map[string]string{"checkpointID-1": "theirs"}}
+			if err := e.client.Create(e.ctx, ha); err != nil {
+				t.Fatal(err)
+			}
+			if withDeployment {
+				one := int32(1)
+				labels := map[string]string{"app": "orders-standalone"}
+				dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "orders", Namespace: ns},
+					Spec: appsv1.DeploymentSpec{Replicas: &one, Selector: &metav1.LabelSelector{MatchLabels: labels},
+						Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+							Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "jobmanager", Image: "flink:1.20"}}}}}}
+				if err := e.client.Create(e.ctx, dep); err != nil {
+					t.Fatal(err)
+				}
+			}
+			e.create(deployment("orders", flinkv1beta1.UpgradeModeLastState))
+			e.until("orders", 10, "refusing the deploy", hasError("is not controlled by this resource"))
+			var cms corev1.ConfigMapList
+			if err := e.client.List(e.ctx, &cms, client.InNamespace(ns)); err != nil || len(cms.Items) != 1 {
+				t.Errorf("ConfigMaps %d (%v): want only the other cluster's HA metadata, nothing written", len(cms.Items), err)
+			}
+			e.deleteAndWait("orders")
+			var got corev1.ConfigMap
+			if err := e.client.Get(e.ctx, client.ObjectKeyFromObject(ha), &got); err != nil || got.Data["checkpointID-1"] != "theirs" {
+				t.Errorf("the other cluster's HA metadata was deleted or changed: %v", err)
+			}
+		})
+	}
+}

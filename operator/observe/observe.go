@@ -159,7 +159,12 @@ func HASelector(d *flinkv1beta1.FlinkDeployment) client.MatchingLabels {
 	return client.MatchingLabels{act.LabelApp: HAClusterID(d), LabelHAConfigMapType: HAConfigMapType}
 }
 
+// haMetadata reports whether d's HA metadata exists: HA ConfigMaps of its cluster id while d
+// has a cluster of its own (otherwise they are another cluster's, see act.OwnsCluster).
 func (o *Observer) haMetadata(ctx context.Context, d *flinkv1beta1.FlinkDeployment) (bool, error) {
+	if owns, err := act.OwnsCluster(ctx, o.Client, d); err != nil || !owns {
+		return false, err
+	}
 	var cms corev1.ConfigMapList
 	if err := o.Client.List(ctx, &cms, client.InNamespace(d.Namespace), HASelector(d)); err != nil {
 		return false, fmt.Errorf("list HA ConfigMaps: %w", err)

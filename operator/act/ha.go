@@ -1,0 +1,89 @@
+package act
+
+import (
+	"context"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+)
+
+// Flink's HA ConfigMaps carry no mark of the resource whose JobManagers wrote them, only the
+// cluster id (the resource's name) in a label; another Flink cluster in the namespace may use
+// the same id. So the operator treats them as the resource's only while the resource has a
+// cluster of its own (its flink-config ConfigMap or its JobManager Deployment exists): it
+// never deletes them otherwise, and never deploys a first cluster next to HA metadata that
+// is already there.
+
+// OwnsCluster reports whether d has a cluster of its own: its flink-config ConfigMap or its
+// JobManager Deployment, controlled by d. Only then are the HA ConfigMaps of its cluster id
+// its own.
+func OwnsCluster(ctx context.Context, c client.Reader, d *flinkv1beta1.FlinkDeployment) (bool, error) {
+	for _, obj := range []client.Object{cm(d.Namespace, ConfigMapName(d.Name)), &appsv1.Deployment{}} {
+		if dep, ok := obj.(*appsv1.Deployment); ok {
+			dep.Namespace, dep.Name = d.Namespace, JobManagerName(d.Name)
+		}
+		err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj)
+		switch {
+		case err == nil && controlledBy(obj, d.UID):
+			return true, nil
+		case err != nil && !apierrors.IsNotFound(err):
+			return false, wrap("get "+describe(obj), err)
+		}
+	}
+	return false, nil
+}
+
+// precheck refuses a deploy before it writes anything: when one of the objects to apply
+// exists and is another's, or when d has no cluster of its own yet and HA metadata of its
+// cluster id is already there (another cluster's, which a new JobManager would join).
+func (e *Executor) precheck(ctx context.Context, d *flinkv1beta1.FlinkDeployment, objs []client.Object) error {
+	for _, obj := range objs {
+		existing := obj.DeepCopyObject().(client.Object)
+		err := e.Client.Get(ctx, client.ObjectKeyFromObject(obj), existing)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return wrap("get "+describe(obj), err)
+		}
+		if err := checkControlled(existing, controllerUID(obj)); err != nil {
+			return err
+		}
+	}
+	owns, err := OwnsCluster(ctx, e.Client, d)
+	if err != nil || owns {
+		return err
+	}
+	var cms corev1.ConfigMapList
+	if err := e.Client.List(ctx, &cms, client.InNamespace(d.Namespace), e.HASelector(d)); err != nil {
+		return wrap("list HA ConfigMaps", err)
+	}
+	if len(cms.Items) > 0 {
+		return fmt.Errorf("HA ConfigMap %s %w (this resource has no cluster yet; another Flink cluster in the namespace uses cluster id %s): remove it or rename the resource",
+			cms.Items[0].Name, ErrNotOwned, d.Name)
+	}
+	return nil
+}
+
+// deleteHA deletes d's HA ConfigMaps, only while d has a cluster of its own.
+func (e *Executor) deleteHA(ctx context.Context, d *flinkv1beta1.FlinkDeployment) error {
+	if owns, err := OwnsCluster(ctx, e.Client, d); err != nil || !owns {
+		return err
+	}
+	err := e.Client.DeleteAllOf(ctx, &corev1.ConfigMap{}, client.InNamespace(d.Namespace), e.HASelector(d))
+	return wrap("delete HA ConfigMaps", err)
+}
+
+// podsLeft reports whether pods of d's cluster are still there (terminating JobManagers may
+// still write HA metadata, so the flink-config ConfigMap, which marks the cluster as d's,
+// goes last).
+func (e *Executor) podsLeft(ctx context.Context, d *flinkv1beta1.FlinkDeployment) (bool, error) {
+	var pods corev1.PodList
+	err := e.Client.List(ctx, &pods, client.InNamespace(d.Namespace), client.MatchingLabels{LabelApp: d.Name, LabelManagedBy: ManagedBy})
+	return len(pods.Items) > 0, wrap("list pods", err)
+}
