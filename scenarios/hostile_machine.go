@@ -91,8 +91,10 @@ func (m *hostileMachine) foreign(t *rapid.T) {
 		"service":   &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: act.RESTServiceName(m.name), Labels: labels}, Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}},
 		"configmap": &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: act.ConfigMapName(m.name), Labels: labels}, Data: map[string]string{"k": "v"}},
 		// Another Flink cluster's HA metadata under the resource's cluster id.
-		"ha": &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: m.name + "-cluster-config-map",
-			Labels: map[string]string{act.LabelApp: m.name, "configmap-type": "high-availability"}}, Data: map[string]string{"checkpointID-1": "theirs"}},
+		"ha": &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
+			Name:   m.name + "-cluster-config-map",
+			Labels: map[string]string{act.LabelApp: m.name, "configmap-type": "high-availability"},
+		}, Data: map[string]string{"checkpointID-1": "theirs"}},
 	}
 	for _, kind := range []string{"deployment", "service", "configmap", "ha"} {
 		if rapid.Float64Range(0, 1).Draw(t, "foreign "+kind) < 0.25 {

@@ -93,18 +93,26 @@ func TestForeignHAMetadataIsNeverTouched(t *testing.T) {
 	for name, withDeployment := range map[string]bool{"alone": false, "next to its Deployment": true} {
 		t.Run(name, func(t *testing.T) {
 			e := newEnv(t)
-			ha := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "orders-cluster-config-map", Namespace: ns,
-				Labels: map[string]string{"app": "orders", "configmap-type": "high-availability"}}, Data: map[string]string{"checkpointID-1": "theirs"}}
+			ha := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
+				Name: "orders-cluster-config-map", Namespace: ns,
+				Labels: map[string]string{"app": "orders", "configmap-type": "high-availability"},
+			}, Data: map[string]string{"checkpointID-1": "theirs"}}
 			if err := e.client.Create(e.ctx, ha); err != nil {
 				t.Fatal(err)
 			}
 			if withDeployment {
 				one := int32(1)
 				labels := map[string]string{"app": "orders-standalone"}
-				dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "orders", Namespace: ns},
-					Spec: appsv1.DeploymentSpec{Replicas: &one, Selector: &metav1.LabelSelector{MatchLabels: labels},
-						Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
-							Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "jobmanager", Image: "flink:1.20"}}}}}}
+				dep := &appsv1.Deployment{
+					ObjectMeta: metav1.ObjectMeta{Name: "orders", Namespace: ns},
+					Spec: appsv1.DeploymentSpec{
+						Replicas: &one, Selector: &metav1.LabelSelector{MatchLabels: labels},
+						Template: corev1.PodTemplateSpec{
+							ObjectMeta: metav1.ObjectMeta{Labels: labels},
+							Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "jobmanager", Image: "flink:1.20"}}},
+						},
+					},
+				}
 				if err := e.client.Create(e.ctx, dep); err != nil {
 					t.Fatal(err)
 				}
