@@ -25,6 +25,7 @@ func pick[T any](t *rapid.T, label string, values ...T) T {
 }
 
 var deploymentMutations = map[string]mutation{
+	"schema": schemaMutation,
 	"cpu": func(t *rapid.T, d *flinkv1beta1.FlinkDeployment) {
 		cpu := pick(t, "cpu", 0.5, 1, 0.001, flinkv1beta1.MaxCPU, 0, -1, 1e300, math.MaxFloat64)
 		d.Spec.TaskManager = tm(d)

@@ -42,6 +42,9 @@ func (d *FlinkDeployment) Validate() field.ErrorList {
 	errs = append(errs, validateName(field.NewPath("metadata", "name"), d.Name)...)
 	errs = append(errs, validateSize(spec, s)...)
 	errs = append(errs, validateLogConfiguration(spec.Child("logConfiguration"), s.LogConfiguration)...)
+	if p := s.ImagePullPolicy; p != "" && !slices.Contains(pullPolicies, p) {
+		errs = append(errs, field.NotSupported(spec.Child("imagePullPolicy"), p, pullPolicies))
+	}
 	if jm := s.JobManager; jm != nil {
 		errs = append(errs, validateResource(spec.Child("jobManager", "resource"), jm.Resource)...)
 		errs = append(errs, validateRange(spec.Child("jobManager", "replicas"), jm.Replicas, 1, MaxReplicas)...)

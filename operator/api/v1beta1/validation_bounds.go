@@ -39,6 +39,10 @@ var maxMemory = resource.MustParse("1Ti")
 // that starts with a letter.
 var nameRE = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,43}[a-z0-9])?$`)
 
+// pullPolicies are Kubernetes' image pull policies (the rendered Deployments would be refused
+// with any other).
+var pullPolicies = []string{"Always", "IfNotPresent", "Never"}
+
 // LogConfigurationKeys are the only keys of spec.logConfiguration: the logging files of the
 // Flink image (any other key could replace a rendered file, such as config.yaml).
 var LogConfigurationKeys = []string{"log4j-console.properties", "logback-console.xml"}

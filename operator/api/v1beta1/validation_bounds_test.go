@@ -21,8 +21,11 @@ func TestFlinkDeploymentValidateBounds(t *testing.T) {
 		},
 		"a name ending in -rest":        {obj: app(func(d *FlinkDeployment) { d.Name = "coll-rest" }), wantFields: []string{"metadata.name"}},
 		"a name ending in -taskmanager": {obj: app(func(d *FlinkDeployment) { d.Name = "coll-taskmanager" }), wantFields: []string{"metadata.name"}},
-		"a dotted name":                 {obj: app(func(d *FlinkDeployment) { d.Name = "a.b" }), wantFields: []string{"metadata.name"}},
-		"a name with a digit first":     {obj: app(func(d *FlinkDeployment) { d.Name = "1a" }), wantFields: []string{"metadata.name"}},
+		"an image pull policy Kubernetes does not know": {
+			obj: app(func(d *FlinkDeployment) { d.Spec.ImagePullPolicy = "Sometimes" }), wantFields: []string{"spec.imagePullPolicy"},
+		},
+		"a dotted name":             {obj: app(func(d *FlinkDeployment) { d.Name = "a.b" }), wantFields: []string{"metadata.name"}},
+		"a name with a digit first": {obj: app(func(d *FlinkDeployment) { d.Name = "1a" }), wantFields: []string{"metadata.name"}},
 		"high-availability.cluster-id is forbidden": {
 			obj: app(withConf("high-availability.cluster-id", "other")), wantFields: []string{"spec.flinkConfiguration[high-availability.cluster-id]"},
 		},
