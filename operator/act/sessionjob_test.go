@@ -5,12 +5,12 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/netip"
 	"strings"
 	"testing"
 
 	"github.com/jarcoal/httpmock"
 
+	"github.com/flinkop/flinkop/harness/fixtures"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/flink"
 	"github.com/flinkop/flinkop/operator/sessionjob"
@@ -37,13 +37,6 @@ func (u *uploads) RunJar(context.Context, string, flink.RunJarRequest) (string, 
 	return "", nil
 }
 
-// publicDNS resolves every name to a public address.
-type publicDNS struct{}
-
-func (publicDNS) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
-	return []netip.Addr{netip.MustParseAddr("93.184.216.34")}, nil
-}
-
 // A fetch needs a free slot, and a namespace has at most one: with its namespace's slot or
 // every slot taken the executor returns ErrJarFetchBusy at once instead of waiting on a jar
 // server; with one free it streams the jar to the cluster and gives the slot back.
@@ -53,7 +46,7 @@ func TestSubmitFetchSlots(t *testing.T) {
 	api := &uploads{got: map[string]string{}}
 	e := &SessionJobExecutor{
 		Flink:      func(*flinkv1beta1.FlinkDeployment) SessionFlinkAPI { return api },
-		Jars:       &flink.JarFetcher{Transport: mt, TempDir: t.TempDir(), Policy: flink.FetchPolicy{Resolver: publicDNS{}}},
+		Jars:       &flink.JarFetcher{Transport: mt, TempDir: t.TempDir(), Policy: flink.FetchPolicy{Resolver: fixtures.PublicResolver{}}},
 		FetchSlots: NewFetchSlots(2),
 	}
 	submit := sessionjob.Action{Kind: sessionjob.ActSubmitJob, Submit: &sessionjob.Submit{
@@ -95,7 +88,7 @@ func TestSubmitJarCredentials(t *testing.T) {
 	api := &uploads{got: map[string]string{}}
 	e := &SessionJobExecutor{
 		Flink: func(*flinkv1beta1.FlinkDeployment) SessionFlinkAPI { return api },
-		Jars:  &flink.JarFetcher{Transport: mt, TempDir: t.TempDir(), Policy: flink.FetchPolicy{Resolver: publicDNS{}}},
+		Jars:  &flink.JarFetcher{Transport: mt, TempDir: t.TempDir(), Policy: flink.FetchPolicy{Resolver: fixtures.PublicResolver{}}},
 	}
 	submit := func(uri string) sessionjob.Action {
 		return sessionjob.Action{Kind: sessionjob.ActSubmitJob, Submit: &sessionjob.Submit{

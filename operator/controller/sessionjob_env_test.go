@@ -1,9 +1,7 @@
 package controller_test
 
 import (
-	"context"
 	"net/http"
-	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flinkop/flinkop/fakeflink"
+	"github.com/flinkop/flinkop/harness/fixtures"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/controller"
 	"github.com/flinkop/flinkop/operator/flink"
@@ -27,13 +26,6 @@ type sessionEnv struct {
 	jars *httpmock.MockTransport
 	// cluster is the session FlinkDeployment reconciled alongside the jobs.
 	clusterName string
-}
-
-// publicDNS resolves every name to a public address (no real DNS in tests).
-type publicDNS struct{}
-
-func (publicDNS) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
-	return []netip.Addr{netip.MustParseAddr("93.184.216.34")}, nil
 }
 
 // jarURL is the http jar the mock serves.
@@ -54,7 +46,7 @@ func (s *sessionEnv) reconciler(c client.Client) *controller.FlinkSessionJobReco
 	opts := s.r.Options
 	return controller.Setup{
 		Options: opts, Transport: s.sim, Clock: s.clock,
-		Jars: &flink.JarFetcher{Transport: s.jars, Policy: flink.FetchPolicy{Resolver: publicDNS{}}},
+		Jars: &flink.JarFetcher{Transport: s.jars, Policy: flink.FetchPolicy{Resolver: fixtures.PublicResolver{}}},
 	}.SessionJobReconciler(c, s.rec)
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/jarcoal/httpmock"
 
+	"github.com/flinkop/flinkop/harness/fixtures"
 	"github.com/flinkop/flinkop/operator/flink"
 )
 
@@ -204,7 +205,7 @@ func TestCredentialsStayWithTheirHost(t *testing.T) {
 	}
 	mt.RegisterResponder(http.MethodGet, "https://jars.example.com/sub.jar", redirect("https://cdn.jars.example.com/x.jar"))
 	mt.RegisterResponder(http.MethodGet, "https://jars.example.com/port.jar", redirect("https://jars.example.com:8443/x.jar"))
-	f := &flink.JarFetcher{Transport: mt, TempDir: t.TempDir(), Policy: flink.FetchPolicy{Resolver: publicEverywhere{}}}
+	f := &flink.JarFetcher{Transport: mt, TempDir: t.TempDir(), Policy: flink.FetchPolicy{Resolver: fixtures.PublicResolver{}}}
 	for _, uri := range []string{"https://jars.example.com/sub.jar", "https://jars.example.com/port.jar"} {
 		jar, err := f.FetchAuthorized(context.Background(), uri, "Bearer secret")
 		if err != nil {
@@ -215,13 +216,6 @@ func TestCredentialsStayWithTheirHost(t *testing.T) {
 	if len(sent) != 2 || sent[0] != "" || sent[1] != "" {
 		t.Errorf("Authorization sent to the redirect targets: %q", sent)
 	}
-}
-
-// publicEverywhere resolves every name to a public address.
-type publicEverywhere struct{}
-
-func (publicEverywhere) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
-	return []netip.Addr{netip.MustParseAddr("93.184.216.34")}, nil
 }
 
 // A FIFO planted in the jar directory is refused at once instead of hanging the fetch (a
