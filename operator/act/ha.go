@@ -23,10 +23,9 @@ import (
 // JobManager Deployment, controlled by d. Only then are the HA ConfigMaps of its cluster id
 // its own.
 func OwnsCluster(ctx context.Context, c client.Reader, d *flinkv1beta1.FlinkDeployment) (bool, error) {
-	for _, obj := range []client.Object{cm(d.Namespace, ConfigMapName(d.Name)), &appsv1.Deployment{}} {
-		if dep, ok := obj.(*appsv1.Deployment); ok {
-			dep.Namespace, dep.Name = d.Namespace, JobManagerName(d.Name)
-		}
+	jm := &appsv1.Deployment{}
+	jm.Namespace, jm.Name = d.Namespace, JobManagerName(d.Name)
+	for _, obj := range []client.Object{cm(d.Namespace, ConfigMapName(d.Name)), jm} {
 		err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj)
 		switch {
 		case err == nil && controlledBy(obj, d.UID):
