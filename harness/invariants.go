@@ -303,9 +303,9 @@ func (c *Checker) checkStart(d *flinkv1beta1.FlinkDeployment, s fakeflink.JobSta
 		return nil
 	case r.Metadata.Redeploy || r.Metadata.Restore == decide.RestoreNone:
 		return nil // the user asked for empty or initial state
-	case r.Metadata.Restore == decide.RestoreHA:
-		floor = c.newest(name, prev, s.Time, true)
 	default:
+		// An operator deploy restores the newest snapshot, savepoints included: HA recovery
+		// alone would go back behind a savepoint newer than the latest checkpoint.
 		floor = c.newest(name, prev, s.Time, false)
 	}
 	if s.RestorePath == "" && s.Offset == 0 && floor > 0 {

@@ -173,8 +173,8 @@ func (s *step) pollUpgradeSavepoint() {
 	s.refuse("upgrade savepoint failed (" + why + ") and no externalized checkpoint is newer than the last savepoint; the job keeps running the previous spec")
 }
 
-// checkpointFallback cancels the job, then restores the upgrade from its newest checkpoint
-// (read after the job ended, so no newer one can appear later).
+// checkpointFallback cancels the job, then restores the upgrade from its newest snapshot,
+// checkpoint or savepoint (read after the job ended, so no newer one can appear later).
 func (s *step) checkpointFallback() {
 	o := s.in.Observed
 	if o.Job != nil && !jobState(o.Job.State).globallyTerminal() {
@@ -182,12 +182,12 @@ func (s *step) checkpointFallback() {
 		return
 	}
 	if s.st.JobStatus.UpgradeSavepointPath == "" {
-		cp := s.newerCheckpoint()
-		if cp == nil {
+		snap := NewestSnapshot(o.Job, &s.st.JobStatus)
+		if snap == nil {
 			s.refuse("the job ended but its newest checkpoint cannot be read; the upgrade is not applied")
 			return
 		}
-		s.st.JobStatus.UpgradeSavepointPath = cp.Path
+		s.st.JobStatus.UpgradeSavepointPath = snap.Path
 		return
 	}
 	s.res.Action = Action{Kind: ActDeleteCluster, DeleteHA: true}
@@ -196,12 +196,28 @@ func (s *step) checkpointFallback() {
 // lastStateTeardown deletes the cluster but keeps HA metadata, so the new JobManager recovers
 // the job from its latest checkpoint. A finished job has no HA metadata: its newest checkpoint
 // is restored instead.
+//
+// HA recovery restores the latest checkpoint only: since Flink 1.15 a savepoint is never used
+// for recovery. When the job's newest snapshot is a savepoint (checkpoints failing, or a
+// savepoint just taken), keeping HA would go back behind it, so the job is cancelled and the
+// newest snapshot restored instead, decided once the job has ended and no checkpoint can
+// complete any more.
 func (s *step) lastStateTeardown() {
 	o := s.in.Observed
+	sp := s.st.JobStatus.SavepointInfo
 	switch {
+	case sp != nil && sp.TriggerID != "" && o.Job != nil && !jobState(o.Job.State).globallyTerminal():
+		// A savepoint in flight finishes (or fails) first: it may become the newest snapshot.
+		s.pollTriggers()
+	case o.Job != nil && !jobState(o.Job.State).globallyTerminal() && savepointAhead(o.Job) != nil:
+		ahead := savepointAhead(o.Job)
+		s.last.Metadata.Restore = RestoreSavepoint
+		s.last.Metadata.CheckpointFallback = true
+		s.save()
+		s.event(Normal, "SavepointAhead", fmt.Sprintf("Savepoint %s is newer than the job's latest checkpoint, which HA recovery would restore; cancelling the job to restore its newest snapshot instead", ahead.Path))
 	case o.Job != nil && jobState(o.Job.State).globallyTerminal():
 		if s.st.JobStatus.UpgradeSavepointPath == "" {
-			cp := o.Job.LatestCheckpoint
+			cp := NewestSnapshot(o.Job, &s.st.JobStatus)
 			if cp == nil {
 				s.refuse("last-state upgrade: the job is " + o.Job.State + ", its HA metadata is gone and it has no checkpoint; refusing to start from empty state")
 				return
@@ -321,6 +337,34 @@ func NewerCheckpoint(job *JobObservation, js *flinkv1beta1.JobStatus) *SnapshotR
 		return nil
 	}
 	return cp
+}
+
+// NewestSnapshot returns the newest snapshot of job to restore from: its newest externalized
+// checkpoint when that is newer than every savepoint, else the newest savepoint Flink reports
+// or status recorded (nil: none).
+func NewestSnapshot(job *JobObservation, js *flinkv1beta1.JobStatus) *SnapshotRef {
+	if cp := NewerCheckpoint(job, js); cp != nil {
+		return cp
+	}
+	var newest *SnapshotRef
+	if job != nil && job.LatestSavepoint.Restorable() {
+		newest = job.LatestSavepoint
+	}
+	if sp := js.SavepointInfo; sp != nil && sp.LastSavepoint != nil && sp.LastSavepoint.Location != "" &&
+		(newest == nil || sp.LastSavepoint.TimeStamp > newest.Timestamp) {
+		newest = &SnapshotRef{Path: sp.LastSavepoint.Location, Timestamp: sp.LastSavepoint.TimeStamp}
+	}
+	return newest
+}
+
+// savepointAhead returns the job's newest savepoint when Flink reports it newer than the
+// job's latest completed checkpoint (both come from one answer, and share one id counter).
+func savepointAhead(job *JobObservation) *SnapshotRef {
+	sp := job.LatestSavepoint
+	if !sp.Restorable() || (job.LatestCheckpoint != nil && job.LatestCheckpoint.ID > sp.ID) {
+		return nil
+	}
+	return sp
 }
 
 // unrecordedSavepoint is the job's newest savepoint as Flink reports it, when it is newer than
