@@ -48,6 +48,7 @@ func (s *step) observeStatus() {
 	} else {
 		st.TaskManager = nil
 	}
+	s.clusterInfo()
 	s.observeJob()
 }
 

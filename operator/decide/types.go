@@ -35,6 +35,14 @@ type Observation struct {
 	Ingress *IngressState
 	// Leftovers names the other objects the resource still owns (Services, ConfigMaps).
 	Leftovers []string
+	// Version is the JobManager's GET /config version and revision, read once per deploy
+	// (while status.clusterInfo has no flink-version); nil when not read.
+	Version *FlinkVersionInfo
+}
+
+// FlinkVersionInfo is what a JobManager reports about its build.
+type FlinkVersionInfo struct {
+	Version, Revision string
 }
 
 // DeploymentState is an observed Deployment.

@@ -252,6 +252,7 @@ func (s *step) deployNew() {
 		Spec: spec, Generation: s.last.Generation(), Run: s.last.Metadata.JobRun, JobID: jobID, RestorePath: path,
 	}}
 	s.deployed()
+	s.st.ClusterInfo = nil // the new JobManager's version is read once it answers
 	s.st.JobManagerDeploymentStatus = flinkv1beta1.JobManagerDeploying
 	if spec.Job != nil {
 		s.st.JobStatus.JobID = jobID

@@ -28,6 +28,7 @@ type FlinkAPI interface {
 	SavepointStatus(ctx context.Context, jobID, triggerID string) (*flink.SavepointResult, error)
 	CheckpointStatus(ctx context.Context, jobID, triggerID string) (*flink.CheckpointResult, error)
 	ResourceRequirements(ctx context.Context, jobID string) (flink.ResourceRequirements, error)
+	DashboardConfig(ctx context.Context) (*flink.DashboardConfig, error)
 }
 
 // HA ConfigMap labels, as Flink's Kubernetes HA services set them.
@@ -259,6 +260,11 @@ func (o *Observer) observeFlink(ctx context.Context, d *flinkv1beta1.FlinkDeploy
 		return
 	}
 	obs.RESTReachable = true
+	if d.Status.ClusterInfo[flinkv1beta1.ClusterInfoFlinkVersion] == "" {
+		if c, err := api.DashboardConfig(ctx); err == nil {
+			obs.Version = &decide.FlinkVersionInfo{Version: c.FlinkVersion, Revision: c.FlinkRevision}
+		}
+	}
 	if d.Spec.Job == nil {
 		return // a session cluster's jobs belong to its FlinkSessionJobs
 	}

@@ -108,3 +108,15 @@ func TaskManagerReplicas(spec FlinkDeploymentSpec, conf map[string]string) int32
 	}
 	return int32(max(1, (p+slots-1)/slots))
 }
+
+// The keys of status.clusterInfo, as the Apache operator fills them.
+const (
+	// ClusterInfoFlinkVersion is the Flink version the JobManager reports (GET /config).
+	ClusterInfoFlinkVersion = "flink-version"
+	// ClusterInfoFlinkRevision is the Flink build revision the JobManager reports.
+	ClusterInfoFlinkRevision = "flink-revision"
+	// ClusterInfoTotalCPU is the CPU of the JobManagers and TaskManagers together.
+	ClusterInfoTotalCPU = "total-cpu"
+	// ClusterInfoTotalMemory is their memory in bytes.
+	ClusterInfoTotalMemory = "total-memory"
+)
