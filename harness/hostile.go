@@ -11,8 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
+	"github.com/flinkop/flinkop/fakeflink/image"
 	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
@@ -68,7 +68,9 @@ var operatorKeys = []string{
 	"kubernetes.cluster-id", "kubernetes.namespace", "high-availability.cluster-id", "jobmanager.rpc.address",
 	"rest.port", "pipeline.jars", "execution.target", "execution.shutdown-on-application-finish",
 	"execution.submit-failed-job-on-application-error", "parallelism.default", "execution.savepoint.path",
-	"execution.savepoint.ignore-unclaimed-state",
+	"execution.savepoint.ignore-unclaimed-state", "pipeline.classpaths", "$internal.flink.version",
+	// resource.memory and resource.cpu win over these keys, as in the Apache operator.
+	"jobmanager.memory.process.size", "taskmanager.memory.process.size", "kubernetes.jobmanager.cpu", "kubernetes.taskmanager.cpu",
 }
 
 // SpecRendered checks per-field consistency of a FlinkDeployment that runs its current spec:
@@ -82,8 +84,10 @@ func (c *Checker) SpecRendered(d *flinkv1beta1.FlinkDeployment) []string {
 	if err := c.w.Client.Get(ctx, client.ObjectKey{Namespace: d.Namespace, Name: act.ConfigMapName(d.Name)}, &cm); err != nil {
 		return []string{fmt.Sprintf("%s: rendered configuration: %v", d.Name, err)}
 	}
-	rendered := map[string]string{}
-	if err := yaml.Unmarshal([]byte(cm.Data[act.ConfigFileName(d.Spec.FlinkVersion)]), &rendered); err != nil {
+	// Read as the spec's Flink version reads its file (flink-conf.yaml line by line).
+	version, _ := image.ParseVersion(string(d.Spec.FlinkVersion))
+	_, rendered, _, err := image.ReadConfig(version, cm.Data)
+	if err != nil {
 		out = append(out, fmt.Sprintf("%s: rendered configuration does not parse: %v", d.Name, err))
 	}
 	conf, _ := d.Spec.FlinkConfiguration.Flatten()

@@ -22,7 +22,7 @@ func savepointJob() *flinkv1beta1.FlinkDeployment {
 			"taskmanager.numberOfTaskSlots": "2", "execution.checkpointing.interval": "10s",
 			"state.checkpoints.dir": "file:///data/cp", "state.savepoints.dir": "file:///data/sp",
 		}),
-		Job: &flinkv1beta1.JobSpec{JarURI: "local:///job.jar", Parallelism: &p, UpgradeMode: flinkv1beta1.UpgradeModeSavepoint},
+		Job: &flinkv1beta1.JobSpec{JarURI: "local:///opt/flink/job.jar", Parallelism: &p, UpgradeMode: flinkv1beta1.UpgradeModeSavepoint},
 	}}
 	d.Name = "job"
 	return d

@@ -57,6 +57,9 @@ func run(ctx context.Context, args []string) error {
 		}
 		return nil
 	}
+	if err := checkContract(args, os.Stderr); err != nil {
+		return err
+	}
 	opts, err := parseFlags(args[0], args[1:])
 	if errors.Is(err, flag.ErrHelp) {
 		_, _ = io.WriteString(os.Stdout, usage)

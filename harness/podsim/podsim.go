@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/flinkop/flinkop/fakeflink"
+	"github.com/flinkop/flinkop/fakeflink/image"
 	"github.com/flinkop/flinkop/fakeflink/kubeha"
 	"github.com/flinkop/flinkop/fakeflink/rest"
 	"github.com/flinkop/flinkop/operator/act"
@@ -52,7 +53,12 @@ type Sim struct {
 	faults   map[string]podFault
 	delays   map[string]time.Duration // extra delay of the next start, by JobManager Deployment
 	confs    map[string]parsedConf    // parsed Flink configurations, by ConfigMap
-	pods     map[string]bool          // namespace/name of the pods written (Sync's only)
+	launches map[string]launch        // container starts, by what they depend on
+	// Jars are the jar files the simulated Flink image holds (DefaultJars).
+	Jars map[string]image.Jar
+	// failures are the container failures of pods that do not start, by Deployment.
+	failures map[string]*image.Failure
+	pods     map[string]bool // namespace/name of the pods written (Sync's only)
 }
 
 // podFault keeps a JobManager's pod failing with reason until the given time.
@@ -78,6 +84,7 @@ func New(c client.Client, clk clock.PassiveClock, r *rand.Rand) *Sim {
 	return &Sim{
 		client: c, clock: clk, rand: r, Store: fakeflink.NewStore(), clusters: map[string]*node{},
 		faults: map[string]podFault{}, delays: map[string]time.Duration{}, confs: map[string]parsedConf{}, pods: map[string]bool{},
+		launches: map[string]launch{}, Jars: DefaultJars(), failures: map[string]*image.Failure{},
 	}
 }
 
@@ -250,13 +257,20 @@ func (s *Sim) syncJobManager(ctx context.Context, dep *appsv1.Deployment) error 
 	if err != nil {
 		return err
 	}
+	l, err := s.start(ctx, dep)
+	if err != nil {
+		return err
+	}
+	if l.proc != nil {
+		conf = l.proc.Config // the configuration as Flink read it
+	}
 	hash := templateHash(dep, conf)
 	n := s.node(key)
 	if n == nil || n.hash != hash {
 		if n != nil {
 			n.server.Do(func(c *fakeflink.Cluster) { c.CrashJobManager() })
 		}
-		if n, err = s.startJobManager(dep, conf, hash); err != nil {
+		if n, err = s.startJobManager(dep, conf, hash, l); err != nil {
 			return err
 		}
 		s.mu.Lock()
@@ -292,13 +306,18 @@ func (s *Sim) heal(key string, n *node) error {
 	return err
 }
 
-func (s *Sim) startJobManager(dep *appsv1.Deployment, conf map[string]string, hash string) (*node, error) {
+func (s *Sim) startJobManager(dep *appsv1.Deployment, conf map[string]string, hash string, l launch) (*node, error) {
 	main := mainContainer(dep)
 	s.serial++
 	n := &node{hash: hash, broken: brokenReason(main.Image), serial: s.serial}
+	key := dep.Namespace + "/" + dep.Name
+	s.setFailure(key, l.failure)
+	if n.broken == "" && l.failure != nil {
+		n.broken = "CrashLoopBackOff"
+	}
 	spec := fakeflink.ClusterSpec{ID: conf["kubernetes.cluster-id"], Config: conf}
-	if len(main.Args) > 0 && main.Args[0] == "standalone-job" {
-		prog, err := fakeflink.ProgramFromConfig(conf, conf["pipeline.jars"], conf["$internal.application.main"], nil)
+	if l.proc != nil && l.proc.Program != nil {
+		prog, err := fakeflink.ProgramFromConfig(conf, "local://"+l.proc.Program.Jar, l.proc.Program.Class, l.proc.Program.Args)
 		if err != nil {
 			return nil, err
 		}
@@ -309,7 +328,6 @@ func (s *Sim) startJobManager(dep *appsv1.Deployment, conf map[string]string, ha
 	if err != nil {
 		return nil, err
 	}
-	key := dep.Namespace + "/" + dep.Name
 	s.mu.Lock()
 	delay := s.StartDelay + s.delays[key]
 	delete(s.delays, key)
@@ -329,6 +347,14 @@ func (s *Sim) startJobManager(dep *appsv1.Deployment, conf map[string]string, ha
 func (s *Sim) syncTaskManager(ctx context.Context, dep *appsv1.Deployment) error {
 	n := s.node(dep.Namespace + "/" + dep.Labels[act.LabelApp])
 	broken := brokenReason(mainContainer(dep).Image)
+	l, err := s.start(ctx, dep)
+	if err != nil {
+		return err
+	}
+	s.setFailure(dep.Namespace+"/"+dep.Name, l.failure)
+	if broken == "" && l.failure != nil {
+		broken = "CrashLoopBackOff"
+	}
 	if n != nil && broken == "" {
 		slots, _ := strconv.Atoi(n.cluster.Spec().Config["taskmanager.numberOfTaskSlots"])
 		want := int(ptrOr(dep.Spec.Replicas, 1))
@@ -378,6 +404,7 @@ func (s *Sim) writePod(ctx context.Context, dep *appsv1.Deployment, broken strin
 	status := corev1.ContainerStatus{Name: act.MainContainer, Ready: broken == ""}
 	if broken != "" {
 		status.State.Waiting = &corev1.ContainerStateWaiting{Reason: broken, Message: "simulated: " + mainContainer(dep).Image}
+		s.failedStatus(dep.Namespace+"/"+dep.Name, &status)
 	} else {
 		status.State.Running = &corev1.ContainerStateRunning{}
 	}

@@ -3,7 +3,6 @@ package act
 import (
 	"fmt"
 	"maps"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -12,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
@@ -89,6 +87,10 @@ func EffectiveConfig(c Cluster, userConf map[string]string) map[string]string {
 	setDefault("blob.server.port", "6124")
 	setDefault("taskmanager.rpc.port", "6122")
 	set("high-availability.cluster-id", d.Name) // whatever HA type, or its deprecated spelling, is set
+	if c.Spec.FlinkVersion != "" {
+		set("$internal.flink.version", string(c.Spec.FlinkVersion))
+	}
+	resourceConfig(c.Spec, conf)
 	if j := c.Spec.Job; j != nil {
 		applicationConfig(c, j, conf)
 	}
@@ -100,6 +102,11 @@ func EffectiveConfig(c Cluster, userConf map[string]string) map[string]string {
 func applicationConfig(c Cluster, j *flinkv1beta1.JobSpec, conf map[string]string) {
 	conf["$internal.deployment.config-dir"] = ConfDir
 	conf["pipeline.jars"] = j.JarURI
+	if path, ok := strings.CutPrefix(j.JarURI, "local://"); ok {
+		// The standalone application entrypoint finds the job class on the user classpath
+		// (usrlib and pipeline.classpaths), not in pipeline.jars.
+		conf["pipeline.classpaths"] = "file://" + path
+	}
 	conf["execution.target"] = "embedded"
 	conf["execution.shutdown-on-application-finish"] = "false"
 	conf["execution.submit-failed-job-on-application-error"] = "true"
@@ -112,11 +119,14 @@ func applicationConfig(c Cluster, j *flinkv1beta1.JobSpec, conf map[string]strin
 	if j.Parallelism != nil {
 		conf["parallelism.default"] = strconv.Itoa(int(*j.Parallelism))
 	}
-	if j.EntryClass != "" {
+	// standalone-job reads the class and arguments from its command line; the keys are kept
+	// for what reads the configuration, unless flink-conf.yaml's lines cannot carry them.
+	legacy := flinkv1beta1.IsLegacyConfigFile(c.Spec.FlinkVersion)
+	if j.EntryClass != "" && (!legacy || flinkv1beta1.LegacyConfigProblem("k", j.EntryClass) == "") {
 		conf["$internal.application.main"] = j.EntryClass
 	}
-	if len(j.Args) > 0 {
-		conf["$internal.application.program-args"] = strings.Join(j.Args, ";")
+	if args := strings.Join(j.Args, ";"); args != "" && (!legacy || flinkv1beta1.LegacyConfigProblem("k", args) == "") {
+		conf["$internal.application.program-args"] = args
 	}
 	delete(conf, "execution.savepoint.path")
 	if c.RestorePath == "" {
@@ -130,8 +140,7 @@ func applicationConfig(c Cluster, j *flinkv1beta1.JobSpec, conf map[string]strin
 
 // ConfigFileName is config.yaml for Flink ≥ 1.19 and flink-conf.yaml before.
 func ConfigFileName(v flinkv1beta1.FlinkVersion) string {
-	switch v {
-	case "v1_13", "v1_14", "v1_15", "v1_16", "v1_17", "v1_18":
+	if flinkv1beta1.IsLegacyConfigFile(v) {
 		return "flink-conf.yaml"
 	}
 	return "config.yaml"
@@ -139,17 +148,20 @@ func ConfigFileName(v flinkv1beta1.FlinkVersion) string {
 
 func renderConfigMap(c Cluster, conf map[string]string) (*corev1.ConfigMap, error) {
 	d := c.Resource
-	var b strings.Builder
-	for _, k := range slices.Sorted(maps.Keys(conf)) {
-		line, err := yaml.Marshal(map[string]string{k: conf[k]})
-		if err != nil {
-			return nil, err
-		}
-		b.Write(line)
+	name := ConfigFileName(c.Spec.FlinkVersion)
+	file, err := ConfigFile(name, conf)
+	if err != nil {
+		return nil, err
 	}
-	data := map[string]string{ConfigFileName(c.Spec.FlinkVersion): b.String()}
+	data := map[string]string{name: file}
 	for _, k := range flinkv1beta1.LogConfigurationKeys { // never another file, such as config.yaml
 		if v, ok := c.Spec.LogConfiguration[k]; ok {
+			data[k] = v
+		}
+	}
+	// The ConfigMap replaces the image's conf directory, its logging files included.
+	for k, v := range DefaultLogConfiguration {
+		if _, ok := data[k]; !ok {
 			data[k] = v
 		}
 	}

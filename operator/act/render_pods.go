@@ -108,6 +108,11 @@ func podTemplate(c Cluster, component string, role *flinkv1beta1.PodTemplate, ar
 			main.Ports = append(main.Ports, p)
 		}
 	}
+	if main.TerminationMessagePolicy == "" {
+		// A JobManager or TaskManager that exits prints why last: the kubelet keeps that
+		// tail of its log as the termination message, which status.error then shows.
+		main.TerminationMessagePolicy = corev1.TerminationMessageFallbackToLogsOnError
+	}
 	main.Env = append(main.Env, corev1.EnvVar{Name: "FLINK_CONF_DIR", Value: ConfDir})
 	main.VolumeMounts = append(main.VolumeMounts, corev1.VolumeMount{Name: "flink-config-volume", MountPath: ConfDir})
 	if reqs != nil {

@@ -17,7 +17,9 @@ func TestClusterInfo(t *testing.T) {
 		r := newReconciledSpec(d.Spec, 1, false, RestoreSavepoint)
 		d.Status.ReconciliationStatus.LastReconciledSpec = r.Encode()
 	}
-	version := func(o *Observation) { o.Version = &FlinkVersionInfo{Version: "1.20.1", Revision: "abc1234 @ 2025-02-01T00:00:00+01:00"} }
+	version := func(o *Observation) {
+		o.Version = &FlinkVersionInfo{Version: "1.20.1", Revision: "abc1234 @ 2025-02-01T00:00:00+01:00"}
+	}
 	twoTMs := func(o *Observation) { o.TaskManager = &DeploymentState{Replicas: 2} }
 	cases := map[string]struct {
 		d    *flinkv1beta1.FlinkDeployment

@@ -136,6 +136,11 @@ func (o *Observer) jobManagerPods(ctx context.Context, d *flinkv1beta1.FlinkDepl
 			}
 			if w := cs.State.Waiting; w != nil && slices.Contains(podProblems, w.Reason) {
 				problem = &decide.PodError{Reason: w.Reason, Message: fmt.Sprintf("pod %s container %s: %s", p.Name, cs.Name, w.Message)}
+				if t := cs.LastTerminationState.Terminated; t != nil && t.Message != "" {
+					// terminationMessagePolicy FallbackToLogsOnError: the tail of the log,
+					// where Flink printed why it exited.
+					problem.Message += fmt.Sprintf(" (exit code %d: %s)", t.ExitCode, lastLines(t.Message, 3))
+				}
 				if w.Reason == "CrashLoopBackOff" {
 					neverStarted = false
 				}
@@ -371,4 +376,13 @@ func pickJob(jobs []flink.JobOverview, id string) *flink.JobOverview {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return strings.TrimSpace(line)
+}
+
+// lastLines is the last n lines of s, joined with " | ".
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
 }

@@ -72,6 +72,13 @@ func (d *FlinkDeployment) Validate() field.ErrorList {
 	if conf == nil {
 		return errs // the rules below read the configuration
 	}
+	if IsLegacyConfigFile(s.FlinkVersion) {
+		for _, k := range slices.Sorted(maps.Keys(conf)) {
+			if why := LegacyConfigProblem(k, conf[k]); why != "" {
+				errs = append(errs, field.Invalid(spec.Child("flinkConfiguration").Key(k), conf[k], why))
+			}
+		}
+	}
 	ha := HAEnabled(conf)
 	if ha {
 		if _, ok := FirstSet(conf, ConfigHAStorageDir); !ok {

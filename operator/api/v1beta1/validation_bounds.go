@@ -165,3 +165,52 @@ func validateSize(path *field.Path, spec any) field.ErrorList {
 	}
 	return nil
 }
+
+// IsFlinkMemorySize reports whether Flink's MemorySize reads s as it is: digits, optional
+// whitespace and an optional unit (b, k, kb, m, mb, g, gb, t, tb and their long forms).
+func IsFlinkMemorySize(s string) bool {
+	s = strings.TrimSpace(s)
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return false
+	}
+	switch strings.ToLower(strings.TrimSpace(s[i:])) {
+	case "", "b", "bytes", "k", "kb", "kibibytes", "m", "mb", "mebibytes", "g", "gb", "gibibytes", "t", "tb", "tebibytes":
+		return true
+	}
+	return false
+}
+
+// LegacyConfigProblem says why flink-conf.yaml (Flink before 1.19) cannot carry key: value,
+// or "". Flink reads that file line by line: everything from a '#' is a comment, the line
+// splits at its first ": ", key and value are trimmed and an empty one drops the line. So a
+// line break, a '#', a ": " inside the key, an empty value or surrounding blanks would reach
+// Flink as something else.
+func LegacyConfigProblem(key, value string) string {
+	switch {
+	case strings.ContainsAny(key+value, "\r\n"):
+		return "Flink before 1.19 reads flink-conf.yaml line by line: a line break would start a new key"
+	case strings.Contains(key+value, "#"):
+		return "Flink before 1.19 reads everything after '#' in flink-conf.yaml as a comment"
+	case strings.Contains(key, ": ") || strings.HasSuffix(key, ":"):
+		return "Flink before 1.19 splits each flink-conf.yaml line at its first \": \""
+	case strings.TrimSpace(value) == "":
+		return "Flink before 1.19 drops a flink-conf.yaml line whose value is empty"
+	case strings.TrimSpace(key) != key || strings.TrimSpace(value) != value:
+		return "Flink before 1.19 trims the blanks around keys and values in flink-conf.yaml"
+	}
+	return ""
+}
+
+// IsLegacyConfigFile reports whether Flink version v reads flink-conf.yaml (before 1.19)
+// rather than config.yaml.
+func IsLegacyConfigFile(v FlinkVersion) bool {
+	switch v {
+	case "v1_13", "v1_14", "v1_15", "v1_16", "v1_17", "v1_18":
+		return true
+	}
+	return false
+}

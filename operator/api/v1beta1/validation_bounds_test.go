@@ -132,3 +132,25 @@ func TestFlinkSessionJobValidateBounds(t *testing.T) {
 		t.Errorf("fields mismatch (-want +got):\n%s", diff)
 	}
 }
+
+func TestLegacyConfigValidation(t *testing.T) {
+	for name, tc := range map[string]struct {
+		version FlinkVersion
+		value   string
+		wantErr bool
+	}{
+		"1.18: a line break would start a new key": {"v1_18", "a\nrest.port: 1", true},
+		"1.18: '#' starts a comment":               {"v1_18", "pass#word", true},
+		"1.18: surrounding blanks are trimmed":     {"v1_18", " x", true},
+		"1.18: a plain value":                      {"v1_18", "x y", false},
+		"1.20 reads config.yaml as YAML":           {"v1_20", "pass#word", false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			d := app(withConf("metrics.reporter.x.password", tc.value), func(d *FlinkDeployment) { d.Spec.FlinkVersion = tc.version })
+			errs := d.Validate()
+			if got := len(errs) > 0; got != tc.wantErr {
+				t.Errorf("errors %v, want error %v", errs, tc.wantErr)
+			}
+		})
+	}
+}

@@ -1,0 +1,115 @@
+package podsim
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flinkop/flinkop/fakeflink/image"
+	"github.com/flinkop/flinkop/operator/act"
+)
+
+// DefaultJars are the jars every simulated Flink image holds: the official image's examples,
+// and the job jar of a user image built on it (local:///opt/flink/job.jar, class
+// org.example.Job).
+func DefaultJars() map[string]image.Jar {
+	jars := image.ExampleJars()
+	jars["/opt/flink/job.jar"] = image.Jar{MainClass: "org.example.Job"}
+	return jars
+}
+
+// launch is one container start as the image and Flink would do it: the process, or the
+// failure it exits with.
+type launch struct {
+	proc    *image.Process
+	failure *image.Failure
+}
+
+// start applies the Flink image contract to a Deployment's pod: the rendered ConfigMap is its
+// conf directory, the main container's arguments go to the image's entrypoint. Results are
+// cached by what they depend on.
+func (s *Sim) start(ctx context.Context, dep *appsv1.Deployment) (launch, error) {
+	var cm corev1.ConfigMap
+	key := client.ObjectKey{Namespace: dep.Namespace, Name: act.ConfigMapName(dep.Labels[act.LabelApp])}
+	if err := s.client.Get(ctx, key, &cm); err != nil {
+		return launch{}, fmt.Errorf("flink config of %s: %w", dep.Name, err)
+	}
+	main := mainContainer(dep)
+	data, _ := json.Marshal([]any{main.Image, main.Args, cm.Data})
+	sum := sha256.Sum256(data)
+	cacheKey := hex.EncodeToString(sum[:12])
+	s.mu.Lock()
+	cached, ok := s.launches[cacheKey]
+	s.mu.Unlock()
+	if ok {
+		return cached, nil
+	}
+	pod := image.Pod{Version: podVersion(main.Image, cm.Data), Args: main.Args, ConfFiles: maps.Clone(cm.Data), Jars: s.Jars}
+	proc, failure := image.Start(pod)
+	l := launch{proc: proc, failure: failure}
+	s.mu.Lock()
+	if len(s.launches) > 4096 {
+		clear(s.launches)
+	}
+	s.launches[cacheKey] = l
+	s.mu.Unlock()
+	return l, nil
+}
+
+// podVersion is the Flink version of a pod: its image's tag when that names one ("flink:1.18"),
+// else the version the operator recorded in the configuration, else 1.20.
+func podVersion(ref string, files map[string]string) image.Version {
+	if v, ok := image.ParseVersion(ref); ok {
+		return v
+	}
+	for _, f := range []string{image.YAMLConfigFile, image.LegacyConfigFile} {
+		for _, line := range strings.Split(files[f], "\n") {
+			if v, ok := strings.CutPrefix(line, "$internal.flink.version: "); ok {
+				if ver, ok := image.ParseVersion(strings.Trim(v, `"' `)); ok {
+					return ver
+				}
+			}
+		}
+	}
+	return image.Version{Major: 1, Minor: 20}
+}
+
+// failureMessage is what a kubelet keeps of a container that exited: with
+// terminationMessagePolicy FallbackToLogsOnError, the tail of its log.
+func failureMessage(f *image.Failure) string {
+	return strings.Join(f.Log, "\n")
+}
+
+// setFailure records (or clears) the container failure of a Deployment's pods.
+func (s *Sim) setFailure(key string, f *image.Failure) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f == nil {
+		delete(s.failures, key)
+		return
+	}
+	s.failures[key] = f
+}
+
+// failedStatus is the status a kubelet reports for a container that keeps exiting with f.
+func (s *Sim) failedStatus(key string, status *corev1.ContainerStatus) {
+	s.mu.Lock()
+	f := s.failures[key]
+	s.mu.Unlock()
+	if f == nil || status.State.Waiting == nil || status.State.Waiting.Reason != "CrashLoopBackOff" {
+		return
+	}
+	status.State.Waiting.Message = "back-off 10s restarting failed container=" + act.MainContainer
+	status.RestartCount = 1
+	status.LastTerminationState.Terminated = &corev1.ContainerStateTerminated{
+		ExitCode: int32(f.ExitCode), Reason: "Error", Message: failureMessage(f),
+	}
+}

@@ -1,0 +1,103 @@
+package act
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+)
+
+// ConfigFile renders conf as the named configuration file. config.yaml (Flink 1.19 on) is
+// standard YAML. flink-conf.yaml is read by Flink line by line, not as YAML: each line is
+// "key: value" as is (quotes would stay part of the value), so a key or value that the line
+// format cannot carry is an error (validation refuses such specs before they get here).
+func ConfigFile(name string, conf map[string]string) (string, error) {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(conf)) {
+		if name == "flink-conf.yaml" {
+			if why := flinkv1beta1.LegacyConfigProblem(k, conf[k]); why != "" {
+				return "", fmt.Errorf("flink-conf.yaml cannot hold %q: %s", k, why)
+			}
+			fmt.Fprintf(&b, "%s: %s\n", k, conf[k])
+			continue
+		}
+		line, err := yaml.Marshal(map[string]string{k: conf[k]})
+		if err != nil {
+			return "", fmt.Errorf("config.yaml: %w", err)
+		}
+		b.Write(line)
+	}
+	return b.String(), nil
+}
+
+// resourceConfig sets the memory and CPU options from the roles' resource shorthands, as the
+// Apache operator does: resource.memory is the process size. The ConfigMap replaces the
+// image's configuration file, so without any size Flink would refuse to start: the image's
+// default sizes are written then.
+func resourceConfig(spec flinkv1beta1.FlinkDeploymentSpec, conf map[string]string) {
+	roles := []struct {
+		name string
+		res  *flinkv1beta1.Resource
+	}{{"jobmanager", nil}, {"taskmanager", nil}}
+	if spec.JobManager != nil {
+		roles[0].res = &spec.JobManager.Resource
+	}
+	if spec.TaskManager != nil {
+		roles[1].res = &spec.TaskManager.Resource
+	}
+	for _, r := range roles {
+		if !memoryConfigured(r.name, conf) {
+			// The image's own configuration file, which the ConfigMap hides, sets these.
+			conf[r.name+".memory.process.size"] = imageDefaultMemory[r.name]
+		}
+		if r.res == nil {
+			continue
+		}
+		if m := flinkMemorySize(r.res.Memory); m != "" {
+			conf[r.name+".memory.process.size"] = m
+		}
+		if r.res.CPU != nil {
+			conf["kubernetes."+r.name+".cpu"] = strconv.FormatFloat(*r.res.CPU, 'f', -1, 64)
+		}
+	}
+}
+
+// flinkMemorySize is a memory shorthand in a form Flink's MemorySize reads: Flink's own
+// forms ("2048m", "2g") as they are, Kubernetes quantities ("2Gi") in bytes.
+func flinkMemorySize(s string) string {
+	if s == "" {
+		return ""
+	}
+	if flinkv1beta1.IsFlinkMemorySize(s) {
+		return strings.TrimSpace(s)
+	}
+	q, err := flinkv1beta1.ParseFlinkMemory(s)
+	if err != nil {
+		return ""
+	}
+	return strconv.FormatInt(q.Value(), 10) + "b"
+}
+
+// imageDefaultMemory are the process sizes of the official image's default configuration
+// file, written when neither resource.memory nor a memory option sets one.
+var imageDefaultMemory = map[string]string{"jobmanager": "1600m", "taskmanager": "1728m"}
+
+// memoryConfigured reports whether conf sizes the role's memory itself: a process or Flink
+// memory size, or the fine-grained heap size(s) Flink accepts instead.
+func memoryConfigured(role string, conf map[string]string) bool {
+	keys := []string{role + ".memory.process.size", role + ".memory.flink.size", "jobmanager.memory.heap.size"}
+	if role == "taskmanager" {
+		keys[2] = "taskmanager.memory.task.heap.size"
+	}
+	for _, k := range keys {
+		if _, ok := conf[k]; ok {
+			return true
+		}
+	}
+	return false
+}
