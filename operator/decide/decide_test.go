@@ -265,6 +265,21 @@ func TestDiff(t *testing.T) {
 			},
 			wantType: DiffIgnore, wantFields: []string{"flinkConfiguration.kubernetes.operator.reconcile.interval"},
 		},
+		"autoscaler options are ignored": {
+			mod:      func(s *flinkv1beta1.FlinkDeploymentSpec) { s.FlinkConfiguration.Set("job.autoscaler.enabled", "true") },
+			wantType: DiffIgnore, wantFields: []string{"flinkConfiguration.job.autoscaler.enabled"},
+		},
+		"parallelism.default is ignored when job.parallelism is set": {
+			mod:      func(s *flinkv1beta1.FlinkDeploymentSpec) { s.FlinkConfiguration.Set("parallelism.default", "7") },
+			wantType: DiffIgnore, wantFields: []string{"flinkConfiguration.parallelism.default"},
+		},
+		"parallelism.default upgrades when it is the job's parallelism": {
+			mod: func(s *flinkv1beta1.FlinkDeploymentSpec) {
+				s.Job.Parallelism = nil
+				s.FlinkConfiguration.Set("parallelism.default", "7")
+			},
+			wantType: DiffUpgrade, wantFields: []string{"flinkConfiguration.parallelism.default", "job.parallelism"},
+		},
 		"TaskManager replicas scale": {
 			mod: func(s *flinkv1beta1.FlinkDeploymentSpec) {
 				r := int32(3)

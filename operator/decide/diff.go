@@ -65,7 +65,7 @@ func classifySessionJob(field string) DiffType {
 	switch {
 	case field == "job.savepointRedeployNonce":
 		return DiffSavepointRedeploy
-	case strings.HasPrefix(field, "flinkConfiguration.kubernetes.operator."):
+	case strings.HasPrefix(field, "flinkConfiguration.kubernetes.operator."), strings.HasPrefix(field, "flinkConfiguration.job.autoscaler."):
 		return DiffIgnore
 	case strings.HasPrefix(field, "job.") && slices.Contains(ignoredJobFields, strings.TrimPrefix(field, "job.")):
 		return DiffIgnore
@@ -87,8 +87,11 @@ func classify(field string, spec flinkv1beta1.FlinkDeploymentSpec) DiffType {
 	switch {
 	case field == "job.savepointRedeployNonce":
 		return DiffSavepointRedeploy
-	case strings.HasPrefix(field, "flinkConfiguration.kubernetes.operator."), field == "ingress" || strings.HasPrefix(field, "ingress."):
+	case strings.HasPrefix(field, "flinkConfiguration.kubernetes.operator."), strings.HasPrefix(field, "flinkConfiguration.job.autoscaler."),
+		field == "ingress" || strings.HasPrefix(field, "ingress."):
 		return DiffIgnore
+	case field == "flinkConfiguration.parallelism.default" && spec.Job != nil && spec.Job.Parallelism != nil:
+		return DiffIgnore // job.parallelism is what the job runs with
 	case strings.HasPrefix(field, "job.") && slices.Contains(ignoredJobFields, strings.TrimPrefix(field, "job.")):
 		return DiffIgnore
 	case field == "taskManager.replicas", field == "job.parallelism" && spec.Mode == flinkv1beta1.DeploymentModeStandalone,
