@@ -35,35 +35,27 @@ func ConfigFile(name string, conf map[string]string) (string, error) {
 	return b.String(), nil
 }
 
-// resourceConfig sets the memory and CPU options from the roles' resource shorthands, as the
-// Apache operator does: resource.memory is the process size. The ConfigMap replaces the
-// image's configuration file, so without any size Flink would refuse to start: the image's
-// default sizes are written then.
+// resourceConfig sets the memory and CPU options from the roles' resource fields, as the
+// Apache operator does: the requested memory is the process size (see resolveResources). The
+// ConfigMap replaces the image's configuration file, so without any size Flink would refuse to
+// start: the image's default sizes are written then.
 func resourceConfig(spec flinkv1beta1.FlinkDeploymentSpec, conf map[string]string) {
 	roles := []struct {
 		name string
-		res  *flinkv1beta1.Resource
-	}{{"jobmanager", nil}, {"taskmanager", nil}}
-	if spec.JobManager != nil {
-		roles[0].res = &spec.JobManager.Resource
+		res  roleResources
+	}{{name: "jobmanager"}, {name: "taskmanager"}}
+	if jm := spec.JobManager; jm != nil {
+		roles[0].res = resolveResources(jm.Resource, jm.Resources)
 	}
-	if spec.TaskManager != nil {
-		roles[1].res = &spec.TaskManager.Resource
+	if tm := spec.TaskManager; tm != nil {
+		roles[1].res = resolveResources(tm.Resource, tm.Resources)
 	}
 	for _, r := range roles {
 		if !memoryConfigured(r.name, conf) {
 			// The image's own configuration file, which the ConfigMap hides, sets these.
 			conf[r.name+".memory.process.size"] = imageDefaultMemory[r.name]
 		}
-		if r.res == nil {
-			continue
-		}
-		if m := flinkMemorySize(r.res.Memory); m != "" {
-			conf[r.name+".memory.process.size"] = m
-		}
-		if r.res.CPU != nil {
-			conf["kubernetes."+r.name+".cpu"] = strconv.FormatFloat(*r.res.CPU, 'f', -1, 64)
-		}
+		setResourceConfig(r.name, r.res, conf)
 	}
 }
 

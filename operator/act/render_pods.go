@@ -1,7 +1,6 @@
 package act
 
 import (
-	"maps"
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -115,10 +114,8 @@ func podTemplate(c Cluster, component string, role *flinkv1beta1.PodTemplate, ar
 	}
 	main.Env = append(main.Env, corev1.EnvVar{Name: "FLINK_CONF_DIR", Value: ConfDir})
 	main.VolumeMounts = append(main.VolumeMounts, corev1.VolumeMount{Name: "flink-config-volume", MountPath: ConfDir})
-	if reqs != nil {
-		main.Resources = *reqs.DeepCopy()
-	} else if r := resourceList(res); len(r) > 0 {
-		main.Resources = corev1.ResourceRequirements{Requests: r, Limits: maps.Clone(r)}
+	if r := resolveResources(res, reqs); len(r.Container.Requests) > 0 || len(r.Container.Limits) > 0 {
+		main.Resources = r.Container
 	}
 	return tmpl
 }
