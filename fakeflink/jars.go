@@ -66,12 +66,9 @@ func (c *Cluster) DeleteJar(id string) error {
 // RunJar submits a job from an uploaded jar on a session cluster and returns its job id.
 // A job id that is already running is a conflict ("already submitted").
 func (c *Cluster) RunJar(jarID string, req RunRequest) (string, error) {
-	if c.spec.Application != nil {
-		return "", errorf(KindBadRequest, "Jar submission is not supported by an application cluster.")
-	}
-	jar, ok := c.jars[jarID]
-	if !ok {
-		return "", errorf(KindBadRequest, "Jar file /tmp/flink-web-upload/%s does not exist", jarID)
+	prog, err := c.jarProgram(jarID, req)
+	if err != nil {
+		return "", err
 	}
 	id := req.JobID
 	if id == "" {
@@ -79,23 +76,6 @@ func (c *Cluster) RunJar(jarID string, req RunRequest) (string, error) {
 	} else if existing, ok := c.jobs[id]; ok && !existing.Status.IsGloballyTerminal() {
 		return "", errorf(KindConflict, "Job has already been submitted. (JobID %s)", id)
 	}
-	merged := maps.Clone(c.spec.Config)
-	if merged == nil {
-		merged = map[string]string{}
-	}
-	maps.Copy(merged, req.Config)
-	prog, err := ProgramFromConfig(merged, "jar://"+jar.ID, req.EntryClass, req.Args)
-	if err != nil {
-		return "", errorf(KindBadRequest, "Could not execute application. %v", err)
-	}
-	if req.Parallelism > 0 {
-		prog.Parallelism = req.Parallelism
-	}
-	prog.Name = jar.Name
-	if req.SavepointPath != "" {
-		prog.RestorePath = req.SavepointPath
-	}
-	prog.AllowNonRestoredState = req.AllowNonRestoredState
 	if old, ok := c.jobs[id]; ok && old.Status.IsGloballyTerminal() {
 		delete(c.jobs, id)
 		c.order = slices.DeleteFunc(c.order, func(s string) bool { return s == id })
@@ -199,4 +179,46 @@ func (c *Cluster) JobMetrics(jobID string) (map[string]string, error) {
 		"numberOfFailedCheckpoints":    strconv.FormatInt(j.failures, 10),
 		"lastCheckpointDuration":       "0",
 	}, nil
+}
+
+// jarProgram builds the program a run of an uploaded jar executes.
+func (c *Cluster) jarProgram(jarID string, req RunRequest) (Program, error) {
+	if c.spec.Application != nil {
+		return Program{}, errorf(KindBadRequest, "Jar submission is not supported by an application cluster.")
+	}
+	jar, ok := c.jars[jarID]
+	if !ok {
+		return Program{}, errorf(KindBadRequest, "Jar file /tmp/flink-web-upload/%s does not exist", jarID)
+	}
+	merged := maps.Clone(c.spec.Config)
+	if merged == nil {
+		merged = map[string]string{}
+	}
+	maps.Copy(merged, req.Config)
+	prog, err := ProgramFromConfig(merged, "jar://"+jar.ID, req.EntryClass, req.Args)
+	if err != nil {
+		return Program{}, errorf(KindBadRequest, "Could not execute application. %v", err)
+	}
+	if req.Parallelism > 0 {
+		prog.Parallelism = req.Parallelism
+	}
+	prog.Name = jar.Name
+	if req.SavepointPath != "" {
+		prog.RestorePath = req.SavepointPath
+	}
+	prog.AllowNonRestoredState = req.AllowNonRestoredState
+	return prog, nil
+}
+
+// PlanJar is the job a run of an uploaded jar would submit, without submitting it (its plan).
+func (c *Cluster) PlanJar(jarID string, req RunRequest) (*Job, error) {
+	prog, err := c.jarProgram(jarID, req)
+	if err != nil {
+		return nil, err
+	}
+	id := req.JobID
+	if id == "" {
+		id = c.newID()
+	}
+	return &Job{ID: id, Program: prog, parallelism: max(1, prog.Parallelism)}, nil
 }

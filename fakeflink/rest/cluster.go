@@ -36,11 +36,7 @@ func (s *Server) clusterRoutes() {
 		}, nil
 	})
 	s.handle("GET /jobmanager/config", func(c *fakeflink.Cluster, _ *http.Request) (int, any, error) {
-		out := []map[string]string{}
-		for _, kv := range c.Config() {
-			out = append(out, map[string]string{"key": kv[0], "value": kv[1]})
-		}
-		return http.StatusOK, out, nil
+		return http.StatusOK, configEntries(c), nil
 	})
 	s.handle("GET /taskmanagers", func(c *fakeflink.Cluster, _ *http.Request) (int, any, error) {
 		tms := c.TaskManagers()
@@ -67,4 +63,13 @@ func resourceProfile(slots int) map[string]any {
 		"cpuCores": float64(slots), "taskHeapMemory": 256 * slots, "taskOffHeapMemory": 0,
 		"managedMemory": 256 * slots, "networkMemory": 64 * slots, "extendedResources": map[string]float64{},
 	}
+}
+
+// configEntries is the JobManager's configuration as ConfigurationInfoEntry items.
+func configEntries(c *fakeflink.Cluster) []map[string]string {
+	out := []map[string]string{}
+	for _, kv := range c.Config() {
+		out = append(out, map[string]string{"key": kv[0], "value": kv[1]})
+	}
+	return out
 }

@@ -24,98 +24,6 @@ import (
 	"github.com/flinkop/flinkop/harness/fixtures"
 )
 
-// specException is a documented place where Flink's real payloads (which the fake reproduces)
-// differ from its generated OpenAPI spec; each difference is listed below with its reason.
-type specException struct {
-	operation string // "METHOD /path/{template}"
-	contains  string // a substring of kin-openapi's validation error
-	why       string
-}
-
-var specExceptions = []specException{
-	{
-		"GET /taskmanagers", `at "/taskmanagers/0/id": string doesn't match the regular expression`,
-		"ResourceID: TaskManager ids are free-form (the pod name on Kubernetes), not 32 hex characters",
-	},
-	{
-		"GET /jobs/{jobid}/checkpoints/config", `at "/mode": value is not one of the allowed values`,
-		"CheckpointConfigInfo.mode is serialized lower-case (exactly_once)",
-	},
-	{
-		"GET /jobs/{jobid}/metrics", `at "/": value must be an object`,
-		"MetricCollectionResponseBody is a bare JSON array",
-	},
-	{
-		"GET /jobs/{jobid}/vertices/{vertexid}/subtasks/metrics", `at "/": value must be an object`,
-		"AggregatedMetricsResponseBody is a bare JSON array",
-	},
-	{
-		"GET /jobs/{jobid}/vertices/{vertexid}/subtasks/metrics", `parameter "agg" in query: at "/": value is not one of the allowed values`,
-		"the aggregation modes are case-insensitive; clients send agg=sum,max",
-	},
-	{
-		"GET /jobs/{jobid}", `/slotSharingGroupId": value must be an object`,
-		"SlotSharingGroupId is serialized as a hex string",
-	},
-	{
-		"PATCH /jobs/{jobid}", `parameter "mode" in query: at "/": value is not one of the allowed values`,
-		"the termination mode is case-insensitive; clients send mode=cancel",
-	},
-	{
-		"POST /jars/upload", `header Content-Type has unexpected value`,
-		"jars are uploaded as multipart/form-data (field jarfile), not application/x-java-archive",
-	},
-	{
-		"GET /jobs/{jobid}/savepoints/{triggerid}", `at "/operation"`,
-		"operation is null while in progress, and its oneOf branches overlap (no required fields)",
-	},
-	{
-		"GET /jobs/{jobid}/checkpoints/{triggerid}", `at "/operation"`,
-		"operation is null while in progress, and its oneOf branches overlap (no required fields)",
-	},
-	{
-		"GET /savepoint-disposal/{triggerid}", `at "/operation"`,
-		"operation is null while in progress, and its oneOf branches overlap (no required fields)",
-	},
-	{
-		"GET /jobs/{jobid}/checkpoints", `/savepointFormat": Value is not nullable`,
-		"savepointFormat is null for checkpoints",
-	},
-	{
-		"GET /jobs/{jobid}/checkpoints", `at "/latest/completed": doesn't match all schemas from "allOf"`,
-		"latest.completed is null when there is none, and its savepointFormat is null for checkpoints",
-	},
-	{
-		"GET /jobs/{jobid}/checkpoints", `at "/latest/savepoint": doesn't match all schemas from "allOf"`,
-		"latest.savepoint is null when there is none",
-	},
-	{
-		"GET /jobs/{jobid}/checkpoints", `at "/latest/failed": doesn't match all schemas from "allOf"`,
-		"latest.failed is null when no checkpoint failed",
-	},
-	{
-		"GET /jobs/{jobid}/checkpoints", `at "/latest/restored": Value is not nullable`,
-		"latest.restored is null when the job did not restore",
-	},
-	{
-		"GET /jobs/{jobid}/checkpoints/details/{checkpointid}", `at "/savepointFormat": Value is not nullable`,
-		"savepointFormat is null for checkpoints",
-	},
-}
-
-// endpoints are the operations the operator needs; each must be exercised.
-var endpoints = []string{
-	"GET /config", "GET /overview", "GET /jobmanager/config", "GET /jobs", "GET /jobs/overview",
-	"GET /jobs/{jobid}", "GET /jobs/{jobid}/status", "GET /jobs/{jobid}/exceptions", "GET /jobs/{jobid}/execution-result",
-	"PATCH /jobs/{jobid}", "POST /jobs/{jobid}/stop", "POST /jobs/{jobid}/savepoints",
-	"GET /jobs/{jobid}/savepoints/{triggerid}", "POST /jobs/{jobid}/checkpoints", "GET /jobs/{jobid}/checkpoints/{triggerid}",
-	"GET /jobs/{jobid}/checkpoints", "GET /jobs/{jobid}/checkpoints/config", "GET /jobs/{jobid}/checkpoints/details/{checkpointid}",
-	"POST /savepoint-disposal", "GET /savepoint-disposal/{triggerid}", "GET /jars", "POST /jars/upload",
-	"POST /jars/{jarid}/run", "DELETE /jars/{jarid}", "GET /jobs/{jobid}/resource-requirements",
-	"PUT /jobs/{jobid}/resource-requirements", "GET /taskmanagers", "GET /jobs/{jobid}/metrics",
-	"GET /jobs/{jobid}/vertices/{vertexid}/subtasks/metrics",
-}
-
 // validator checks every exchange against the spec and records what it saw.
 type validator struct {
 	t      *testing.T
@@ -237,7 +145,9 @@ func problems(err error) []string {
 	return []string{strings.SplitN(err.Error(), "\n", 2)[0]}
 }
 
-func loadRouter(t *testing.T) routers.Router {
+// loadRouter loads Flink's REST spec and returns a router over it and its operations
+// ("METHOD /path/{template}").
+func loadRouter(t *testing.T) (routers.Router, []string) {
 	t.Helper()
 	path := filepath.Join(fixtures.SharedDir(t), "reference", "flink-rest", "rest_v1_dispatcher.yml")
 	loader := openapi3.NewLoader()
@@ -250,17 +160,29 @@ func loadRouter(t *testing.T) routers.Router {
 	if err != nil {
 		t.Fatalf("router: %v", err)
 	}
-	return r
+	var ops []string
+	for path, item := range doc.Paths.Map() {
+		for method := range item.Operations() {
+			ops = append(ops, method+" "+path)
+		}
+	}
+	slices.Sort(ops)
+	return r, ops
 }
 
-// TestRESTConformsToFlinkSpec exercises every endpoint the operator uses on a session and an
-// application cluster and validates each request and response against Flink's OpenAPI spec.
-// Only the documented exceptions above may differ, and each of them must still occur (a stale
-// exception fails the test too).
+// TestRESTConformsToFlinkSpec exercises every operation of Flink's REST spec on a session and
+// an application cluster and validates each request and response against the spec. Only the
+// documented exceptions above may differ, and each of them must still occur (a stale exception
+// fails the test too).
 func TestRESTConformsToFlinkSpec(t *testing.T) {
-	v := &validator{t: t, router: loadRouter(t), seen: map[string]bool{}, used: map[int]bool{}}
+	router, operations := loadRouter(t)
+	v := &validator{t: t, router: router, seen: map[string]bool{}, used: map[int]bool{}}
 	w := newWorld(t)
-	session := w.start(t, fakeflink.ClusterSpec{ID: "session", Config: conf("jobmanager.scheduler", "adaptive")})
+	session := w.start(t, fakeflink.ClusterSpec{ID: "session", Config: conf(
+		"jobmanager.scheduler", "adaptive",
+		"historyserver.log.jobmanager.url-pattern", "https://logs.example.com/<jobid>/jobmanager",
+		"historyserver.log.taskmanager.url-pattern", "https://logs.example.com/<jobid>/<tmid>",
+	)})
 	api := w.client(session, v)
 
 	// Session cluster: upload, run, checkpoint, savepoint, rescale, metrics, cancel, delete.
@@ -287,6 +209,7 @@ func TestRESTConformsToFlinkSpec(t *testing.T) {
 	vertex := fakeflink.VertexIDs(job)[0]
 	api.expect(t, "GET", "/jobs/"+job+"/vertices/"+vertex+"/subtasks/metrics?get=numRecordsOut,busyTimeMsPerSecond&agg=sum,max", nil, 200)
 	api.expect(t, "GET", "/jobs/"+job+"/vertices/"+vertex+"/subtasks/metrics", nil, 200)
+	exerciseReadEndpoints(t, api, session, job)
 
 	cp := api.trigger(t, "/jobs/"+job+"/checkpoints", map[string]any{"checkpointType": "FULL"})
 	api.expect(t, "GET", "/jobs/"+job+"/checkpoints/"+cp, nil, 200) // in progress
@@ -317,6 +240,7 @@ func TestRESTConformsToFlinkSpec(t *testing.T) {
 	api.expect(t, "PATCH", "/jobs/"+job+"?mode=cancel", nil, 202)
 	w.advance(time.Second, session)
 	api.expect(t, "GET", "/jobs/"+job+"/execution-result", nil, 200)
+	exerciseSessionOperations(t, w, api, session, jarID)
 	api.expect(t, "DELETE", "/jars/"+jarID, nil, 200)
 
 	// Application cluster: stop-with-savepoint, and a failed savepoint's failure-cause.
@@ -338,9 +262,17 @@ func TestRESTConformsToFlinkSpec(t *testing.T) {
 	appAPI.expect(t, "PATCH", "/jobs/"+appJob+"?mode=cancel", nil, 409) // already FINISHED
 	appAPI.expect(t, "GET", "/jobs/"+appJob+"/savepoints/"+strings.Repeat("9", 32), nil, 404)
 
-	for _, op := range endpoints {
-		if !v.seen[op] {
-			t.Errorf("endpoint %s was not exercised", op)
+	appAPI.expect(t, "DELETE", "/cluster", nil, 200)
+	if app.Up() {
+		t.Error("DELETE /cluster left the JobManager running")
+	}
+
+	served := 0
+	for _, op := range operations {
+		if v.seen[op] {
+			served++
+		} else {
+			t.Errorf("operation %s of the spec was not exercised", op)
 		}
 	}
 	for i, ex := range specExceptions {
@@ -351,6 +283,9 @@ func TestRESTConformsToFlinkSpec(t *testing.T) {
 	slices.Sort(v.errs)
 	for _, e := range slices.Compact(v.errs) {
 		t.Errorf("spec violation: %s", e)
+	}
+	if !t.Failed() {
+		t.Logf("fakeflink REST: %d/%d operations served and conformant", served, len(operations))
 	}
 }
 

@@ -52,39 +52,49 @@ func (s *Server) jarRoutes() {
 		return http.StatusOK, map[string]any{}, nil
 	})
 	s.handle("POST /jars/{jarid}/run", func(c *fakeflink.Cluster, r *http.Request) (int, any, error) {
-		var body struct {
-			EntryClass            string            `json:"entryClass"`
-			ProgramArgsList       []string          `json:"programArgsList"`
-			Parallelism           int               `json:"parallelism"`
-			JobID                 string            `json:"jobId"`
-			AllowNonRestoredState bool              `json:"allowNonRestoredState"`
-			SavepointPath         string            `json:"savepointPath"`
-			FlinkConfiguration    map[string]string `json:"flinkConfiguration"`
-		}
-		if err := decodeBody(r, "JarRunRequestBody", &body); err != nil {
+		req, err := runRequest(r, "JarRunRequestBody")
+		if err != nil {
 			return 0, nil, err
 		}
-		q := r.URL.Query()
-		if body.EntryClass == "" {
-			body.EntryClass = q.Get("entry-class")
-		}
-		if body.SavepointPath == "" {
-			body.SavepointPath = q.Get("savepointPath")
-		}
-		if body.Parallelism == 0 && q.Get("parallelism") != "" {
-			body.Parallelism, _ = strconv.Atoi(q.Get("parallelism"))
-		}
-		if len(body.ProgramArgsList) == 0 {
-			body.ProgramArgsList = q["programArg"]
-		}
-		id, err := c.RunJar(r.PathValue("jarid"), fakeflink.RunRequest{
-			EntryClass: body.EntryClass, Args: body.ProgramArgsList, Parallelism: body.Parallelism,
-			JobID: body.JobID, AllowNonRestoredState: body.AllowNonRestoredState || q.Get("allowNonRestoredState") == "true",
-			SavepointPath: body.SavepointPath, Config: body.FlinkConfiguration,
-		})
+		id, err := c.RunJar(r.PathValue("jarid"), req)
 		if err != nil {
 			return 0, nil, err
 		}
 		return http.StatusOK, map[string]string{"jobid": id}, nil
 	})
+}
+
+// runRequest reads a jar run request: the JSON body, with the deprecated query parameters
+// filling what the body leaves out.
+func runRequest(r *http.Request, bodyClass string) (fakeflink.RunRequest, error) {
+	var body struct {
+		EntryClass            string            `json:"entryClass"`
+		ProgramArgsList       []string          `json:"programArgsList"`
+		Parallelism           int               `json:"parallelism"`
+		JobID                 string            `json:"jobId"`
+		AllowNonRestoredState bool              `json:"allowNonRestoredState"`
+		SavepointPath         string            `json:"savepointPath"`
+		FlinkConfiguration    map[string]string `json:"flinkConfiguration"`
+	}
+	if err := decodeBody(r, bodyClass, &body); err != nil {
+		return fakeflink.RunRequest{}, err
+	}
+	q := r.URL.Query()
+	if body.EntryClass == "" {
+		body.EntryClass = q.Get("entry-class")
+	}
+	if body.SavepointPath == "" {
+		body.SavepointPath = q.Get("savepointPath")
+	}
+	if body.Parallelism == 0 && q.Get("parallelism") != "" {
+		body.Parallelism, _ = strconv.Atoi(q.Get("parallelism"))
+	}
+	if len(body.ProgramArgsList) == 0 {
+		body.ProgramArgsList = q["programArg"]
+	}
+	return fakeflink.RunRequest{
+		EntryClass: body.EntryClass, Args: body.ProgramArgsList, Parallelism: body.Parallelism,
+		JobID: body.JobID, AllowNonRestoredState: body.AllowNonRestoredState || q.Get("allowNonRestoredState") == "true",
+		SavepointPath: body.SavepointPath, Config: body.FlinkConfiguration,
+	}, nil
 }

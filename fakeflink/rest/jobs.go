@@ -131,8 +131,9 @@ func executionState(s fakeflink.JobStatus) string {
 
 var executionStates = []string{"CREATED", "SCHEDULED", "DEPLOYING", "RUNNING", "FINISHED", "CANCELING", "CANCELED", "FAILED", "RECONCILING", "INITIALIZING"}
 
-// taskCounts counts the job's two vertices' tasks by execution state.
-func taskCounts(j *fakeflink.Job, lower bool) map[string]int {
+// taskCounts counts tasks by execution state: n tasks, all in the job's state. A vertex has
+// as many tasks as its parallelism; the job has the tasks of both vertices.
+func taskCounts(j *fakeflink.Job, n int, lower bool) map[string]int {
 	out := map[string]int{}
 	for _, st := range executionStates {
 		k := st
@@ -144,9 +145,9 @@ func taskCounts(j *fakeflink.Job, lower bool) map[string]int {
 	k := executionState(j.Status)
 	if lower {
 		k = strings.ToLower(k)
-		out["total"] = 2 * j.Parallelism()
+		out["total"] = n
 	}
-	out[k] = 2 * j.Parallelism()
+	out[k] = n
 	return out
 }
 
@@ -155,7 +156,7 @@ func jobDetails(c *fakeflink.Cluster, j *fakeflink.Job) map[string]any {
 	return map[string]any{
 		"jid": j.ID, "name": j.Program.Name, "state": j.Status, "start-time": j.StartTime.UnixMilli(),
 		"end-time": endMillis(j), "duration": duration(c, j), "last-modification": j.LastModification.UnixMilli(),
-		"tasks": taskCounts(j, true), "pending-operators": 0,
+		"tasks": taskCounts(j, 2*j.Parallelism(), true), "pending-operators": 0,
 	}
 }
 
@@ -177,7 +178,7 @@ func jobDetailsInfo(c *fakeflink.Cluster, j *fakeflink.Job) map[string]any {
 	}
 	ids := fakeflink.VertexIDs(j.ID)
 	offset := j.Offset(c.Now())
-	var vertices, nodes []map[string]any
+	var vertices []map[string]any
 	for i, id := range ids {
 		read, write := offset, offset
 		if i == 0 {
@@ -189,28 +190,20 @@ func jobDetailsInfo(c *fakeflink.Cluster, j *fakeflink.Job) map[string]any {
 			"id": id, "slotSharingGroupId": j.ID[:16] + "0000000000000001", "name": fakeflink.VertexNames[i],
 			"maxParallelism": 128, "parallelism": j.Parallelism(), "status": executionState(j.Status),
 			"start-time": j.StartTime.UnixMilli(), "end-time": endMillis(j), "duration": duration(c, j),
-			"tasks": taskCounts(j, false),
+			"tasks": taskCounts(j, j.Parallelism(), false),
 			"metrics": map[string]any{
 				"read-bytes": read * 8, "read-bytes-complete": true, "write-bytes": write * 8, "write-bytes-complete": true,
 				"read-records": read, "read-records-complete": true, "write-records": write, "write-records-complete": true,
 				"accumulated-backpressured-time": 0, "accumulated-idle-time": 0, "accumulated-busy-time": 0.0,
 			},
 		})
-		node := map[string]any{
-			"id": id, "parallelism": j.Parallelism(), "operator": "", "operator_strategy": "",
-			"description": fakeflink.VertexNames[i], "optimizer_properties": map[string]any{},
-		}
-		if i == 1 {
-			node["inputs"] = []map[string]any{{"num": 0, "id": ids[0], "ship_strategy": "FORWARD", "exchange": "pipelined_bounded"}}
-		}
-		nodes = append(nodes, node)
 	}
 	return map[string]any{
 		"jid": j.ID, "name": j.Program.Name, "isStoppable": false, "state": j.Status,
 		"start-time": j.StartTime.UnixMilli(), "end-time": endMillis(j), "duration": duration(c, j),
 		"maxParallelism": -1, "now": c.Now().UnixMilli(), "timestamps": timestamps, "job-type": jobType(j),
-		"status-counts": taskCounts(j, false), "pending-operators": 0,
-		"plan":     map[string]any{"jid": j.ID, "name": j.Program.Name, "type": jobType(j), "nodes": nodes},
+		"status-counts": taskCounts(j, 2*j.Parallelism(), false), "pending-operators": 0,
+		"plan":     jobPlan(j),
 		"vertices": vertices,
 	}
 }

@@ -16,21 +16,22 @@ func (s *Server) metricRoutes() {
 		if err != nil {
 			return 0, nil, err
 		}
-		out := []map[string]string{} // a bare array, not the spec's {"metrics": [...]}
-		get := splitList(r.URL.Query().Get("get"))
-		if len(get) == 0 {
-			for _, k := range slices.Sorted(maps.Keys(m)) {
-				out = append(out, map[string]string{"id": k})
-			}
-			return http.StatusOK, out, nil
-		}
-		for _, k := range get {
-			if v, ok := m[k]; ok { // unknown names are left out, not errors
-				out = append(out, map[string]string{"id": k, "value": v})
-			}
-		}
-		return http.StatusOK, out, nil
+		return http.StatusOK, metricValues(m, r), nil
 	}))
+	s.handle("GET /jobs/metrics", func(c *fakeflink.Cluster, r *http.Request) (int, any, error) {
+		per := map[string]map[string]float64{}
+		for _, j := range c.Jobs() {
+			if !selected(r, "jobs", j.ID) {
+				continue
+			}
+			m, err := c.JobMetrics(j.ID)
+			if err != nil {
+				return 0, nil, err
+			}
+			per[j.ID] = numeric(m)
+		}
+		return http.StatusOK, aggregate(per, r), nil
+	})
 	s.handle("GET /jobs/{jobid}/vertices/{vertexid}/subtasks/metrics", withJob(subtaskMetrics))
 	s.handle("GET /jobs/{jobid}/resource-requirements", func(c *fakeflink.Cluster, r *http.Request) (int, any, error) {
 		req, err := c.ResourceRequirements(r.PathValue("jobid"))
@@ -115,4 +116,24 @@ func subtaskMetrics(c *fakeflink.Cluster, j *fakeflink.Job, r *http.Request) (in
 		out = append(out, entry)
 	}
 	return http.StatusOK, out, nil
+}
+
+// metricValues answers a metric collection request (a bare JSON array): without ?get the
+// names of the available metrics, with it the values of those named that exist (unknown
+// names are left out, not errors).
+func metricValues(m map[string]string, r *http.Request) []map[string]string {
+	out := []map[string]string{}
+	get := splitList(r.URL.Query().Get("get"))
+	if len(get) == 0 {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			out = append(out, map[string]string{"id": k})
+		}
+		return out
+	}
+	for _, k := range get {
+		if v, ok := m[k]; ok {
+			out = append(out, map[string]string{"id": k, "value": v})
+		}
+	}
+	return out
 }

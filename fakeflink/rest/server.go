@@ -23,6 +23,10 @@ type Server struct {
 	mu      sync.Mutex
 	cluster *fakeflink.Cluster
 	mux     *http.ServeMux
+	// triggers counts operations that complete at once (data set deletion); done holds
+	// their trigger ids.
+	triggers int
+	done     map[string]bool
 }
 
 // NewServer returns a handler serving c.
@@ -160,4 +164,8 @@ func (s *Server) routes() {
 	s.snapshotRoutes()
 	s.jarRoutes()
 	s.metricRoutes()
+	s.vertexRoutes()
+	s.jobExtraRoutes()
+	s.clusterExtraRoutes()
+	s.applicationRoutes()
 }
