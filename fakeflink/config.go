@@ -2,6 +2,7 @@ package fakeflink
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -182,33 +183,62 @@ func (p *Program) applyRates(cf conf) error {
 	return nil
 }
 
-// ParseDuration reads a duration in Flink's notation: a number with an optional unit
-// (ms, s, sec, min, m, h, d and their long forms); a bare number is milliseconds.
+// ParseDuration reads a duration as Flink's TimeUtils.parseDuration does: the trimmed value's
+// leading digits are the number, the rest (trimmed, lower-cased) a unit label; no label means
+// milliseconds. Flink refuses what does not parse, and so does the fake.
 func ParseDuration(s string) (time.Duration, error) {
-	s = strings.TrimSpace(strings.ToLower(s))
+	trimmed := strings.TrimSpace(s)
+	if trimmed == "" {
+		return 0, fmt.Errorf("argument is an empty- or whitespace-only string")
+	}
 	i := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+	for i < len(trimmed) && trimmed[i] >= '0' && trimmed[i] <= '9' {
 		i++
 	}
-	n, err := strconv.ParseInt(s[:i], 10, 64)
+	if i == 0 {
+		return 0, fmt.Errorf("text does not start with a number")
+	}
+	n, err := strconv.ParseInt(trimmed[:i], 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("%q is not a duration", s)
+		return 0, fmt.Errorf("the value '%s' cannot be re represented as 64bit number (numeric overflow).", trimmed[:i])
 	}
-	unit := strings.TrimSpace(s[i:])
-	var d time.Duration
-	switch unit {
-	case "", "ms", "milli", "millis", "millisecond", "milliseconds":
-		d = time.Millisecond
-	case "s", "sec", "secs", "second", "seconds":
-		d = time.Second
-	case "m", "min", "mins", "minute", "minutes":
-		d = time.Minute
-	case "h", "hour", "hours":
-		d = time.Hour
-	case "d", "day", "days":
-		d = 24 * time.Hour
-	default:
-		return 0, fmt.Errorf("%q has an unknown time unit %q", s, unit)
+	label := strings.ToLower(strings.TrimSpace(trimmed[i:]))
+	unit, ok := timeUnitLabels[label]
+	if !ok {
+		return 0, fmt.Errorf("time interval unit label '%s' does not match any of the recognized units: %s", label, timeUnitList)
 	}
-	return time.Duration(n) * d, nil
+	if n > int64(math.MaxInt64/unit) {
+		return 0, fmt.Errorf("%s does not fit a duration", s)
+	}
+	return time.Duration(n) * unit, nil
 }
+
+// timeUnitLabels are the labels of Flink's TimeUtils.TimeUnit ("" is milliseconds): singular
+// ones as they are, the others also with an "s".
+var timeUnitLabels = func() map[string]time.Duration {
+	out := map[string]time.Duration{"": time.Millisecond}
+	for _, u := range []struct {
+		d                  time.Duration
+		singular, withPlur []string
+	}{
+		{24 * time.Hour, []string{"d"}, []string{"day"}},
+		{time.Hour, []string{"h"}, []string{"hour"}},
+		{time.Minute, []string{"min", "m"}, []string{"minute"}},
+		{time.Second, []string{"s"}, []string{"sec", "second"}},
+		{time.Millisecond, []string{"ms"}, []string{"milli", "millisecond"}},
+		{time.Microsecond, []string{"µs"}, []string{"micro", "microsecond"}},
+		{time.Nanosecond, []string{"ns"}, []string{"nano", "nanosecond"}},
+	} {
+		for _, l := range u.singular {
+			out[l] = u.d
+		}
+		for _, l := range u.withPlur {
+			out[l], out[l+"s"] = u.d, u.d
+		}
+	}
+	return out
+}()
+
+const timeUnitList = "DAYS: (d | day | days), HOURS: (h | hour | hours), MINUTES: (min | m | minute | minutes), " +
+	"SECONDS: (s | sec | secs | second | seconds), MILLISECONDS: (ms | milli | millis | millisecond | milliseconds), " +
+	"MICROSECONDS: (µs | micro | micros | microsecond | microseconds), NANOSECONDS: (ns | nano | nanos | nanosecond | nanoseconds)"

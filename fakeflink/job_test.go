@@ -3,6 +3,8 @@ package fakeflink
 import (
 	"testing"
 	"time"
+
+	"github.com/flinkop/flinkop/harness/fixtures"
 )
 
 func TestJobTransitions(t *testing.T) {
@@ -57,20 +59,13 @@ func TestTerminalStates(t *testing.T) {
 	}
 }
 
+// TestParseDuration holds fakeflink's parser to the shared table of Flink's grammar, which
+// the operator's parser is held to as well.
 func TestParseDuration(t *testing.T) {
-	cases := map[string]time.Duration{
-		"10s": 10 * time.Second, "1 min": time.Minute, "5m": 5 * time.Minute, "250": 250 * time.Millisecond,
-		"2h": 2 * time.Hour, "1 d": 24 * time.Hour, "30 seconds": 30 * time.Second, "100ms": 100 * time.Millisecond,
-	}
-	for in, want := range cases {
-		got, err := ParseDuration(in)
-		if err != nil || got != want {
-			t.Errorf("ParseDuration(%q) = %v, %v; want %v", in, got, err, want)
-		}
-	}
-	for _, bad := range []string{"", "s", "10 parsecs", "-1s"} {
-		if _, err := ParseDuration(bad); err == nil {
-			t.Errorf("ParseDuration(%q) accepted", bad)
+	for _, tc := range fixtures.FlinkDurations {
+		got, err := ParseDuration(tc.In)
+		if (err == nil) != tc.OK || (tc.OK && got != tc.Want) {
+			t.Errorf("ParseDuration(%q) = %v, %v; Flink reads it as %v (accepted: %v)", tc.In, got, err, tc.Want, tc.OK)
 		}
 	}
 }

@@ -205,29 +205,43 @@ func Merge(base, over map[string]string) map[string]string {
 	return out
 }
 
-// ParseDuration reads a duration in Flink's notation ("10s", "1 min", "5m", "2h", "1d"; a bare
-// number is milliseconds).
+// ParseDuration reads a duration as Flink's TimeUtils.parseDuration does: digits, then an
+// optional unit label (d, day(s), h, hour(s), min, m, minute(s), s, sec(s), second(s), ms,
+// milli(s), millisecond(s), µs, micro(s), microsecond(s), ns, nano(s), nanosecond(s)); a bare
+// number is milliseconds. Values above MaxDuration are refused.
 func ParseDuration(s string) (time.Duration, error) {
-	s = strings.TrimSpace(strings.ToLower(s))
+	trimmed := strings.TrimSpace(s)
 	i := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+	for i < len(trimmed) && trimmed[i] >= '0' && trimmed[i] <= '9' {
 		i++
 	}
-	n, err := strconv.ParseInt(s[:i], 10, 64)
+	if i == 0 {
+		return 0, fmt.Errorf("%q is not a duration: it does not start with a number", s)
+	}
+	n, err := strconv.ParseInt(trimmed[:i], 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("%q is not a duration", s)
+		return 0, fmt.Errorf("%q is not a duration: the number does not fit 64 bits", s)
 	}
-	units := map[string]time.Duration{
-		"": time.Millisecond, "ms": time.Millisecond, "s": time.Second, "sec": time.Second, "second": time.Second,
-		"seconds": time.Second, "m": time.Minute, "min": time.Minute, "minute": time.Minute, "minutes": time.Minute,
-		"h": time.Hour, "hour": time.Hour, "hours": time.Hour, "d": 24 * time.Hour, "day": 24 * time.Hour, "days": 24 * time.Hour,
-	}
-	unit, ok := units[strings.TrimSpace(s[i:])]
+	label := strings.ToLower(strings.TrimSpace(trimmed[i:]))
+	unit, ok := durationUnits[label]
 	if !ok {
-		return 0, fmt.Errorf("%q has an unknown time unit", s)
+		return 0, fmt.Errorf("%q has an unknown time unit %q (d, h, min, m, s, ms, µs, ns and their long forms)", s, label)
 	}
 	if n > int64(MaxDuration/unit) {
 		return 0, fmt.Errorf("%q is longer than %s", s, MaxDuration)
 	}
 	return time.Duration(n) * unit, nil
 }
+
+// durationUnits are Flink's time unit labels ("" is milliseconds).
+var durationUnits = func() map[string]time.Duration {
+	out := map[string]time.Duration{"": time.Millisecond, "d": 24 * time.Hour, "h": time.Hour, "min": time.Minute, "m": time.Minute, "s": time.Second, "ms": time.Millisecond, "µs": time.Microsecond, "ns": time.Nanosecond}
+	for label, d := range map[string]time.Duration{
+		"day": 24 * time.Hour, "hour": time.Hour, "minute": time.Minute, "sec": time.Second, "second": time.Second,
+		"milli": time.Millisecond, "millisecond": time.Millisecond, "micro": time.Microsecond, "microsecond": time.Microsecond,
+		"nano": time.Nanosecond, "nanosecond": time.Nanosecond,
+	} {
+		out[label], out[label+"s"] = d, d
+	}
+	return out
+}()

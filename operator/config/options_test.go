@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/flinkop/flinkop/harness/fixtures"
 )
 
 func TestWith(t *testing.T) {
@@ -94,5 +96,19 @@ func TestWithBounds(t *testing.T) {
 		case wantErr != "" && (err == nil || !strings.Contains(err.Error(), wantErr)):
 			t.Errorf("%s: err = %v, want one naming %q", conf, err, wantErr)
 		}
+	}
+}
+
+// TestParseDurationIsFlinks holds the operator's parser to the shared table of Flink's grammar
+// (fakeflink's parser is held to the same table).
+func TestParseDurationIsFlinks(t *testing.T) {
+	for _, tc := range fixtures.FlinkDurations {
+		got, err := ParseDuration(tc.In)
+		if (err == nil) != tc.OK || (tc.OK && got != tc.Want) {
+			t.Errorf("ParseDuration(%q) = %v, %v; Flink reads it as %v (accepted: %v)", tc.In, got, err, tc.Want, tc.OK)
+		}
+	}
+	if _, err := ParseDuration("400 d"); err == nil {
+		t.Errorf("a duration above %s was accepted", MaxDuration)
 	}
 }

@@ -129,7 +129,7 @@ func TestDecide(t *testing.T) {
 		want: outcome{Action: cron.ActDeleteRun, Target: "nightly-03010000", LastSchedule: t0, Reasons: "Cleanup"},
 	}, {
 		name: "a fire later than the starting deadline is skipped",
-		d:    template(scheduledSince(t0), annotate(cron.AnnotationStartingDeadline, "30m")), now: at4.Add(time.Hour),
+		d:    template(scheduledSince(t0), annotate(cron.AnnotationStartingDeadline, "30 min")), now: at4.Add(time.Hour),
 		want: outcome{Action: cron.ActNone, LastSchedule: at4, Reasons: "CronSkipped"},
 	}, {
 		name: "a suspended template skips its fires",

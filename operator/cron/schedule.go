@@ -9,6 +9,7 @@ import (
 	robfig "github.com/robfig/cron/v3"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/config"
 )
 
 // The annotations of a cron template.
@@ -24,8 +25,8 @@ const (
 	// AnnotationHistoryLimit is how many finished runs are kept (default 0: the previous run
 	// is cleaned up before the next one starts).
 	AnnotationHistoryLimit = "job.execute.cron.history-limit"
-	// AnnotationStartingDeadline bounds how late a missed fire may still start (a Go
-	// duration such as 30m; default: no bound, the latest missed fire runs once).
+	// AnnotationStartingDeadline bounds how late a missed fire may still start (a duration in
+	// Flink's notation such as 30 min; default: no bound, the latest missed fire runs once).
 	AnnotationStartingDeadline = "job.execute.cron.starting-deadline"
 )
 
@@ -83,8 +84,8 @@ func ParsePolicy(d *flinkv1beta1.FlinkDeployment) (Policy, error) {
 		}
 	}
 	if v, ok := a[AnnotationStartingDeadline]; ok {
-		if p.StartingDeadline, err = time.ParseDuration(v); err != nil || p.StartingDeadline <= 0 {
-			return p, fmt.Errorf("annotation %s: %q is not a positive duration (e.g. 30m)", AnnotationStartingDeadline, v)
+		if p.StartingDeadline, err = config.ParseDuration(v); err != nil || p.StartingDeadline <= 0 {
+			return p, fmt.Errorf("annotation %s: %q is not a positive duration in Flink's notation (e.g. 30 min)", AnnotationStartingDeadline, v)
 		}
 	}
 	if n := len(RunName(d.Name, time.Time{})); n > maxRunName {
