@@ -190,7 +190,7 @@ func (c *Checker) rollbackAllowed(d *flinkv1beta1.FlinkDeployment) []string {
 func (c *Checker) haMetadataExists(d *flinkv1beta1.FlinkDeployment) bool {
 	var cms corev1.ConfigMapList
 	err := c.w.Client.List(context.Background(), &cms, client.InNamespace(c.w.Namespace), observe.HASelector(d))
-	return err == nil && len(cms.Items) > 0
+	return err == nil && slices.ContainsFunc(cms.Items, func(cm corev1.ConfigMap) bool { return observe.IsJobHAConfigMap(&cm) })
 }
 
 // oneJobManager: never two live JobManagers for one HA cluster id (invariant 2). It looks at

@@ -65,8 +65,8 @@ func TestJobManagerProcessRecoversFromConfigMapsAndVolume(t *testing.T) {
 		t.Fatalf("job %s before the restart, want RUNNING", before.Status)
 	}
 	var cms corev1.ConfigMapList
-	if err := kube.List(context.Background(), &cms, client.InNamespace("flink"), client.MatchingLabels{"app": "app", "configmap-type": "high-availability"}); err != nil || len(cms.Items) != 1 {
-		t.Fatalf("HA ConfigMaps in namespace flink: %d, %v; want 1", len(cms.Items), err)
+	if err := kube.List(context.Background(), &cms, client.InNamespace("flink"), client.MatchingLabels{"app": "app", "configmap-type": "high-availability"}); err != nil || len(cms.Items) != 2 {
+		t.Fatalf("HA ConfigMaps in namespace flink: %d, %v; want the cluster's and the job's", len(cms.Items), err)
 	}
 	srv.Close()
 

@@ -1,16 +1,20 @@
-// Package kubeha keeps fakeflink's HA metadata in Kubernetes ConfigMaps, as Flink's
-// Kubernetes HA services do: the harness's pod simulator and the fakeflink image (through the
-// in-cluster API, under the Flink ServiceAccount) both use it.
+// Package kubeha keeps fakeflink's HA metadata in Kubernetes ConfigMaps with the names, labels
+// and data keys of Flink's Kubernetes HA services: the harness's pod simulator and the
+// fakeflink image (through the in-cluster API, under the Flink ServiceAccount) both use it.
 package kubeha
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flinkop/flinkop/fakeflink"
@@ -18,67 +22,194 @@ import (
 	"github.com/flinkop/flinkop/operator/observe"
 )
 
+// Flink's layout (Kubernetes HA services since Flink 1.15):
+//   - <cluster-id>-cluster-config-map holds the cluster's job graphs, one key per job:
+//     jobGraph-<job-id> (executionPlan-<job-id> from Flink 2.0, also read here);
+//   - <cluster-id>-<job-id>-config-map holds the job's completed checkpoints, one key per
+//     checkpoint, checkpointID-<id as 19 digits>, and the checkpoint id counter, counter.
+//
+// Flink stores serialized state handles pointing into high-availability.storageDir under
+// those keys; the fake stores base64-encoded JSON of what it needs instead.
+const (
+	JobGraphKeyPrefix      = "jobGraph-"
+	ExecutionPlanKeyPrefix = "executionPlan-"
+	CheckpointIDKeyPrefix  = "checkpointID-"
+	CounterKey             = "counter"
+)
+
+// ClusterConfigMapName is the name of a cluster's HA ConfigMap.
+func ClusterConfigMapName(clusterID string) string { return clusterID + "-cluster-config-map" }
+
+// JobConfigMapName is the name of a job's HA ConfigMap.
+func JobConfigMapName(clusterID, jobID string) string {
+	return fmt.Sprintf("%s-%s-config-map", clusterID, jobID)
+}
+
+// CheckpointKey is the data key of a completed checkpoint.
+func CheckpointKey(id int64) string { return fmt.Sprintf("%s%019d", CheckpointIDKeyPrefix, id) }
+
 // ConfigMapHA keeps fakeflink's HA metadata in ConfigMaps labelled as Flink's Kubernetes HA
-// services label theirs (app=<cluster-id>, configmap-type=high-availability), one per job, so
-// "HA metadata missing" is a Kubernetes-level fault and the operator sees what it would see.
-// The ConfigMaps live in the namespace of the cluster.
+// services label theirs (app=<cluster-id>, configmap-type=high-availability,
+// type=flink-native-kubernetes), so "HA metadata missing" is a Kubernetes-level fault and the
+// operator sees what it would see. The ConfigMaps live in the namespace of the cluster.
 type ConfigMapHA struct {
 	Client client.Client
 	// Namespace is where the cluster's HA ConfigMaps live.
 	Namespace string
 }
 
-const haDataKey = "fakeflink-job"
-
 var _ fakeflink.HAStore = (*ConfigMapHA)(nil)
 
-func (h *ConfigMapHA) ns(string) string { return h.Namespace }
+type checkpointHandle struct {
+	Path string `json:"path"`
+}
 
-// Load implements fakeflink.HAStore.
+func encode(v any) (string, error) {
+	data, err := json.Marshal(v)
+	return base64.StdEncoding.EncodeToString(data), err
+}
+
+func decode(s string, v any) error {
+	data, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(data, v)
+}
+
+// Load implements fakeflink.HAStore: the jobs with a job graph, each with the latest
+// checkpoint of its job ConfigMap.
 func (h *ConfigMapHA) Load(clusterID string) (map[string]fakeflink.HAJob, error) {
 	var cms corev1.ConfigMapList
-	err := h.Client.List(context.Background(), &cms, client.InNamespace(h.ns(clusterID)),
+	err := h.Client.List(context.Background(), &cms, client.InNamespace(h.Namespace),
 		client.MatchingLabels{act.LabelApp: clusterID, observe.LabelHAConfigMapType: observe.HAConfigMapType})
 	if err != nil {
 		return nil, err
 	}
+	byName := map[string]*corev1.ConfigMap{}
+	for i := range cms.Items {
+		byName[cms.Items[i].Name] = &cms.Items[i]
+	}
 	out := map[string]fakeflink.HAJob{}
-	for _, cm := range cms.Items {
-		var j fakeflink.HAJob
-		if err := json.Unmarshal([]byte(cm.Data[haDataKey]), &j); err != nil {
-			return nil, fmt.Errorf("HA ConfigMap %s: %w", cm.Name, err)
+	cluster := byName[ClusterConfigMapName(clusterID)]
+	if cluster == nil {
+		return out, nil
+	}
+	for key, value := range cluster.Data {
+		jobID, ok := strings.CutPrefix(key, JobGraphKeyPrefix)
+		if !ok {
+			jobID, ok = strings.CutPrefix(key, ExecutionPlanKeyPrefix)
 		}
-		out[j.JobID] = j
+		if !ok {
+			continue
+		}
+		j := fakeflink.HAJob{JobID: jobID}
+		if err := decode(value, &j.Program); err != nil {
+			return nil, fmt.Errorf("HA ConfigMap %s key %s: %w", cluster.Name, key, err)
+		}
+		if cm := byName[JobConfigMapName(clusterID, jobID)]; cm != nil {
+			if err := latestCheckpoint(cm, &j); err != nil {
+				return nil, err
+			}
+		}
+		out[jobID] = j
 	}
 	return out, nil
 }
 
-// Save implements fakeflink.HAStore.
-func (h *ConfigMapHA) Save(clusterID string, job fakeflink.HAJob) error {
-	data, err := json.Marshal(job)
-	if err != nil {
-		return err
+// latestCheckpoint reads the highest checkpointID- key of a job ConfigMap into j.
+func latestCheckpoint(cm *corev1.ConfigMap, j *fakeflink.HAJob) error {
+	for key, value := range cm.Data {
+		s, ok := strings.CutPrefix(key, CheckpointIDKeyPrefix)
+		if !ok {
+			continue
+		}
+		id, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || id <= j.CheckpointID {
+			continue
+		}
+		var handle checkpointHandle
+		if err := decode(value, &handle); err != nil {
+			return fmt.Errorf("HA ConfigMap %s key %s: %w", cm.Name, key, err)
+		}
+		j.CheckpointID, j.CheckpointPath = id, handle.Path
 	}
-	ctx := context.Background()
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
-		Namespace: h.ns(clusterID), Name: fmt.Sprintf("%s-%s-config-map", clusterID, job.JobID),
-		Labels: map[string]string{act.LabelApp: clusterID, observe.LabelHAConfigMapType: observe.HAConfigMapType, "type": "flink-native-kubernetes"},
-	}}
-	var existing corev1.ConfigMap
-	err = h.Client.Get(ctx, client.ObjectKeyFromObject(cm), &existing)
-	if apierrors.IsNotFound(err) {
-		cm.Data = map[string]string{haDataKey: string(data)}
-		return h.Client.Create(ctx, cm)
-	}
-	if err != nil {
-		return err
-	}
-	existing.Data = map[string]string{haDataKey: string(data)}
-	return h.Client.Update(ctx, &existing)
+	return nil
 }
 
-// Remove implements fakeflink.HAStore.
+// Save implements fakeflink.HAStore: the job graph in the cluster ConfigMap, the latest
+// checkpoint and the counter in the job's ConfigMap (Flink keeps the retained checkpoints;
+// the fake keeps the latest, the one recovery uses).
+func (h *ConfigMapHA) Save(clusterID string, job fakeflink.HAJob) error {
+	graph, err := encode(job.Program)
+	if err != nil {
+		return err
+	}
+	if err := h.update(ClusterConfigMapName(clusterID), clusterID, func(data map[string]string) {
+		data[JobGraphKeyPrefix+job.JobID] = graph
+	}); err != nil {
+		return err
+	}
+	jobData := map[string]string{CounterKey: strconv.FormatInt(job.CheckpointID+1, 10)}
+	if job.CheckpointID > 0 {
+		handle, err := encode(checkpointHandle{Path: job.CheckpointPath})
+		if err != nil {
+			return err
+		}
+		jobData[CheckpointKey(job.CheckpointID)] = handle
+	}
+	return h.update(JobConfigMapName(clusterID, job.JobID), clusterID, func(data map[string]string) {
+		clear(data)
+		for k, v := range jobData {
+			data[k] = v
+		}
+	})
+}
+
+// update creates or changes one HA ConfigMap, retrying on conflicts (a session cluster's jobs
+// share the cluster ConfigMap).
+func (h *ConfigMapHA) update(name, clusterID string, change func(map[string]string)) error {
+	ctx := context.Background()
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		var cm corev1.ConfigMap
+		err := h.Client.Get(ctx, client.ObjectKey{Namespace: h.Namespace, Name: name}, &cm)
+		if apierrors.IsNotFound(err) {
+			cm = corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
+				Namespace: h.Namespace, Name: name,
+				Labels: map[string]string{act.LabelApp: clusterID, observe.LabelHAConfigMapType: observe.HAConfigMapType, "type": "flink-native-kubernetes"},
+			}, Data: map[string]string{}}
+			change(cm.Data)
+			err = h.Client.Create(ctx, &cm)
+			if apierrors.IsAlreadyExists(err) {
+				return apierrors.NewConflict(corev1.Resource("configmaps"), name, err)
+			}
+			return err
+		}
+		if err != nil {
+			return err
+		}
+		if cm.Data == nil {
+			cm.Data = map[string]string{}
+		}
+		change(cm.Data)
+		return h.Client.Update(ctx, &cm)
+	})
+}
+
+// Remove implements fakeflink.HAStore: the job's ConfigMap and its job graph go.
 func (h *ConfigMapHA) Remove(clusterID, jobID string) error {
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: h.ns(clusterID), Name: fmt.Sprintf("%s-%s-config-map", clusterID, jobID)}}
-	return client.IgnoreNotFound(h.Client.Delete(context.Background(), cm))
+	ctx := context.Background()
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: h.Namespace, Name: JobConfigMapName(clusterID, jobID)}}
+	if err := client.IgnoreNotFound(h.Client.Delete(ctx, cm)); err != nil {
+		return err
+	}
+	return client.IgnoreNotFound(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		var cluster corev1.ConfigMap
+		if err := h.Client.Get(ctx, client.ObjectKey{Namespace: h.Namespace, Name: ClusterConfigMapName(clusterID)}, &cluster); err != nil {
+			return err
+		}
+		delete(cluster.Data, JobGraphKeyPrefix+jobID)
+		delete(cluster.Data, ExecutionPlanKeyPrefix+jobID)
+		return h.Client.Update(ctx, &cluster)
+	}))
 }

@@ -175,7 +175,28 @@ func (o *Observer) haMetadata(ctx context.Context, d *flinkv1beta1.FlinkDeployme
 	if err := o.Client.List(ctx, &cms, client.InNamespace(d.Namespace), HASelector(d)); err != nil {
 		return false, fmt.Errorf("list HA ConfigMaps: %w", err)
 	}
-	return len(cms.Items) > 0, nil
+	for i := range cms.Items {
+		if IsJobHAConfigMap(&cms.Items[i]) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// IsJobHAConfigMap reports whether an HA ConfigMap holds a job's HA metadata, as the Apache
+// operator decides it (FlinkUtils.isValidHaConfigMap): not being deleted, and named
+// <cluster-id>-<job-id>-config-map (a job's checkpoints and counter; the cluster's
+// <cluster-id>-cluster-config-map alone is not enough) or, before Flink 1.15,
+// <…>-jobmanager-leader. ConfigMaps of the autoscaler (label component=autoscaler) are not HA
+// metadata.
+func IsJobHAConfigMap(cm *corev1.ConfigMap) bool {
+	if cm.DeletionTimestamp != nil || cm.Labels["component"] == "autoscaler" {
+		return false
+	}
+	if strings.HasSuffix(cm.Name, "-config-map") {
+		return !strings.HasSuffix(cm.Name, "-cluster-config-map")
+	}
+	return strings.HasSuffix(cm.Name, "-jobmanager-leader")
 }
 
 // observeDeletion adds what deletion waits for: the objects left, and a session cluster's jobs.
