@@ -25,16 +25,7 @@ var update = flag.Bool("update", false, "rewrite the golden files of testdata/re
 // an example whose memory, configuration file or job class a real Flink image would refuse
 // fails here, not on a user's cluster.
 func TestProjectExamplesStartOnTheFlinkImage(t *testing.T) {
-	docs, err := fixtures.Documents(filepath.Join(fixtures.MustModuleRoot(t), "examples"), "FlinkDeployment")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var n int
-	for _, doc := range docs {
-		if strings.Contains(doc.File, string(filepath.Separator)+"invalid"+string(filepath.Separator)) {
-			continue
-		}
-		n++
+	for _, doc := range fixtures.ProjectExamples(t, "FlinkDeployment") {
 		t.Run(filepath.Base(doc.File)+"/"+doc.Name, func(t *testing.T) {
 			objs := renderExample(t, doc)
 			for _, dep := range []*appsv1.Deployment{objs.JobManager, objs.TaskManager} {
@@ -44,9 +35,6 @@ func TestProjectExamplesStartOnTheFlinkImage(t *testing.T) {
 			}
 		})
 	}
-	if n < 5 {
-		t.Fatalf("found %d examples, want the project's examples/", n)
-	}
 }
 
 // TestApacheExamplesRenderAsGolden renders every FlinkDeployment among the Apache operator's
@@ -55,14 +43,7 @@ func TestProjectExamplesStartOnTheFlinkImage(t *testing.T) {
 // starts each pod under the Flink image contract. An example on a custom image gets the jar its
 // image (or init container) provides.
 func TestApacheExamplesRenderAsGolden(t *testing.T) {
-	dir := filepath.Join(fixtures.SharedDir(t), "reference", "apache-operator-examples")
-	docs, err := fixtures.Documents(dir, "FlinkDeployment")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(docs) < 20 {
-		t.Fatalf("found %d Apache examples, want at least 20", len(docs))
-	}
+	dir, docs := fixtures.ApacheExamples(t, "FlinkDeployment")
 	for _, doc := range docs {
 		rel, _ := filepath.Rel(dir, doc.File)
 		name := fmt.Sprintf("%s-%d-%s", strings.NewReplacer("/", "_", ".yaml", "").Replace(rel), doc.Index, doc.Name)

@@ -92,14 +92,7 @@ func checkStoredUnchanged(t *testing.T, doc fixtures.Document) {
 // TestApacheExamplesAcceptedByAPIServer applies every Apache example FlinkDeployment and
 // FlinkSessionJob to a real kube-apiserver with our CRDs.
 func TestApacheExamplesAcceptedByAPIServer(t *testing.T) {
-	dir := filepath.Join(fixtures.SharedDir(t), "reference", "apache-operator-examples")
-	docs, err := fixtures.Documents(dir, "FlinkDeployment", "FlinkSessionJob")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(docs) < 20 {
-		t.Fatalf("found only %d Apache example resources", len(docs))
-	}
+	dir, docs := fixtures.ApacheExamples(t, "FlinkDeployment", "FlinkSessionJob")
 	for _, doc := range docs {
 		rel, _ := filepath.Rel(dir, doc.File)
 		t.Run(filepath.ToSlash(rel)+"/"+doc.Name, func(t *testing.T) { checkStoredUnchanged(t, doc) })
@@ -108,15 +101,7 @@ func TestApacheExamplesAcceptedByAPIServer(t *testing.T) {
 
 // TestProjectExamplesAcceptedByAPIServer does the same for examples/.
 func TestProjectExamplesAcceptedByAPIServer(t *testing.T) {
-	dir := filepath.Join(fixtures.MustModuleRoot(t), "examples")
-	docs, err := fixtures.Documents(dir, "FlinkDeployment", "FlinkSessionJob")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, doc := range docs {
-		if filepath.Base(filepath.Dir(doc.File)) == "invalid" {
-			continue
-		}
+	for _, doc := range fixtures.ProjectExamples(t, "FlinkDeployment", "FlinkSessionJob") {
 		t.Run(filepath.Base(doc.File)+"/"+doc.Name, func(t *testing.T) { checkStoredUnchanged(t, doc) })
 	}
 }
