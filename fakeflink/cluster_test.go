@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestApplicationJobRunsAndCheckpoints(t *testing.T) {
@@ -226,6 +228,11 @@ func TestRestartStrategy(t *testing.T) {
 	wantStatus(t, j, StatusRunning)
 	if got := j.Offset(w.clock.Now()); got != 1000 {
 		t.Errorf("restarted at offset %d, want the latest checkpoint's 1000", got)
+	}
+	cps := j.Checkpoints()
+	want := []Failover{{At: w.clock.Now(), RestoredFrom: cps[len(cps)-1].Time, Offset: 1000}}
+	if diff := cmp.Diff(want, j.Failovers()); diff != "" {
+		t.Errorf("failovers (-want +got):\n%s", diff)
 	}
 
 	c2 := w.app("norestart", statefulConf("restart-strategy.type", "none"))

@@ -200,7 +200,7 @@ func ParseDuration(s string) (time.Duration, error) {
 	}
 	n, err := strconv.ParseInt(trimmed[:i], 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("the value '%s' cannot be re represented as 64bit number (numeric overflow).", trimmed[:i])
+		return 0, fmt.Errorf("the value '%s' cannot be re represented as 64bit number (numeric overflow)", trimmed[:i])
 	}
 	label := strings.ToLower(strings.TrimSpace(trimmed[i:]))
 	unit, ok := timeUnitLabels[label]

@@ -94,10 +94,23 @@ type Job struct {
 	checkpoints    []Snapshot // completed checkpoints (and savepoints) of this job, oldest first
 	failures       int64
 	restored       *Snapshot
+	failovers      []Failover
 	// FailureCause is the exception that failed (or restarted) the job last.
 	FailureCause string
 	// Exceptions is the job's exception history, oldest first.
 	Exceptions []Exception
+}
+
+// Failover is one restart of a job by Flink's restart strategy: it went back to the state it
+// restored (its latest checkpoint, else what it started from), so snapshots it completed
+// after that state and before the failover are no longer on its lineage.
+type Failover struct {
+	// At is when the job restarted.
+	At time.Time
+	// RestoredFrom is when the snapshot it went back to completed (zero: empty state).
+	RestoredFrom time.Time
+	// Offset is the state it went back to.
+	Offset int64
 }
 
 // Exception is one entry of a job's exception history.
@@ -128,6 +141,9 @@ func (j *Job) Restored() *Snapshot { return j.restored }
 
 // Checkpoints are the job's completed checkpoints and savepoints, oldest first.
 func (j *Job) Checkpoints() []Snapshot { return slices.Clone(j.checkpoints) }
+
+// Failovers are the job's restarts by its restart strategy, oldest first.
+func (j *Job) Failovers() []Failover { return slices.Clone(j.failovers) }
 
 // Restarts is how many times the job restarted after a failure.
 func (j *Job) Restarts() int { return j.restarts }

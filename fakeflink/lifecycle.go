@@ -88,7 +88,7 @@ func (c *Cluster) tickJob(j *Job, now time.Time) {
 		_ = j.setStatus(StatusCanceled, at)
 		c.terminated(j)
 	case StatusRestarting:
-		c.restoreLatest(j)
+		c.restoreLatest(j, at)
 		c.schedule(j, at)
 	}
 }
@@ -110,7 +110,14 @@ func (c *Cluster) schedule(j *Job, now time.Time) {
 
 // restoreLatest resets a restarting job to its latest completed checkpoint, or to the snapshot
 // its run started from.
-func (c *Cluster) restoreLatest(j *Job) {
+func (c *Cluster) restoreLatest(j *Job, at time.Time) {
+	defer func() {
+		f := Failover{At: at, Offset: j.offset}
+		if j.restored != nil {
+			f.RestoredFrom = j.restored.Time
+		}
+		j.failovers = append(j.failovers, f)
+	}()
 	for i := len(j.checkpoints) - 1; i >= 0; i-- {
 		if s := j.checkpoints[i]; s.Kind == KindCheckpoint {
 			j.offset, j.restored = s.Offset, &s

@@ -45,6 +45,11 @@ type Checker struct {
 	// lineage is when Flink itself last restarted a resource's job from older state after a
 	// fault the operator cannot undo (HA metadata lost): snapshots before it do not count.
 	lineage map[string]time.Time
+	// failovers are the restarts of each job by Flink's restart strategy, per job id.
+	failovers map[string][]fakeflink.Failover
+	// knownSavepoints are the savepoint paths each resource's status has shown: what the
+	// operator knew it could restore.
+	knownSavepoints map[string]map[string]bool
 	// sessions are the session clusters whose session jobs are checked too.
 	sessions map[string]*sessionState
 	// crons are the cron templates whose runs are checked too.
@@ -59,6 +64,7 @@ func NewChecker(w *World) *Checker {
 		w: w, snapshots: map[string]map[string]fakeflink.Snapshot{}, starts: map[string]int{},
 		lastGen: map[string]int64{}, lastJob: map[string]string{}, deployedGen: map[string]string{}, crashes: map[string]bool{},
 		haLost: map[string]bool{}, lastState: map[string]flinkv1beta1.ReconciliationState{}, lineage: map[string]time.Time{}, specs: map[string]map[string]*decide.ReconciledSpec{},
+		failovers: map[string][]fakeflink.Failover{}, knownSavepoints: map[string]map[string]bool{},
 	}
 }
 
@@ -124,6 +130,7 @@ func (c *Checker) check(name string) []string {
 		return []string{fmt.Sprintf("%s: read: %v", name, err)}
 	}
 	c.remember(d)
+	c.noteSavepoints(d)
 	var out []string
 	out = append(out, c.statusConsistent(d)...)
 	out = append(out, c.rollbackAllowed(d)...)
@@ -217,6 +224,7 @@ func (c *Checker) forget(name string) {
 	delete(c.specs, name)
 	delete(c.lastState, name)
 	delete(c.lineage, name)
+	delete(c.knownSavepoints, name)
 }
 
 // remember records the reconciled spec in status under its deploy key (generation and job
@@ -245,97 +253,6 @@ func deployKey(generation, run string) string {
 		return generation
 	}
 	return generation + "/" + run
-}
-
-// noRegression: a stateful job never starts from an offset older than the newest completed
-// snapshot of the run before it (invariant 1), unless the user asked for it.
-func (c *Checker) noRegression(d *flinkv1beta1.FlinkDeployment, cl *fakeflink.Cluster) []string {
-	name := d.Name
-	for _, j := range cl.Jobs() {
-		for _, s := range j.Checkpoints() {
-			if c.snapshots[j.ID] == nil {
-				c.snapshots[j.ID] = map[string]fakeflink.Snapshot{}
-			}
-			c.snapshots[j.ID][fmt.Sprintf("%s#%d", s.Path, s.ID)] = s
-		}
-	}
-	key := fmt.Sprintf("%s/%d", name, c.w.Sim.Incarnation(c.w.Namespace, act.JobManagerName(name)))
-	starts := cl.Starts()
-	var out []string
-	for _, s := range starts[c.starts[key]:] {
-		out = append(out, c.checkStart(d, s)...)
-		c.lastJob[name] = s.JobID
-	}
-	c.starts[key] = len(starts)
-	return out
-}
-
-func (c *Checker) checkStart(d *flinkv1beta1.FlinkDeployment, s fakeflink.JobStart) []string {
-	name := d.Name
-	prev := c.lastJob[name]
-	gen := c.jmGeneration(name)
-	crashed, haLost := c.crashes[name], c.haLost[name]
-	operatorDeploy := gen != c.deployedGen[name]
-	c.deployedGen[name], c.crashes[name], c.haLost[name] = gen, false, false
-	if prev == "" {
-		return nil // the first start: nothing to regress from
-	}
-	r := c.specs[name][gen]
-	if r == nil || r.Spec.Job == nil {
-		return nil
-	}
-	var floor int64
-	switch {
-	case crashed && s.JobID == prev && haEnabled(r) && !haLost:
-		// HA recovery of the same job after its JobManager went (Flink's own restart, or a
-		// JobManager Deployment the operator recreated): it restores the latest checkpoint.
-		floor = c.newest(name, prev, s.Time, true)
-	case !operatorDeploy && crashed:
-		// Flink's own recovery after a JobManager crash: only HA recovery must keep state.
-		if !haEnabled(r) || s.JobID != prev || haLost {
-			// Flink restarted the job from what it had (its configured savepoint, say): the
-			// snapshots before are a lost lineage, and later starts are judged from here.
-			c.lineage[name] = s.Time
-			return nil
-		}
-		floor = c.newest(name, prev, s.Time, true)
-	case !operatorDeploy:
-		return nil
-	case r.Metadata.Redeploy || r.Metadata.Restore == decide.RestoreNone:
-		return nil // the user asked for empty or initial state
-	default:
-		// An operator deploy restores the newest snapshot, savepoints included: HA recovery
-		// alone would go back behind a savepoint newer than the latest checkpoint.
-		floor = c.newest(name, prev, s.Time, false)
-	}
-	if s.RestorePath == "" && s.Offset == 0 && floor > 0 {
-		return []string{fmt.Sprintf("%s: job %s started from empty state although job %s had completed snapshots up to offset %d, and nobody asked for it (invariant 6: no silent fallback to empty state)",
-			name, s.JobID, prev, floor)}
-	}
-	if s.Offset < floor {
-		return []string{fmt.Sprintf("%s: job %s started at offset %d from %q, older than the newest snapshot (%d) of job %s before it (invariant 1)",
-			name, s.JobID, s.Offset, s.RestorePath, floor, prev)}
-	}
-	return nil
-}
-
-// newest is the highest offset of a snapshot of job completed before t, since the resource's
-// lineage began (checkpoints only when checkpointsOnly: HA recovery restores checkpoints, not
-// savepoints).
-func (c *Checker) newest(name, job string, t time.Time, checkpointsOnly bool) int64 {
-	var n int64
-	for _, s := range c.snapshots[job] {
-		if s.Time.After(t) || s.Time.Before(c.lineage[name]) || (checkpointsOnly && s.Kind != fakeflink.KindCheckpoint) {
-			continue
-		}
-		n = max(n, s.Offset)
-	}
-	return n
-}
-
-func haEnabled(r *decide.ReconciledSpec) bool {
-	conf, _ := r.Spec.FlinkConfiguration.Flatten()
-	return flinkv1beta1.HAEnabled(conf)
 }
 
 func (c *Checker) jmGeneration(name string) string {

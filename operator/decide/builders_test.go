@@ -88,6 +88,15 @@ func withTrigger(id string, t flinkv1beta1.SnapshotTriggerType) func(*flinkv1bet
 	}
 }
 
+// withLastSavepoint records a savepoint at loc that completed ago before now.
+func withLastSavepoint(loc string, ago time.Duration) func(*flinkv1beta1.FlinkDeployment) {
+	return func(d *flinkv1beta1.FlinkDeployment) {
+		d.Status.JobStatus.SavepointInfo = &flinkv1beta1.SavepointInfo{LastSavepoint: &flinkv1beta1.Savepoint{
+			Location: loc, TimeStamp: now.Add(-ago).UnixMilli(), TriggerType: flinkv1beta1.SnapshotTriggerPeriodic,
+		}}
+	}
+}
+
 // cluster observes a ready cluster of generation gen running a job in state.
 func cluster(gen int64, state string, mods ...func(*Observation)) Observation {
 	o := Observation{

@@ -2,6 +2,7 @@ package decide
 
 import (
 	"fmt"
+	"time"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
@@ -229,6 +230,12 @@ func (s *step) lastStateTeardown() {
 		s.res.Action = Action{Kind: ActDeleteCluster, DeleteHA: true}
 	case !o.HAMetadata:
 		s.refuse("last-state upgrade needs HA metadata, but none was found for this cluster; refusing to start from empty state (restore it, or use savepointRedeployNonce with initialSavepointPath)")
+	case o.Job == nil && s.recentSavepointWait() > 0:
+		// Only the REST API can tell whether that savepoint is newer than the checkpoint HA
+		// recovery would restore: give it a bounded time to answer.
+		s.requeue(s.recentSavepointWait())
+		s.event(Normal, "AwaitingJobManager", fmt.Sprintf("The JobManager's REST API does not answer and savepoint %s completed %s ago; waiting up to %s for it to tell whether that savepoint is newer than the checkpoint HA recovery would restore",
+			s.st.JobStatus.SavepointInfo.LastSavepoint.Location, s.in.Now.Sub(time.UnixMilli(s.st.JobStatus.SavepointInfo.LastSavepoint.TimeStamp)).Round(time.Second), RESTWaitAfterSavepoint))
 	default:
 		s.res.Action = Action{Kind: ActDeleteCluster}
 		s.event(Normal, "Cleanup", "Deleting the JobManager and TaskManagers, keeping HA metadata for last-state")
@@ -366,6 +373,21 @@ func savepointAhead(job *JobObservation) *SnapshotRef {
 		return nil
 	}
 	return sp
+}
+
+// RESTWaitAfterSavepoint bounds how long a last-state upgrade waits for an unreachable REST API
+// after a savepoint completed: only Flink can tell whether the savepoint is newer than the
+// latest checkpoint, which HA recovery would restore instead. After it, HA recovery goes ahead.
+const RESTWaitAfterSavepoint = time.Minute
+
+// recentSavepointWait is how much longer to wait for the REST API because of a savepoint that
+// completed less than RESTWaitAfterSavepoint ago (0: none, or waited long enough).
+func (s *step) recentSavepointWait() time.Duration {
+	sp := s.st.JobStatus.SavepointInfo
+	if sp == nil || sp.LastSavepoint == nil || sp.LastSavepoint.TimeStamp == 0 || sp.LastSavepoint.Location == "" {
+		return 0
+	}
+	return max(0, time.UnixMilli(sp.LastSavepoint.TimeStamp).Add(RESTWaitAfterSavepoint).Sub(s.in.Now))
 }
 
 // unrecordedSavepoint is the job's newest savepoint as Flink reports it, when it is newer than

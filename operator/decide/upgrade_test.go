@@ -3,6 +3,7 @@ package decide
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -165,6 +166,14 @@ func TestUpgrade(t *testing.T) {
 			in:         input(upgrading(ls), cluster(1, "RESTARTING")),
 			wantAction: Action{Kind: ActDeleteCluster}, wantRestore: RestoreHA,
 		},
+		"last-state, REST unreachable just after a savepoint: wait for it (HA would restore an older checkpoint)": {
+			in:         input(upgrading(ls, withLastSavepoint("file:///sp/savepoint-p", 2*time.Second)), cluster(1, "", unreachable)),
+			wantAction: None, wantRestore: RestoreHA, wantEvent: "AwaitingJobManager",
+		},
+		"last-state, REST unreachable, savepoint older than the wait: delete, keep HA": {
+			in:         input(upgrading(ls, withLastSavepoint("file:///sp/savepoint-p", RESTWaitAfterSavepoint)), cluster(1, "", unreachable)),
+			wantAction: Action{Kind: ActDeleteCluster}, wantRestore: RestoreHA, wantEvent: "Cleanup",
+		},
 		"last-state, job RUNNING, HA metadata missing: refuse": {
 			in:         input(upgrading(ls), cluster(1, "RUNNING", noHA)),
 			wantAction: None, wantError: "needs HA metadata", wantRestore: RestoreHA,
@@ -271,5 +280,21 @@ func TestFixingABadImageKeepsTheUpgradeSavepoint(t *testing.T) {
 	got := Decide(input(d, o))
 	if got.Status.JobStatus.UpgradeSavepointPath != "file:///sp/savepoint-2" {
 		t.Errorf("upgradeSavepointPath %q, want the upgrade savepoint kept", got.Status.JobStatus.UpgradeSavepointPath)
+	}
+}
+
+// TestLastStateUpgradeWaitsBoundedForTheRESTAPIAfterASavepoint: savepoints never enter Flink's
+// HA checkpoint store, so tearing down while the REST API is down right after a savepoint would
+// recover an older checkpoint. The operator polls again no later than the wait's end.
+func TestLastStateUpgradeWaitsBoundedForTheRESTAPIAfterASavepoint(t *testing.T) {
+	for ago, want := range map[time.Duration]time.Duration{
+		0:                                    RESTWaitAfterSavepoint,
+		20 * time.Second:                     RESTWaitAfterSavepoint - 20*time.Second,
+		RESTWaitAfterSavepoint - time.Second: time.Second,
+	} {
+		got := Decide(input(upgrading(ls, withLastSavepoint("file:///sp/savepoint-p", ago)), cluster(1, "", unreachable)))
+		if got.Action.Kind != ActNone || got.RequeueAfter <= 0 || got.RequeueAfter > want {
+			t.Errorf("savepoint %s ago: action %s, requeue %s; want none, requeue within %s", ago, got.Action.Kind, got.RequeueAfter, want)
+		}
 	}
 }

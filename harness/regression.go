@@ -1,0 +1,140 @@
+package harness
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/flinkop/flinkop/fakeflink"
+	"github.com/flinkop/flinkop/operator/act"
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/decide"
+)
+
+// noRegression: a stateful job never starts from an offset older than the newest completed
+// snapshot of the run before it (invariant 1), unless the user asked for it.
+func (c *Checker) noRegression(d *flinkv1beta1.FlinkDeployment, cl *fakeflink.Cluster) []string {
+	name := d.Name
+	for _, j := range cl.Jobs() {
+		c.failovers[j.ID] = j.Failovers()
+		for _, s := range j.Checkpoints() {
+			if c.snapshots[j.ID] == nil {
+				c.snapshots[j.ID] = map[string]fakeflink.Snapshot{}
+			}
+			c.snapshots[j.ID][fmt.Sprintf("%s#%d", s.Path, s.ID)] = s
+		}
+	}
+	key := fmt.Sprintf("%s/%d", name, c.w.Sim.Incarnation(c.w.Namespace, act.JobManagerName(name)))
+	starts := cl.Starts()
+	var out []string
+	for _, s := range starts[c.starts[key]:] {
+		out = append(out, c.checkStart(d, s)...)
+		c.lastJob[name] = s.JobID
+	}
+	c.starts[key] = len(starts)
+	return out
+}
+
+func (c *Checker) checkStart(d *flinkv1beta1.FlinkDeployment, s fakeflink.JobStart) []string {
+	name := d.Name
+	prev := c.lastJob[name]
+	gen := c.jmGeneration(name)
+	crashed, haLost := c.crashes[name], c.haLost[name]
+	operatorDeploy := gen != c.deployedGen[name]
+	c.deployedGen[name], c.crashes[name], c.haLost[name] = gen, false, false
+	if prev == "" {
+		return nil // the first start: nothing to regress from
+	}
+	r := c.specs[name][gen]
+	if r == nil || r.Spec.Job == nil {
+		return nil
+	}
+	var floor int64
+	switch {
+	case crashed && s.JobID == prev && haEnabled(r) && !haLost:
+		// HA recovery of the same job after its JobManager went (Flink's own restart, or a
+		// JobManager Deployment the operator recreated): it restores the latest checkpoint.
+		floor = c.newest(name, prev, s.Time, true)
+	case !operatorDeploy && crashed:
+		// Flink's own recovery after a JobManager crash: only HA recovery must keep state.
+		if !haEnabled(r) || s.JobID != prev || haLost {
+			// Flink restarted the job from what it had (its configured savepoint, say): the
+			// snapshots before are a lost lineage, and later starts are judged from here.
+			c.lineage[name] = s.Time
+			return nil
+		}
+		floor = c.newest(name, prev, s.Time, true)
+	case !operatorDeploy:
+		return nil
+	case r.Metadata.Redeploy || r.Metadata.Restore == decide.RestoreNone:
+		return nil // the user asked for empty or initial state
+	default:
+		// An operator deploy restores the newest snapshot it knew of, savepoints included: HA
+		// recovery alone would go back behind a savepoint newer than the latest checkpoint.
+		floor = c.newest(name, prev, s.Time, false)
+	}
+	if s.RestorePath == "" && s.Offset == 0 && floor > 0 {
+		return []string{fmt.Sprintf("%s: job %s started from empty state although job %s had completed snapshots up to offset %d, and nobody asked for it (invariant 6: no silent fallback to empty state)",
+			name, s.JobID, prev, floor)}
+	}
+	if s.Offset < floor {
+		return []string{fmt.Sprintf("%s: job %s started at offset %d from %q, older than the newest snapshot (%d) of job %s before it (invariant 1)",
+			name, s.JobID, s.Offset, s.RestorePath, floor, prev)}
+	}
+	return nil
+}
+
+// newest is the highest offset of a snapshot of job completed before t, since the resource's
+// lineage began and on the job's own lineage (see offLineage); savepoints count only when the
+// operator saw them (see noteSavepoints), and not at all when checkpointsOnly (HA recovery
+// restores checkpoints, not savepoints).
+func (c *Checker) newest(name, job string, t time.Time, checkpointsOnly bool) int64 {
+	var n int64
+	for _, s := range c.snapshots[job] {
+		switch {
+		case s.Time.After(t) || s.Time.Before(c.lineage[name]):
+		case s.Kind != fakeflink.KindCheckpoint && (checkpointsOnly || !c.knownSavepoints[name][s.Path]):
+		case offLineage(s, c.failovers[job], t):
+		default:
+			n = max(n, s.Offset)
+		}
+	}
+	return n
+}
+
+// offLineage reports whether a failover before t took the job back behind snapshot s: Flink
+// restarted it from an older checkpoint (intermediate savepoints are not used for recovery),
+// so the state it went on with, and later stopped with, does not descend from s.
+func offLineage(s fakeflink.Snapshot, failovers []fakeflink.Failover, t time.Time) bool {
+	for _, f := range failovers {
+		if !f.At.After(t) && s.Time.After(f.RestoredFrom) && !s.Time.After(f.At) {
+			return true
+		}
+	}
+	return false
+}
+
+// noteSavepoints records the savepoints d's status shows: completed savepoints the operator
+// observed. One whose completion it never saw (its JobManager became unreachable as it
+// completed) cannot be asked of it.
+func (c *Checker) noteSavepoints(d *flinkv1beta1.FlinkDeployment) {
+	if c.knownSavepoints[d.Name] == nil {
+		c.knownSavepoints[d.Name] = map[string]bool{}
+	}
+	known := c.knownSavepoints[d.Name]
+	if p := d.Status.JobStatus.UpgradeSavepointPath; p != "" {
+		known[p] = true
+	}
+	if sp := d.Status.JobStatus.SavepointInfo; sp != nil {
+		if sp.LastSavepoint != nil {
+			known[sp.LastSavepoint.Location] = true
+		}
+		for _, h := range sp.SavepointHistory {
+			known[h.Location] = true
+		}
+	}
+}
+
+func haEnabled(r *decide.ReconciledSpec) bool {
+	conf, _ := r.Spec.FlinkConfiguration.Flatten()
+	return flinkv1beta1.HAEnabled(conf)
+}
