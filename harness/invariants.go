@@ -45,7 +45,8 @@ type Checker struct {
 	// lineage is when Flink itself last restarted a resource's job from older state after a
 	// fault the operator cannot undo (HA metadata lost): snapshots before it do not count.
 	lineage map[string]time.Time
-	// failovers are the restarts of each job by Flink's restart strategy, per job id.
+	// failovers are the restarts of each job, per job id, that went back to an older
+	// checkpoint: by Flink's restart strategy, and HA recoveries after a JobManager crash.
 	failovers map[string][]fakeflink.Failover
 	// knownSavepoints are the savepoint paths each resource's status has shown: what the
 	// operator knew it could restore.

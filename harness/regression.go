@@ -15,7 +15,9 @@ import (
 func (c *Checker) noRegression(d *flinkv1beta1.FlinkDeployment, cl *fakeflink.Cluster) []string {
 	name := d.Name
 	for _, j := range cl.Jobs() {
-		c.failovers[j.ID] = j.Failovers()
+		for _, f := range j.Failovers() {
+			c.addFailover(j.ID, f)
+		}
 		for _, s := range j.Checkpoints() {
 			if c.snapshots[j.ID] == nil {
 				c.snapshots[j.ID] = map[string]fakeflink.Snapshot{}
@@ -72,6 +74,7 @@ func (c *Checker) checkStart(d *flinkv1beta1.FlinkDeployment, s fakeflink.JobSta
 		// recovery alone would go back behind a savepoint newer than the latest checkpoint.
 		floor = c.newest(name, prev, s.Time, false)
 	}
+	c.noteRecovery(prev, s)
 	if s.RestorePath == "" && s.Offset == 0 && floor > 0 {
 		return []string{fmt.Sprintf("%s: job %s started from empty state although job %s had completed snapshots up to offset %d, and nobody asked for it (invariant 6: no silent fallback to empty state)",
 			name, s.JobID, prev, floor)}
@@ -99,6 +102,31 @@ func (c *Checker) newest(name, job string, t time.Time, checkpointsOnly bool) in
 		}
 	}
 	return n
+}
+
+// noteRecovery records a start of the job prev from one of its own checkpoints (HA recovery)
+// as a failover: it leaves the snapshots taken after that checkpoint (savepoints, which Flink
+// never recovers from) off the lineage.
+func (c *Checker) noteRecovery(prev string, s fakeflink.JobStart) {
+	if s.JobID != prev || s.RestorePath == "" {
+		return
+	}
+	for _, snap := range c.snapshots[prev] {
+		if snap.Path == s.RestorePath {
+			c.addFailover(prev, fakeflink.Failover{At: s.Time, RestoredFrom: snap.Time, Offset: s.Offset})
+		}
+	}
+}
+
+// addFailover records f of job once: a job id lives on across JobManager incarnations, each
+// with its own fakeflink Job and failover list.
+func (c *Checker) addFailover(job string, f fakeflink.Failover) {
+	for _, had := range c.failovers[job] {
+		if had.At.Equal(f.At) {
+			return
+		}
+	}
+	c.failovers[job] = append(c.failovers[job], f)
 }
 
 // offLineage reports whether a failover before t took the job back behind snapshot s: Flink

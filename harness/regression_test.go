@@ -82,3 +82,28 @@ func TestNewestSnapshotFloor(t *testing.T) {
 		})
 	}
 }
+
+// TestHARecoveryLeavesLaterSavepointsOffTheLineage: a JobManager crash right after a savepoint
+// makes Flink recover the checkpoint before it; a later stop-with-savepoint descends from that
+// checkpoint, so the earlier savepoint no longer sets the floor (found by the property sweep).
+func TestHARecoveryLeavesLaterSavepointsOffTheLineage(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	for _, recovered := range []bool{false, true} {
+		c := NewChecker(nil)
+		c.snapshots["job-1"] = map[string]fakeflink.Snapshot{
+			"chk-5": {Path: "chk-5", Kind: fakeflink.KindCheckpoint, Offset: 22000, Time: at(50)},
+			"sp-a":  {Path: "sp-a", Kind: fakeflink.KindSavepoint, Offset: 22700, Time: at(61)},
+			"sp-b":  {Path: "sp-b", Kind: fakeflink.KindSavepoint, Offset: 22500, Time: at(65)},
+		}
+		c.knownSavepoints["d"] = map[string]bool{"sp-a": true, "sp-b": true}
+		if recovered {
+			c.noteRecovery("job-1", fakeflink.JobStart{JobID: "job-1", Time: at(62), RestorePath: "chk-5", Offset: 22000})
+		}
+		c.noteRecovery("job-1", fakeflink.JobStart{JobID: "job-2", Time: at(63), RestorePath: "chk-5"}) // another job: no break
+		want := map[bool]int64{false: 22700, true: 22500}[recovered]
+		if got := c.newest("d", "job-1", at(69), false); got != want {
+			t.Errorf("recovered=%v: floor %d, want %d", recovered, got, want)
+		}
+	}
+}

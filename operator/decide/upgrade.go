@@ -234,8 +234,9 @@ func (s *step) lastStateTeardown() {
 		// Only the REST API can tell whether that savepoint is newer than the checkpoint HA
 		// recovery would restore: give it a bounded time to answer.
 		s.requeue(s.recentSavepointWait())
-		s.event(Normal, "AwaitingJobManager", fmt.Sprintf("The JobManager's REST API does not answer and savepoint %s completed %s ago; waiting up to %s for it to tell whether that savepoint is newer than the checkpoint HA recovery would restore",
-			s.st.JobStatus.SavepointInfo.LastSavepoint.Location, s.in.Now.Sub(time.UnixMilli(s.st.JobStatus.SavepointInfo.LastSavepoint.TimeStamp)).Round(time.Second), RESTWaitAfterSavepoint))
+		last := s.st.JobStatus.SavepointInfo.LastSavepoint
+		s.event(Normal, "AwaitingJobManager", fmt.Sprintf("The JobManager's REST API does not answer and savepoint %s completed less than %s ago; waiting until %s for it to tell whether that savepoint is newer than the checkpoint HA recovery would restore",
+			last.Location, RESTWaitAfterSavepoint, time.UnixMilli(last.TimeStamp).Add(RESTWaitAfterSavepoint).UTC().Format(time.RFC3339)))
 	default:
 		s.res.Action = Action{Kind: ActDeleteCluster}
 		s.event(Normal, "Cleanup", "Deleting the JobManager and TaskManagers, keeping HA metadata for last-state")
