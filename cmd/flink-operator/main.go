@@ -3,7 +3,7 @@
 //
 //	flink-operator [--kubeconfig F] [--namespaces a,b] [--leader-elect]
 //	               [--metrics-bind-address :8080] [--metrics-secure=true] [--health-probe-bind-address :8081]
-//	               [--operator-config operator.yaml] [--zap-log-level info]
+//	               [--operator-config operator.yaml] [--reconcile-parallelism N] [--zap-log-level info]
 //	               [--jar-file-root DIR] [--jar-allowed-hosts h,*.d] [--jar-allowed-cidrs c,c]
 //	               [--jar-temp-dir DIR] [--jar-max-bytes N] [--jar-credentials]
 package main
@@ -40,19 +40,28 @@ func main() {
 func run() error {
 	var namespaces, metricsAddr, probeAddr, configFile string
 	var leaderElect, secureMetrics bool
+	var parallelism string
 	flag.StringVar(&namespaces, "namespaces", "", "comma-separated namespaces to watch (default: all)")
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint (0 disables it)")
 	flag.BoolVar(&secureMetrics, "metrics-secure", true, "serve metrics over HTTPS to callers Kubernetes authenticates (TokenReview) and authorizes for GET /metrics (SubjectAccessReview)")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address of the /healthz and /readyz probes")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "elect a leader, so only one replica reconciles")
 	flag.StringVar(&configFile, "operator-config", "", "YAML file of kubernetes.operator.* options (default: the Apache defaults)")
+	flag.StringVar(&parallelism, "reconcile-parallelism", "", "resources of each kind reconciled at once, 1 to 1000 or -1 for 1000 (default: kubernetes.operator.reconcile.parallelism of --operator-config, else 200)")
 	jars := jarFlags(flag.CommandLine)
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 
-	opts, _, err := config.Load(configFile)
+	opts, flat, err := config.Load(configFile)
+	if err != nil {
+		return err
+	}
+	if parallelism != "" {
+		flat[config.KeyReconcileParallelism] = parallelism
+	}
+	workers, err := config.ReconcileParallelism(flat)
 	if err != nil {
 		return err
 	}
@@ -88,7 +97,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	setup := controller.Setup{Options: opts, Metrics: rec, Jars: fetcher, JarCredentials: jars.credentials}
+	setup := controller.Setup{Options: opts, Metrics: rec, Jars: fetcher, JarCredentials: jars.credentials, Parallelism: workers}
 	if err := setup.NewFlinkDeploymentReconciler(mgr).SetupWithManager(mgr); err != nil {
 		return err
 	}

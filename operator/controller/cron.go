@@ -34,8 +34,7 @@ func (r *FlinkDeploymentReconciler) reconcileTemplate(ctx context.Context, d *fl
 	}
 	recordEvents(r.Recorder, r.Metrics, d, res.Events)
 	if err := r.patchStatus(ctx, d, res.Status); err != nil {
-		r.Metrics.ReconcileError("status")
-		return ctrl.Result{}, err
+		return statusWriteFailed(ctx, r.Metrics, err)
 	}
 	if res.RemoveFinalizer {
 		if err := releaseFinalizer(ctx, r.Client, d, Finalizer); err != nil {

@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -58,6 +59,9 @@ type FlinkDeploymentReconciler struct {
 	Executor Executor
 	// Metrics records Prometheus metrics (nil: none).
 	Metrics *metrics.Recorder
+	// Workers is how many FlinkDeployments are reconciled at once (0: the default
+	// kubernetes.operator.reconcile.parallelism).
+	Workers int
 }
 
 // Reconcile implements reconcile.Reconciler.
@@ -99,8 +103,7 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	}
 	recordEvents(r.Recorder, r.Metrics, &d, res.Events)
 	if err := r.patchStatus(ctx, &d, res.Status); err != nil {
-		r.Metrics.ReconcileError("status")
-		return ctrl.Result{}, err
+		return statusWriteFailed(ctx, r.Metrics, err)
 	}
 	r.Metrics.Observe(req.NamespacedName, string(res.Status.LifecycleState), string(res.Status.JobManagerDeploymentStatus), r.Clock.Now())
 	if res.RemoveFinalizer {
@@ -148,6 +151,7 @@ func (r *FlinkDeploymentReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// A run that ends, or is gone, moves its cron template on.
 		Watches(&flinkv1beta1.FlinkDeployment{}, handler.EnqueueRequestsFromMapFunc(templateOf)).
 		Named("flinkdeployment").
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers(r.Workers)}).
 		Complete(r)
 }
 

@@ -23,12 +23,9 @@ import (
 	"github.com/flinkop/flinkop/operator/sessionjob"
 )
 
-// SessionJobWorkers is how many session jobs are reconciled at once; JarFetchSlots (fewer)
-// of them may be fetching a jar, so a slow jar server never holds every worker.
-const (
-	SessionJobWorkers = 4
-	JarFetchSlots     = SessionJobWorkers / 2
-)
+// JarFetchSlots is how many session job reconciles may fetch a jar at once (at most one per
+// namespace), so a slow jar server never holds the reconcile workers.
+const JarFetchSlots = 2
 
 // SessionJobFinalizer keeps a FlinkSessionJob until its job is stopped and its jars deleted
 // (the Apache operator's name).
@@ -57,6 +54,9 @@ type FlinkSessionJobReconciler struct {
 	Executor SessionJobExecutor
 	// Metrics records Prometheus metrics (nil: none).
 	Metrics *metrics.Recorder
+	// Workers is how many session jobs are reconciled at once (0: the default
+	// kubernetes.operator.reconcile.parallelism).
+	Workers int
 }
 
 // Reconcile implements reconcile.Reconciler.
@@ -91,8 +91,7 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		j.Status = res.Status
 		if err := r.Client.Status().Update(ctx, &j); err != nil {
 			statusTooLarge(r.Recorder, &j, err)
-			r.Metrics.ReconcileError("status")
-			return ctrl.Result{}, fmt.Errorf("update status: %w", err)
+			return statusWriteFailed(ctx, r.Metrics, fmt.Errorf("update status: %w", err))
 		}
 	}
 	if res.RemoveFinalizer {
@@ -129,7 +128,7 @@ func (r *FlinkSessionJobReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&flinkv1beta1.FlinkSessionJob{}).
 		Watches(&flinkv1beta1.FlinkDeployment{}, handler.EnqueueRequestsFromMapFunc(r.sessionJobsOf)).
 		Named("flinksessionjob").
-		WithOptions(controller.Options{MaxConcurrentReconciles: SessionJobWorkers}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers(r.Workers)}).
 		Complete(r)
 }
 

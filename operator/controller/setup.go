@@ -51,6 +51,9 @@ type Setup struct {
 	// JarCredentials lets session jobs name a Secret with their jar's credentials
 	// (sessionjob.AnnotationJarCredentials); the operator then needs get on Secrets.
 	JarCredentials bool
+	// Parallelism is how many resources of each kind are reconciled at once
+	// (kubernetes.operator.reconcile.parallelism; 0: its default).
+	Parallelism int
 	// SecretReader reads those Secrets (default: the reconciler's client; the manager's
 	// uncached API reader in the operator).
 	SecretReader client.Reader
@@ -73,6 +76,7 @@ func (s Setup) Reconciler(c client.Client, rec EventRecorder) *FlinkDeploymentRe
 		Clock:    s.Clock,
 		Options:  s.Options,
 		Metrics:  s.Metrics,
+		Workers:  s.Parallelism,
 		Observer: &observe.Observer{Client: c, Flink: func(d *flinkv1beta1.FlinkDeployment) observe.FlinkAPI { return clients(d) }},
 		Executor: &act.Executor{
 			Client: c, HASelector: observe.HASelector,
@@ -92,6 +96,14 @@ func (s Setup) withDefaults() Setup {
 		s.Jars = &flink.JarFetcher{}
 	}
 	return s
+}
+
+// workers is the reconcile worker count for n (0: the default parallelism).
+func workers(n int) int {
+	if n <= 0 {
+		return config.DefaultReconcileParallelism
+	}
+	return n
 }
 
 // clients returns the REST client of a deployment's JobManager.
@@ -133,6 +145,7 @@ func (s Setup) SessionJobReconciler(c client.Client, rec EventRecorder) *FlinkSe
 		Clock:    s.Clock,
 		Options:  s.Options,
 		Metrics:  s.Metrics,
+		Workers:  s.Parallelism,
 		Observer: &observe.SessionJobObserver{
 			Client: c, Flink: func(d *flinkv1beta1.FlinkDeployment) observe.SessionFlinkAPI { return s.clients(d) },
 		},

@@ -19,6 +19,7 @@ const (
 	TransitionName      = "flinkop_lifecycle_transition_seconds"
 	SnapshotsName       = "flinkop_snapshots_total"
 	ReconcileErrorsName = "flinkop_reconcile_errors_total"
+	ConflictsName       = "flinkop_status_conflicts_total"
 )
 
 // Recorder records what the reconciler saw and did. It is safe for concurrent reconciles.
@@ -31,6 +32,7 @@ type Recorder struct {
 	durations *prometheus.HistogramVec
 	snapshots *prometheus.CounterVec
 	errors    *prometheus.CounterVec
+	conflicts prometheus.Counter
 }
 
 // resourceState is what the recorder remembers of one resource.
@@ -60,8 +62,11 @@ func New(reg prometheus.Registerer) (*Recorder, error) {
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: ReconcileErrorsName, Help: "Reconciles that failed, by the step that failed.",
 		}, []string{"step"}),
+		conflicts: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: ConflictsName, Help: "Status writes that lost a race with another write of the resource and were retried.",
+		}),
 	}
-	for _, c := range []prometheus.Collector{r.resources, r.jobMgrs, r.durations, r.snapshots, r.errors} {
+	for _, c := range []prometheus.Collector{r.resources, r.jobMgrs, r.durations, r.snapshots, r.errors, r.conflicts} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -140,4 +145,12 @@ func (r *Recorder) ReconcileError(step string) {
 		return
 	}
 	r.errors.WithLabelValues(step).Inc()
+}
+
+// StatusConflict counts a status write that lost a race (retried, not an error).
+func (r *Recorder) StatusConflict() {
+	if r == nil {
+		return
+	}
+	r.conflicts.Inc()
 }

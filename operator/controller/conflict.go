@@ -1,0 +1,31 @@
+package controller
+
+import (
+	"context"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/flinkop/flinkop/operator/metrics"
+)
+
+// ConflictRetry is how soon a reconcile whose status write lost a race runs again. The watch
+// brings the newer version as well; this covers a cache that has not seen it yet.
+const ConflictRetry = time.Second
+
+// statusWriteFailed is the reconcile's result after a failed status write. A conflict means the
+// resource changed since it was read (a spec edit, another writer): the action already done is
+// idempotent and the next reconcile decides again on the newer version, so it is retried
+// quietly and counted, not reported as an error. Anything else is an error, retried with
+// back-off.
+func statusWriteFailed(ctx context.Context, m *metrics.Recorder, err error) (ctrl.Result, error) {
+	if apierrors.IsConflict(err) {
+		m.StatusConflict()
+		log.FromContext(ctx).V(1).Info("status write conflict, retrying", "error", err.Error())
+		return ctrl.Result{RequeueAfter: ConflictRetry}, nil
+	}
+	m.ReconcileError("status")
+	return ctrl.Result{}, err
+}

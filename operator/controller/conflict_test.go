@@ -1,0 +1,75 @@
+package controller_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/config"
+	"github.com/flinkop/flinkop/operator/controller"
+	"github.com/flinkop/flinkop/operator/metrics"
+)
+
+// TestStatusWriteConflictIsRetriedQuietly: a status write that loses a race is retried soon
+// and counted, not returned as an error (which logs a stack trace and backs off); any other
+// failed write still is an error.
+func TestStatusWriteConflictIsRetriedQuietly(t *testing.T) {
+	conflict := apierrors.NewConflict(schema.GroupResource{Group: "flink.apache.org", Resource: "flinkdeployments"}, "job", errors.New("the object has been modified"))
+	for name, tc := range map[string]struct {
+		writeErr error
+		wantErr  bool
+		// wantMetrics are the conflict and reconcile error counters after the reconcile.
+		wantMetrics string
+	}{
+		"conflict: quiet retry": {writeErr: conflict, wantMetrics: `
+# HELP flinkop_status_conflicts_total Status writes that lost a race with another write of the resource and were retried.
+# TYPE flinkop_status_conflicts_total counter
+flinkop_status_conflicts_total 1
+`},
+		"other error: returned": {writeErr: errors.New("connection reset (injected)"), wantErr: true, wantMetrics: `
+# HELP flinkop_reconcile_errors_total Reconciles that failed, by the step that failed.
+# TYPE flinkop_reconcile_errors_total counter
+flinkop_reconcile_errors_total{step="status"} 1
+# HELP flinkop_status_conflicts_total Status writes that lost a race with another write of the resource and were retried.
+# TYPE flinkop_status_conflicts_total counter
+flinkop_status_conflicts_total 0
+`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := newEnv(t)
+			e.create(deployment("job", flinkv1beta1.UpgradeModeStateless))
+			failing := interceptor.NewClient(e.client.(client.WithWatch), interceptor.Funcs{
+				SubResourceUpdate: func(context.Context, client.Client, string, client.Object, ...client.SubResourceUpdateOption) error {
+					return tc.writeErr
+				},
+			})
+			reg := prometheus.NewRegistry()
+			m, err := metrics.New(reg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := controller.Setup{Options: config.Defaults(), Transport: e.sim, Clock: e.clock, Metrics: m}.Reconciler(failing, e.rec)
+			res, err := r.Reconcile(e.ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: "job"}})
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("error %v, want an error: %v", err, tc.wantErr)
+			}
+			if !tc.wantErr && res.RequeueAfter != controller.ConflictRetry {
+				t.Errorf("requeue after %s, want %s", res.RequeueAfter, controller.ConflictRetry)
+			}
+			if err := testutil.GatherAndCompare(reg, strings.NewReader(tc.wantMetrics), metrics.ConflictsName, metrics.ReconcileErrorsName); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
