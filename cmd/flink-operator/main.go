@@ -17,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -79,12 +78,13 @@ func run() error {
 	if secureMetrics {
 		mgrOpts.Metrics.FilterProvider = filters.WithAuthenticationAndAuthorization
 	}
-	if namespaces != "" {
-		mgrOpts.Cache.DefaultNamespaces = map[string]cache.Config{}
-		for _, ns := range strings.Split(namespaces, ",") {
-			mgrOpts.Cache.DefaultNamespaces[strings.TrimSpace(ns)] = cache.Config{}
+	var watched []string
+	for _, ns := range strings.Split(namespaces, ",") {
+		if ns = strings.TrimSpace(ns); ns != "" {
+			watched = append(watched, ns)
 		}
 	}
+	mgrOpts.Cache = controller.CacheOptions(watched)
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), mgrOpts)
 	if err != nil {
 		return fmt.Errorf("manager: %w", err)

@@ -176,7 +176,7 @@ func (h *ConfigMapHA) update(name, clusterID string, change func(map[string]stri
 		if apierrors.IsNotFound(err) {
 			cm = corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
 				Namespace: h.Namespace, Name: name,
-				Labels: map[string]string{act.LabelApp: clusterID, observe.LabelHAConfigMapType: observe.HAConfigMapType, "type": "flink-native-kubernetes"},
+				Labels: map[string]string{act.LabelApp: clusterID, observe.LabelHAConfigMapType: observe.HAConfigMapType, act.LabelType: act.TypeNative},
 			}, Data: map[string]string{}}
 			change(cm.Data)
 			err = h.Client.Create(ctx, &cm)

@@ -36,6 +36,10 @@ type Executor struct {
 	Flink func(d *flinkv1beta1.FlinkDeployment) FlinkAPI
 	// HASelector selects a deployment's HA ConfigMaps.
 	HASelector func(d *flinkv1beta1.FlinkDeployment) client.MatchingLabels
+	// Reader reads past the client's cache (nil: Client). The operator's cache holds only
+	// labelled objects, so a create that finds its name taken reads the object here to tell
+	// the resource's own object (its labels removed) from another's.
+	Reader client.Reader
 }
 
 // Execute performs one action. An error means it did not (fully) happen; retrying is safe.
@@ -117,7 +121,12 @@ func (e *Executor) apply(ctx context.Context, obj client.Object) error {
 	existing := obj.DeepCopyObject().(client.Object)
 	err := e.Client.Get(ctx, client.ObjectKeyFromObject(obj), existing)
 	if apierrors.IsNotFound(err) {
-		return wrap("create "+describe(obj), e.Client.Create(ctx, obj))
+		err = e.Client.Create(ctx, obj)
+		if !apierrors.IsAlreadyExists(err) {
+			return wrap("create "+describe(obj), err)
+		}
+		// Not in the cache but on the server: unlabelled, or created a moment ago.
+		err = e.reader().Get(ctx, client.ObjectKeyFromObject(obj), existing)
 	}
 	if err != nil {
 		return wrap("get "+describe(obj), err)
@@ -134,6 +143,13 @@ func (e *Executor) apply(ctx context.Context, obj client.Object) error {
 		return nil
 	}
 	return wrap("update "+describe(obj), e.Client.Update(ctx, want))
+}
+
+func (e *Executor) reader() client.Reader {
+	if e.Reader != nil {
+		return e.Reader
+	}
+	return e.Client
 }
 
 // copyContent copies the desired content of src into dst, keeping what the API server set.

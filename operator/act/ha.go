@@ -44,6 +44,11 @@ func (e *Executor) precheck(ctx context.Context, d *flinkv1beta1.FlinkDeployment
 	for _, obj := range objs {
 		existing := obj.DeepCopyObject().(client.Object)
 		err := e.Client.Get(ctx, client.ObjectKeyFromObject(obj), existing)
+		if apierrors.IsNotFound(err) && e.Reader != nil {
+			// The cache holds only labelled objects: an unlabelled one of the name is on the
+			// server only (one read per object of a deploy, which is rare).
+			err = e.Reader.Get(ctx, client.ObjectKeyFromObject(obj), existing)
+		}
 		if apierrors.IsNotFound(err) {
 			continue
 		}

@@ -16,6 +16,11 @@ const (
 	LabelManagedBy = "app.kubernetes.io/managed-by"
 	// ManagedBy is the value of LabelManagedBy.
 	ManagedBy = "flinkop"
+	// LabelType and TypeNative are Flink's own label on the Kubernetes objects of a cluster
+	// (its HA ConfigMaps carry it). The operator puts it on its flink-config ConfigMap too, so
+	// one label selects every ConfigMap the operator reads, and its cache holds no others.
+	LabelType  = "type"
+	TypeNative = "flink-native-kubernetes"
 	// AnnotationGeneration on the JobManager Deployment is the FlinkDeployment generation it
 	// was rendered for: after a crash the operator can tell whether a deploy already happened.
 	AnnotationGeneration = "flinkop.io/generation"

@@ -165,10 +165,9 @@ func renderConfigMap(c Cluster, conf map[string]string) (*corev1.ConfigMap, erro
 			data[k] = v
 		}
 	}
-	return &corev1.ConfigMap{
-		ObjectMeta: objectMeta(d, ConfigMapName(d.Name), ""),
-		Data:       data,
-	}, nil
+	meta := objectMeta(d, ConfigMapName(d.Name), "")
+	meta.Labels[LabelType] = TypeNative
+	return &corev1.ConfigMap{ObjectMeta: meta, Data: data}, nil
 }
 
 func objectMeta(d *flinkv1beta1.FlinkDeployment, name, component string) metav1.ObjectMeta {

@@ -97,6 +97,14 @@ func TestManagerRunsSessionJobs(t *testing.T) {
 // test.
 func startManager(t *testing.T) (context.Context, client.Client, *podsim.Sim) {
 	t.Helper()
+	ctx, c, sim, _ := startManagerWith(t, nil)
+	return ctx, c, sim
+}
+
+// startManagerWith starts the manager wired as cmd/flink-operator wires it (its cache
+// options included) after before ran against the fresh API server; it returns the manager too.
+func startManagerWith(t *testing.T, before func(context.Context, client.Client)) (context.Context, client.Client, *podsim.Sim, ctrl.Manager) {
+	t.Helper()
 	env, err := envtest.Start()
 	if err != nil {
 		t.Fatal(err)
@@ -108,11 +116,14 @@ func startManager(t *testing.T) (context.Context, client.Client, *podsim.Sim) {
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		t.Fatal(err)
 	}
+	if before != nil {
+		before(ctx, c)
+	}
 	sim := podsim.New(c, clock.RealClock{}, rand.New(rand.NewSource(1)))
 	skip := true // each test starts a manager with the same controller names
 	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
 		Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-		Controller: ctrlconfig.Controller{SkipNameValidation: &skip},
+		Controller: ctrlconfig.Controller{SkipNameValidation: &skip}, Cache: controller.CacheOptions(nil),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +138,7 @@ func startManager(t *testing.T) (context.Context, client.Client, *podsim.Sim) {
 		t.Fatal(err)
 	}
 	go func() { _ = mgr.Start(ctx) }()
-	return ctx, c, sim
+	return ctx, c, sim, mgr
 }
 
 // waitFor syncs the pod simulator until cond holds, polling with a bound.

@@ -51,6 +51,9 @@ type Setup struct {
 	// JarCredentials lets session jobs name a Secret with their jar's credentials
 	// (sessionjob.AnnotationJarCredentials); the operator then needs get on Secrets.
 	JarCredentials bool
+	// APIReader reads past the manager's cache, which holds only the operator's labelled
+	// objects (nil: the reconciler's client; the manager's API reader in the operator).
+	APIReader client.Reader
 	// Parallelism is how many resources of each kind are reconciled at once
 	// (kubernetes.operator.reconcile.parallelism; 0: its default).
 	Parallelism int
@@ -61,6 +64,9 @@ type Setup struct {
 
 // NewFlinkDeploymentReconciler builds the reconciler for a manager (its client and events).
 func (s Setup) NewFlinkDeploymentReconciler(mgr ctrl.Manager) *FlinkDeploymentReconciler {
+	if s.APIReader == nil {
+		s.APIReader = mgr.GetAPIReader()
+	}
 	return s.Reconciler(mgr.GetClient(), eventsAPI{mgr.GetEventRecorder("flinkop")})
 }
 
@@ -79,7 +85,7 @@ func (s Setup) Reconciler(c client.Client, rec EventRecorder) *FlinkDeploymentRe
 		Workers:  s.Parallelism,
 		Observer: &observe.Observer{Client: c, Flink: func(d *flinkv1beta1.FlinkDeployment) observe.FlinkAPI { return clients(d) }},
 		Executor: &act.Executor{
-			Client: c, HASelector: observe.HASelector,
+			Client: c, HASelector: observe.HASelector, Reader: s.APIReader,
 			Flink: func(d *flinkv1beta1.FlinkDeployment) act.FlinkAPI { return clients(d) },
 		},
 	}
