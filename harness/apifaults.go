@@ -36,6 +36,10 @@ type apiFaults struct {
 	stale      map[string]client.Object // the first read of each object in the window
 
 	downUntil time.Time // every call fails with 503 until then
+
+	// conflict reports a write refused with 409 Conflict: the operator retries those quietly,
+	// so the world traces them here.
+	conflict func(obj client.Object, err error)
 }
 
 // MaxObjectBytes is the largest object the world's API stores, as etcd's request limit
@@ -88,6 +92,14 @@ func (f *apiFaults) wrap(c client.WithWatch) client.Client {
 
 // write runs one API write through the armed faults.
 func (f *apiFaults) write(obj client.Object, do func() error) error {
+	err := f.tryWrite(obj, do)
+	if apierrors.IsConflict(err) && f.conflict != nil {
+		f.conflict(obj, err)
+	}
+	return err
+}
+
+func (f *apiFaults) tryWrite(obj client.Object, do func() error) error {
 	if err := f.unavailable(); err != nil {
 		return err
 	}

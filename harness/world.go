@@ -96,6 +96,9 @@ func NewWorldOn(b Backend, seed int64) *World {
 	}
 	w.events = &recorder{world: w}
 	w.api.now = clk.Now
+	w.api.conflict = func(obj client.Object, err error) {
+		w.Trace.add(w.Clock.Now(), "error", obj.GetName(), "write conflict, retried: "+err.Error())
+	}
 	w.opClient = w.api.wrap(c)
 	w.RestartOperator()
 	return w
