@@ -22,6 +22,9 @@ SCENARIO_CHECKS ?= 500
 HOSTILE_CHECKS ?= 60
 # The CI sweep is reproducible (a fixed base seed); make sim explores new random seeds.
 SCENARIO_SEED ?= 20261122
+# FLEET deployments (SLOW percent of them hung in the last phase) for make bench-fleet.
+FLEET ?= 100
+SLOW ?= 5
 SEEDS ?= 5000
 UNIT_PKGS = $(shell go list ./... | grep -v /scenarios)
 # Packages with envtest tests (files tagged `integration`).
@@ -142,6 +145,10 @@ e2e: kind-node-image operator-image fakeflink-image ## Run the end-to-end tests 
 .PHONY: bench
 bench: ## Run the benchmarks (scenario runs per minute, per-reconcile cost, fakeflink speed).
 	go test -run '^$$' -bench . -benchmem ./...
+
+.PHONY: bench-fleet
+bench-fleet: envtest-assets ## Measure the operator on a fleet on a real kube-apiserver: make bench-fleet FLEET=1000 SLOW=5.
+	go run ./cmd/flinksim fleet --n $(FLEET) --slow $(SLOW)
 
 ##@ Tools
 

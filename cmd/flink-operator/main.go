@@ -4,6 +4,7 @@
 //	flink-operator [--kubeconfig F] [--namespaces a,b] [--leader-elect]
 //	               [--metrics-bind-address :8080] [--metrics-secure=true] [--health-probe-bind-address :8081]
 //	               [--operator-config operator.yaml] [--reconcile-parallelism N] [--zap-log-level info]
+//	               [--kube-api-qps 100] [--kube-api-burst 200]
 //	               [--jar-file-root DIR] [--jar-allowed-hosts h,*.d] [--jar-allowed-cidrs c,c]
 //	               [--jar-temp-dir DIR] [--jar-max-bytes N] [--jar-credentials]
 package main
@@ -40,6 +41,8 @@ func run() error {
 	var namespaces, metricsAddr, probeAddr, configFile string
 	var leaderElect, secureMetrics bool
 	var parallelism string
+	var qps float64
+	var burst int
 	flag.StringVar(&namespaces, "namespaces", "", "comma-separated namespaces to watch (default: all)")
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint (0 disables it)")
 	flag.BoolVar(&secureMetrics, "metrics-secure", true, "serve metrics over HTTPS to callers Kubernetes authenticates (TokenReview) and authorizes for GET /metrics (SubjectAccessReview)")
@@ -47,6 +50,8 @@ func run() error {
 	flag.BoolVar(&leaderElect, "leader-elect", false, "elect a leader, so only one replica reconciles")
 	flag.StringVar(&configFile, "operator-config", "", "YAML file of kubernetes.operator.* options (default: the Apache defaults)")
 	flag.StringVar(&parallelism, "reconcile-parallelism", "", "resources of each kind reconciled at once, 1 to 1000 or -1 for 1000 (default: kubernetes.operator.reconcile.parallelism of --operator-config, else 200)")
+	flag.Float64Var(&qps, "kube-api-qps", controller.DefaultQPS, "client-side limit of Kubernetes API requests per second")
+	flag.IntVar(&burst, "kube-api-burst", controller.DefaultBurst, "client-side burst of Kubernetes API requests")
 	jars := jarFlags(flag.CommandLine)
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
@@ -85,7 +90,7 @@ func run() error {
 		}
 	}
 	mgrOpts.Cache = controller.CacheOptions(watched)
-	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), mgrOpts)
+	mgr, err := ctrl.NewManager(controller.WithRateLimits(ctrl.GetConfigOrDie(), float32(qps), burst), mgrOpts)
 	if err != nil {
 		return fmt.Errorf("manager: %w", err)
 	}

@@ -7,6 +7,7 @@
 //	flinksim run   [--seed N] [--timeline FILE] [--backend fake|envtest] SCENARIO.txt
 //	flinksim sweep [--seeds N] [--base-seed S] [--workers W] [--steps A]
 //	flinksim sandbox [--kubeconfig FILE]
+//	flinksim fleet [--n N] [--slow P] [--parallelism W] [--changes C] [--steady D]
 package main
 
 import (
@@ -32,7 +33,8 @@ const usage = `usage:
   flinksim demo  [--seed N] [--timeline FILE] [--backend auto|fake|envtest]
   flinksim run   [--seed N] [--timeline FILE] [--backend fake|envtest] SCENARIO.txt
   flinksim sweep [--seeds N] [--base-seed S] [--workers W] [--steps A]
-  flinksim sandbox [--kubeconfig FILE]`
+  flinksim sandbox [--kubeconfig FILE]
+  flinksim fleet [--n N] [--slow P] [--parallelism W] [--changes C] [--steady D]`
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -55,6 +57,8 @@ func run(args []string) error {
 		return sweep(args[1:])
 	case "sandbox":
 		return sandbox(args[1:])
+	case "fleet":
+		return fleetBench(args[1:])
 	}
 	fmt.Fprintln(os.Stderr, usage)
 	return fmt.Errorf("unknown command %q", args[0])

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/go-logr/logr"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/flinkop/flinkop/harness/fleet"
+)
+
+// fleetBench runs the fleet benchmark (see package harness/fleet) and prints its table.
+func fleetBench(args []string) error {
+	fs := flag.NewFlagSet("fleet", flag.ContinueOnError)
+	n := fs.Int("n", 100, "number of FlinkDeployments")
+	slow := fs.Float64("slow", 5, "percent of JobManagers that stop answering in the last phase")
+	parallelism := fs.Int("parallelism", 0, "reconcile workers (0: kubernetes.operator.reconcile.parallelism's default)")
+	changes := fs.Int("changes", 0, "healthy deployments changed to measure first-action latency (0: min(n, 50))")
+	steady := fs.Duration("steady", 0, "steady-state window (0: one reconcile interval)")
+	interval := fs.Duration("reconcile-interval", 0, "the operator's kubernetes.operator.reconcile.interval (0: 60s)")
+	timeout := fs.Duration("timeout", 30*time.Minute, "bound on each phase")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctrl.SetLogger(logr.Discard())
+	fmt.Printf("flinksim fleet: %d FlinkDeployments on a real kube-apiserver, %.0f%% hung JobManagers in the last phase\n", *n, *slow)
+	rep, err := fleet.Run(ctx, fleet.Config{
+		N: *n, SlowPercent: *slow, Parallelism: *parallelism, Changes: *changes, Steady: *steady, ReconcileInterval: *interval, Timeout: *timeout, Log: os.Stdout,
+	})
+	if rep != nil && err == nil {
+		fmt.Println()
+		rep.Write(os.Stdout)
+	}
+	return err
+}

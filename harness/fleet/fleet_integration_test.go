@@ -1,0 +1,45 @@
+//go:build integration
+
+package fleet
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// TestHungJobManagersDoNotDelayHealthyOnes runs a small fleet as the operator is wired and
+// holds it to the latency property: with a quarter of the JobManagers hung, spec changes of
+// the healthy deployments are still acted on within a bound far below the REST timeout. The
+// broken variant (one reconcile worker, as before the parallelism option) must miss it.
+func TestHungJobManagersDoNotDelayHealthyOnes(t *testing.T) {
+	const bound = 3 * time.Second
+	for name, tc := range map[string]struct {
+		parallelism int
+		wantWithin  bool
+	}{
+		"default parallelism": {parallelism: 0, wantWithin: true},
+		"one worker (broken)": {parallelism: 1, wantWithin: false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			rep, err := Run(context.Background(), Config{
+				N: 6, SlowPercent: 34, Parallelism: tc.parallelism, Changes: 4,
+				ReconcileInterval: 5 * time.Second, Timeout: 3 * time.Minute,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.SteadyWrites != 0 {
+				t.Errorf("%d API writes at steady state, want none", rep.SteadyWrites)
+			}
+			if len(rep.Latency) != 4 || len(rep.SlowLatency) != 4 {
+				t.Fatalf("latencies %v / %v, want 4 each", rep.Latency, rep.SlowLatency)
+			}
+			if p99 := pct(rep.SlowLatency, 99); (p99 < bound) != tc.wantWithin {
+				t.Errorf("first action p99 %s with 2 of 6 JobManagers hung (bound %s, want within: %v); all: %v",
+					p99, bound, tc.wantWithin, rep.SlowLatency)
+			}
+		})
+	}
+}

@@ -1,0 +1,152 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+)
+
+// phases runs the measured phases in order: create and converge, steady state, an upgrade
+// wave, spec-change latency with every JobManager answering, then with the slow share hung.
+func (f *fleet) phases(ctx context.Context) error {
+	start := time.Now()
+	f.logf("creating %d FlinkDeployments", f.cfg.N)
+	if err := f.create(ctx); err != nil {
+		return fmt.Errorf("create: %w", err)
+	}
+	if err := f.until(ctx, "converged", 1); err != nil {
+		return err
+	}
+	f.rep.Converge, f.rep.ConvergeWrites = time.Since(start), f.api.writes.Load()
+	f.logf("converged in %s with %d API writes", f.rep.Converge.Round(time.Millisecond), f.rep.ConvergeWrites)
+
+	writes, calls := f.api.writes.Load(), f.rest.calls.Load()
+	f.logf("holding steady for %s", f.cfg.Steady)
+	sleep(ctx, f.cfg.Steady)
+	f.rep.SteadyWrites = f.api.writes.Load() - writes
+	f.rep.SteadyRESTPerDeployment = float64(f.rest.calls.Load()-calls) / float64(f.cfg.N)
+	f.rep.SteadyWindow = f.cfg.Steady
+
+	start = time.Now()
+	f.logf("upgrade wave: parallelism of every deployment")
+	if err := parallel(ctx, 16, len(f.names), func(ctx context.Context, i int) error {
+		_, err := f.change(ctx, f.names[i])
+		return err
+	}); err != nil {
+		return fmt.Errorf("wave: %w", err)
+	}
+	if err := f.until(ctx, "upgraded", 2); err != nil {
+		return err
+	}
+	f.rep.Wave = time.Since(start)
+	f.logf("wave done in %s", f.rep.Wave.Round(time.Millisecond))
+
+	healthy := f.names[f.rep.Slow:]
+	changed := healthy[:min(len(healthy), f.cfg.Changes)]
+	var err error
+	if f.rep.Latency, err = f.latency(ctx, changed); err != nil {
+		return err
+	}
+	if f.rep.Slow == 0 {
+		return nil
+	}
+	f.logf("%d JobManagers stop answering", f.rep.Slow)
+	f.rest.setSlow(f.names[:f.rep.Slow])
+	f.rep.SlowLatency, err = f.latency(ctx, changed)
+	f.rep.HungCalls = f.rest.hung.Load()
+	return err
+}
+
+// until waits for every deployment to run generation gen.
+func (f *fleet) until(ctx context.Context, what string, gen int64) error {
+	deadline := time.Now().Add(f.cfg.Timeout)
+	last := time.Now()
+	for {
+		n := f.tracker.converged(f.names, gen)
+		if n == len(f.names) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%d of %d %s after %s", n, len(f.names), what, f.cfg.Timeout)
+		}
+		if time.Since(last) > 10*time.Second {
+			f.logf("%d of %d %s", n, len(f.names), what)
+			last = time.Now()
+		}
+		if !sleep(ctx, 200*time.Millisecond) {
+			return ctx.Err()
+		}
+	}
+}
+
+// change raises name's parallelism (an upgrade) and returns the new generation.
+func (f *fleet) change(ctx context.Context, name string) (int64, error) {
+	var gen int64
+	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		var d flinkv1beta1.FlinkDeployment
+		if err := f.env.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, &d); err != nil {
+			return err
+		}
+		p := *d.Spec.Job.Parallelism%4 + 1
+		d.Spec.Job.Parallelism = &p
+		if err := f.env.Client.Update(ctx, &d); err != nil {
+			return err
+		}
+		gen = d.Generation
+		return nil
+	})
+	return gen, err
+}
+
+// latency changes the spec of each name, spread over two reconcile intervals (so the operator
+// polls every deployment, hung ones included, meanwhile), and measures how long each waits for
+// the operator to observe it (its first action: recording the new spec).
+func (f *fleet) latency(ctx context.Context, names []string) ([]time.Duration, error) {
+	f.logf("spec changes of %d healthy deployments", len(names))
+	type change struct {
+		at  time.Time
+		gen int64
+	}
+	changes := make([]change, len(names))
+	for i, name := range names {
+		at := time.Now()
+		gen, err := f.change(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		changes[i] = change{at, gen}
+		sleep(ctx, 2*f.cfg.ReconcileInterval/time.Duration(len(names)))
+	}
+	out := make([]time.Duration, len(names))
+	deadline := time.Now().Add(f.cfg.Timeout)
+	for i, name := range names {
+		for {
+			if seen, ok := f.tracker.observedAt(name, changes[i].gen); ok {
+				out[i] = seen.Sub(changes[i].at)
+				break
+			}
+			if time.Now().After(deadline) {
+				return nil, fmt.Errorf("%s: generation %d not observed within %s", name, changes[i].gen, f.cfg.Timeout)
+			}
+			sleep(ctx, 50*time.Millisecond)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// sleep waits d or until ctx ends; it reports whether ctx is still live.
+func sleep(ctx context.Context, d time.Duration) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(d):
+		return true
+	}
+}

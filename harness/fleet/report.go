@@ -1,0 +1,151 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+)
+
+// Report is what a fleet run measured.
+type Report struct {
+	// N deployments, Slow of them hung in the last phase.
+	N, Slow int
+	// Converge is from the first create to every deployment running; ConvergeWrites are the
+	// operator's API writes meanwhile.
+	Converge       time.Duration
+	ConvergeWrites int64
+	// FloorParallel and FloorSerial are ConvergeWrites done by a plain client with 16 writers
+	// and with one.
+	FloorParallel, FloorSerial time.Duration
+	// SteadyWrites and SteadyRESTPerDeployment are counted over SteadyWindow at steady state.
+	SteadyWrites            int64
+	SteadyRESTPerDeployment float64
+	SteadyWindow            time.Duration
+	// Wave is from changing every deployment's parallelism to all running it.
+	Wave time.Duration
+	// Latency and SlowLatency are spec change → operator's first action of healthy
+	// deployments, sorted, without and with the slow share hung.
+	Latency, SlowLatency []time.Duration
+	// HungCalls are the REST calls to hung JobManagers during the last phase.
+	HungCalls int64
+	// HeapMB and RSSMB are the process's at steady state (with the API server's client, the pod
+	// simulator and the fakeflink clusters); OperatorHeapMB is what stopping the operator freed.
+	HeapMB, RSSMB, OperatorHeapMB float64
+}
+
+// Write prints the report as a table row with its header, and the figures behind it.
+func (r *Report) Write(w io.Writer) {
+	ratio := func(a, b time.Duration) string {
+		if b <= 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%.1f×", a.Seconds()/b.Seconds())
+	}
+	s := func(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
+	_, _ = fmt.Fprintf(w, "| fleet | converge | plain client, same writes (16 / 1 writers) | converge ÷ floor(16) | upgrade wave | first action p50 / p99 | with %d%% hung: p50 / p99 | operator heap / process RSS |\n",
+		r.slowPercent())
+	_, _ = fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	_, _ = fmt.Fprintf(w, "| %d | %s | %s / %s | %s | %s | %s / %s | %s / %s | %.0f / %.0f MB |\n",
+		r.N, s(r.Converge), s(r.FloorParallel), s(r.FloorSerial), ratio(r.Converge, r.FloorParallel), s(r.Wave),
+		ms(pct(r.Latency, 50)), ms(pct(r.Latency, 99)), ms(pct(r.SlowLatency, 50)), ms(pct(r.SlowLatency, 99)), r.OperatorHeapMB, r.RSSMB)
+	_, _ = fmt.Fprintf(w, "\nAPI writes to converge: %d (%.1f per deployment); at steady state over %s: %d writes, %.1f Flink REST calls per deployment.\n",
+		r.ConvergeWrites, float64(r.ConvergeWrites)/float64(r.N), r.SteadyWindow, r.SteadyWrites, r.SteadyRESTPerDeployment)
+	_, _ = fmt.Fprintf(w, "REST calls to the hung JobManagers while the healthy ones changed: %d (each waits for the client timeout).\n", r.HungCalls)
+	_, _ = fmt.Fprintf(w, "Process heap at steady state %.0f MB (the pod simulator and %d fakeflink clusters included); load average %s; %d CPUs.\n",
+		r.HeapMB, r.N, loadavg(), runtime.NumCPU())
+}
+
+func (r *Report) slowPercent() int {
+	if r.N == 0 {
+		return 0
+	}
+	return r.Slow * 100 / r.N
+}
+
+func ms(d time.Duration) string {
+	if d < 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f s", d.Seconds())
+}
+
+// pct is the p-th percentile of sorted (−1 when empty).
+func pct(sorted []time.Duration, p int) time.Duration {
+	if len(sorted) == 0 {
+		return -1
+	}
+	i := (len(sorted)*p + 99) / 100
+	return sorted[max(0, min(i, len(sorted))-1)]
+}
+
+// memory is the heap in use after a collection and the process's resident set, in MB.
+func memory() (heap, rss float64) {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	heap = float64(m.HeapInuse) / (1 << 20)
+	if data, err := os.ReadFile("/proc/self/status"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+				kb, _ := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 64)
+				rss = kb / 1024
+			}
+		}
+	}
+	return heap, rss
+}
+
+func loadavg() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	return strings.Join(strings.Fields(string(data))[:3], " ")
+}
+
+// floor does writes API writes with a plain client, with 16 writers and then one: small
+// ConfigMaps created, the same number as the operator's writes to converge.
+func floor(ctx context.Context, c client.Client, writes int64) (parallelTime, serialTime time.Duration, err error) {
+	run := func(prefix string, workers int) (time.Duration, error) {
+		start := time.Now()
+		err := parallel(ctx, workers, int(writes), func(ctx context.Context, i int) error {
+			return c.Create(ctx, &corev1.ConfigMap{
+				ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", prefix, i), Namespace: namespace},
+				Data:       map[string]string{"config.yaml": "taskmanager.numberOfTaskSlots: 2\n"},
+			})
+		})
+		return time.Since(start), err
+	}
+	if parallelTime, err = run("floor-p", 16); err != nil {
+		return 0, 0, err
+	}
+	serialTime, err = run("floor-s", 1)
+	return parallelTime, serialTime, err
+}
+
+// deployment is a savepoint-mode application deployment with checkpoints every 10 s.
+func deployment(name string) *flinkv1beta1.FlinkDeployment {
+	p := int32(1)
+	return &flinkv1beta1.FlinkDeployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		Spec: flinkv1beta1.FlinkDeploymentSpec{
+			Image: "flink:1.20", FlinkVersion: "v1_20",
+			FlinkConfiguration: flinkv1beta1.NewFlinkConfiguration(map[string]string{
+				"taskmanager.numberOfTaskSlots": "4", "execution.checkpointing.interval": "10s",
+				"state.checkpoints.dir": "file:///data/cp", "state.savepoints.dir": "file:///data/sp",
+			}),
+			Job: &flinkv1beta1.JobSpec{JarURI: "local:///opt/flink/job.jar", Parallelism: &p, UpgradeMode: flinkv1beta1.UpgradeModeSavepoint},
+		},
+	}
+}
