@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -36,8 +37,10 @@ type Snapshot struct {
 }
 
 // Store is the durable fake file system where checkpoints and savepoints live. One Store is
-// shared by every cluster of a world and outlives JobManager crashes, like a real bucket.
+// shared by every cluster of a world and outlives JobManager crashes, like a real bucket. It is
+// safe for concurrent use: clusters serve REST calls of concurrent reconciles.
 type Store struct {
+	mu      sync.Mutex
 	files   map[string]Snapshot
 	results map[string]JobStatus // job result store: "<ha cluster id>/<job id>" → final state
 	disk    *disk                // nil: memory only
@@ -49,12 +52,16 @@ func NewStore() *Store { return &Store{files: map[string]Snapshot{}, results: ma
 // RecordResult notes that a job of an HA cluster ended for good (Flink's JobResultStore, kept
 // in the HA storage directory): a restarted JobManager does not run it again.
 func (s *Store) RecordResult(haClusterID, jobID string, final JobStatus) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.results[haClusterID+"/"+jobID] = final
 	s.disk.putResult(haClusterID, jobID, final)
 }
 
 // Result returns the recorded final state of a job, if any.
 func (s *Store) Result(haClusterID, jobID string) (JobStatus, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if st, ok := s.results[haClusterID+"/"+jobID]; ok {
 		return st, true
 	}
@@ -63,12 +70,16 @@ func (s *Store) Result(haClusterID, jobID string) (JobStatus, bool) {
 
 // Put writes a snapshot at its path.
 func (s *Store) Put(snap Snapshot) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.files[snap.Path] = snap
 	s.disk.put(snap)
 }
 
 // Get reads the snapshot at path.
 func (s *Store) Get(path string) (Snapshot, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	path = normalizePath(path)
 	if snap, ok := s.files[path]; ok {
 		return snap, true
@@ -78,6 +89,8 @@ func (s *Store) Get(path string) (Snapshot, bool) {
 
 // Delete removes the snapshot at path and reports whether it existed.
 func (s *Store) Delete(path string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	path = normalizePath(path)
 	_, ok := s.files[path]
 	delete(s.files, path)
@@ -86,6 +99,8 @@ func (s *Store) Delete(path string) bool {
 
 // List returns every snapshot whose path starts with prefix, in path order.
 func (s *Store) List(prefix string) []Snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	all := s.disk.list(prefix)
 	maps.Copy(all, s.files)
 	var out []Snapshot

@@ -56,7 +56,7 @@ func (r *Report) Write(w io.Writer) {
 	_, _ = fmt.Fprintf(w, "| fleet | converge | plain client, same writes (16 / 1 writers) | converge ÷ floor(16) | upgrade wave | first action p50 / p99 | with %d%% hung: p50 / p99 | operator heap / process RSS |\n",
 		r.slowPercent())
 	_, _ = fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
-	_, _ = fmt.Fprintf(w, "| %d | %s | %s / %s | %s | %s | %s / %s | %s / %s | %.0f / %.0f MB |\n",
+	_, _ = fmt.Fprintf(w, "| %d | %s | %s / %s | %s | %s | %s / %s | %s / %s | %.1f / %.0f MB |\n",
 		r.N, s(r.Converge), s(r.FloorParallel), s(r.FloorSerial), ratio(r.Converge, r.FloorParallel), s(r.Wave),
 		ms(pct(r.Latency, 50)), ms(pct(r.Latency, 99)), ms(pct(r.SlowLatency, 50)), ms(pct(r.SlowLatency, 99)), r.OperatorHeapMB, r.RSSMB)
 	_, _ = fmt.Fprintf(w, "\nAPI writes to converge: %d (%.1f per deployment); at steady state over %s: %d writes, %.1f Flink REST calls per deployment.\n",
