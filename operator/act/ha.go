@@ -38,17 +38,16 @@ func OwnsCluster(ctx context.Context, c client.Reader, d *flinkv1beta1.FlinkDepl
 }
 
 // precheck refuses a deploy before it writes anything: when one of the objects to apply
-// exists and is another's, or when d has no cluster of its own yet and HA metadata of its
+// exists with the operator's labels and is another resource's, or when d has no cluster of its own yet and HA metadata of its
 // cluster id is already there (another cluster's, which a new JobManager would join).
 func (e *Executor) precheck(ctx context.Context, d *flinkv1beta1.FlinkDeployment, objs []client.Object) error {
 	for _, obj := range objs {
 		existing := obj.DeepCopyObject().(client.Object)
+		// The cache holds only labelled objects. An unlabelled one of the same name is found
+		// by apply instead: its create fails with AlreadyExists, apply reads it past the
+		// cache and refuses it. (Reading every object of every first deploy past the cache
+		// here would spend the API budget a fleet needs.)
 		err := e.Client.Get(ctx, client.ObjectKeyFromObject(obj), existing)
-		if apierrors.IsNotFound(err) && e.Reader != nil {
-			// The cache holds only labelled objects: an unlabelled one of the name is on the
-			// server only (one read per object of a deploy, which is rare).
-			err = e.Reader.Get(ctx, client.ObjectKeyFromObject(obj), existing)
-		}
 		if apierrors.IsNotFound(err) {
 			continue
 		}

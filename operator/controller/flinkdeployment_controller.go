@@ -62,14 +62,23 @@ type FlinkDeploymentReconciler struct {
 	// Workers is how many FlinkDeployments are reconciled at once (0: the default
 	// kubernetes.operator.reconcile.parallelism).
 	Workers int
+
+	probes probes
+	loops  loopGuard
 }
 
 // Reconcile implements reconcile.Reconciler.
 func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	if wait := r.loops.wait(req.NamespacedName, r.Clock.Now()); wait > 0 {
+		r.Metrics.Throttled()
+		return ctrl.Result{RequeueAfter: wait}, nil
+	}
 	var d flinkv1beta1.FlinkDeployment
 	if err := r.Client.Get(ctx, req.NamespacedName, &d); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.Metrics.Forget(req.NamespacedName)
+			r.probes.forget(req.NamespacedName)
+			r.loops.forget(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -85,7 +94,8 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		r.Metrics.ReconcileError("observe")
 		return ctrl.Result{}, fmt.Errorf("observe: %w", err)
 	}
-	res := decide.Decide(decide.Input{Resource: &d, Options: opts, Observed: obs, Now: r.Clock.Now()})
+	res := decide.Decide(decide.Input{Resource: &d, Options: opts, Observed: obs, Now: r.Clock.Now(), RESTFailures: r.probes.before(req.NamespacedName)})
+	r.probes.record(req.NamespacedName, obs)
 	if optErr != nil && res.Status.Error == "" {
 		res.Status.Error = optErr.Error()
 		res.Events = append(res.Events, decide.Event{Type: decide.Warning, Reason: "InvalidOptions", Message: optErr.Error()})

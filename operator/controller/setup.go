@@ -3,6 +3,7 @@ package controller
 import (
 	"fmt"
 	"net/http"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
@@ -83,7 +84,10 @@ func (s Setup) Reconciler(c client.Client, rec EventRecorder) *FlinkDeploymentRe
 		Options:  s.Options,
 		Metrics:  s.Metrics,
 		Workers:  s.Parallelism,
-		Observer: &observe.Observer{Client: c, Flink: func(d *flinkv1beta1.FlinkDeployment) observe.FlinkAPI { return clients(d) }},
+		Observer: &observe.Observer{
+			Client: c, RESTBudget: s.restBudget(),
+			Flink: func(d *flinkv1beta1.FlinkDeployment) observe.FlinkAPI { return clients(d) },
+		},
 		Executor: &act.Executor{
 			Client: c, HASelector: observe.HASelector, Reader: s.APIReader,
 			Flink: func(d *flinkv1beta1.FlinkDeployment) act.FlinkAPI { return clients(d) },
@@ -110,6 +114,19 @@ func workers(n int) int {
 		return config.DefaultReconcileParallelism
 	}
 	return n
+}
+
+// RESTBudgetCalls is how many client timeouts all REST reads of one reconcile may take
+// together: the probe (GET /jobs/overview) and what follows it.
+const RESTBudgetCalls = 2
+
+// restBudget bounds the REST reads of one reconcile.
+func (s Setup) restBudget() time.Duration {
+	t := s.Options.FlinkClientTimeout
+	if t <= 0 {
+		t = flink.DefaultTimeout
+	}
+	return RESTBudgetCalls * t
 }
 
 // clients returns the REST client of a deployment's JobManager.
@@ -153,7 +170,8 @@ func (s Setup) SessionJobReconciler(c client.Client, rec EventRecorder) *FlinkSe
 		Metrics:  s.Metrics,
 		Workers:  s.Parallelism,
 		Observer: &observe.SessionJobObserver{
-			Client: c, Flink: func(d *flinkv1beta1.FlinkDeployment) observe.SessionFlinkAPI { return s.clients(d) },
+			Client: c, RESTBudget: s.restBudget(),
+			Flink: func(d *flinkv1beta1.FlinkDeployment) observe.SessionFlinkAPI { return s.clients(d) },
 		},
 		Executor: exec,
 	}

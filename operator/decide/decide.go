@@ -42,6 +42,7 @@ func Decide(in Input) Result {
 		s.res.RequeueAfter = in.Options.ReconcileInterval
 	default:
 		s.reconcile()
+		s.unreachable()
 	}
 	s.finish()
 	s.res.Status = *s.st

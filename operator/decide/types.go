@@ -130,6 +130,9 @@ type Input struct {
 	Observed Observation
 	// Now is the current time (from the injected clock).
 	Now time.Time
+	// RESTFailures is how many JobManager REST probes of the resource failed in a row before
+	// this reconcile (the controller counts them in memory; see RESTBackoff).
+	RESTFailures int
 }
 
 // EventType is Normal or Warning, as Kubernetes Events have it.

@@ -20,6 +20,7 @@ const (
 	SnapshotsName       = "flinkop_snapshots_total"
 	ReconcileErrorsName = "flinkop_reconcile_errors_total"
 	ConflictsName       = "flinkop_status_conflicts_total"
+	ThrottledName       = "flinkop_reconciles_throttled_total"
 )
 
 // Recorder records what the reconciler saw and did. It is safe for concurrent reconciles.
@@ -33,6 +34,7 @@ type Recorder struct {
 	snapshots *prometheus.CounterVec
 	errors    *prometheus.CounterVec
 	conflicts prometheus.Counter
+	throttled prometheus.Counter
 }
 
 // resourceState is what the recorder remembers of one resource.
@@ -65,8 +67,11 @@ func New(reg prometheus.Registerer) (*Recorder, error) {
 		conflicts: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: ConflictsName, Help: "Status writes that lost a race with another write of the resource and were retried.",
 		}),
+		throttled: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: ThrottledName, Help: "Reconciles put off because their resource was reconciled faster than the per-resource rate allows.",
+		}),
 	}
-	for _, c := range []prometheus.Collector{r.resources, r.jobMgrs, r.durations, r.snapshots, r.errors, r.conflicts} {
+	for _, c := range []prometheus.Collector{r.resources, r.jobMgrs, r.durations, r.snapshots, r.errors, r.conflicts, r.throttled} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -153,4 +158,12 @@ func (r *Recorder) StatusConflict() {
 		return
 	}
 	r.conflicts.Inc()
+}
+
+// Throttled counts a reconcile put off by the per-resource rate limit.
+func (r *Recorder) Throttled() {
+	if r == nil {
+		return
+	}
+	r.throttled.Inc()
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -46,6 +47,10 @@ type Observer struct {
 	Client client.Reader
 	// Flink returns the REST client of a deployment's JobManager.
 	Flink func(d *flinkv1beta1.FlinkDeployment) FlinkAPI
+	// RESTBudget bounds all REST reads of one observation together (0: only each call's
+	// own timeout), so a JobManager that answers slowly costs its resource one budget per
+	// reconcile, not one timeout per call.
+	RESTBudget time.Duration
 }
 
 // Observe reads the cluster of d. Kubernetes read errors are returned (the reconcile is
@@ -279,6 +284,8 @@ func (o *Observer) ingress(ctx context.Context, d *flinkv1beta1.FlinkDeployment)
 
 // observeFlink asks the JobManager about the job and the pending triggers.
 func (o *Observer) observeFlink(ctx context.Context, d *flinkv1beta1.FlinkDeployment, obs *decide.Observation) {
+	ctx, cancel := withBudget(ctx, o.RESTBudget)
+	defer cancel()
 	api := o.Flink(d)
 	jobs, err := api.ListJobs(ctx)
 	if err != nil {
@@ -406,4 +413,12 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, " | ")
+}
+
+// withBudget bounds ctx by budget (none when budget is 0).
+func withBudget(ctx context.Context, budget time.Duration) (context.Context, context.CancelFunc) {
+	if budget <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, budget)
 }

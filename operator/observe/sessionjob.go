@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -25,6 +26,8 @@ type SessionJobObserver struct {
 	Client client.Reader
 	// Flink returns the REST client of a session cluster's JobManager.
 	Flink func(cluster *flinkv1beta1.FlinkDeployment) SessionFlinkAPI
+	// RESTBudget bounds all REST reads of one observation together (see Observer).
+	RESTBudget time.Duration
 }
 
 // Observe reads the session cluster of j, and the job and jars j has on it. It also returns
@@ -65,6 +68,8 @@ func (o *SessionJobObserver) Observe(ctx context.Context, j *flinkv1beta1.FlinkS
 }
 
 func (o *SessionJobObserver) observeFlink(ctx context.Context, j *flinkv1beta1.FlinkSessionJob, d *flinkv1beta1.FlinkDeployment, obs *sessionjob.Observation) {
+	ctx, cancel := withBudget(ctx, o.RESTBudget)
+	defer cancel()
 	api := o.Flink(d)
 	jobs, err := api.ListJobs(ctx)
 	if err != nil {
