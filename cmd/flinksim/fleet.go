@@ -24,6 +24,7 @@ func fleetBench(args []string) error {
 	changes := fs.Int("changes", 0, "healthy deployments changed to measure first-action latency (0: min(n, 50))")
 	steady := fs.Duration("steady", 0, "steady-state window (0: one reconcile interval)")
 	interval := fs.Duration("reconcile-interval", 0, "the operator's kubernetes.operator.reconcile.interval (0: 60s)")
+	bystanders := fs.Bool("bystanders", false, fmt.Sprintf("at the end, add %d ConfigMaps and %d Pods that are not the operator's and measure its heap again", fleet.BystanderConfigMaps, fleet.BystanderPods))
 	timeout := fs.Duration("timeout", 30*time.Minute, "bound on each phase")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -34,6 +35,7 @@ func fleetBench(args []string) error {
 	fmt.Printf("flinksim fleet: %d FlinkDeployments on a real kube-apiserver, %.0f%% hung JobManagers in the last phase\n", *n, *slow)
 	rep, err := fleet.Run(ctx, fleet.Config{
 		N: *n, SlowPercent: *slow, Parallelism: *parallelism, Changes: *changes, Steady: *steady, ReconcileInterval: *interval, Timeout: *timeout, Log: os.Stdout,
+		Bystanders: *bystanders,
 	})
 	if rep != nil && err == nil {
 		fmt.Println()

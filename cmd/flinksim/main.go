@@ -7,7 +7,7 @@
 //	flinksim run   [--seed N] [--timeline FILE] [--backend fake|envtest] SCENARIO.txt
 //	flinksim sweep [--seeds N] [--base-seed S] [--workers W] [--steps A]
 //	flinksim sandbox [--kubeconfig FILE]
-//	flinksim fleet [--n N] [--slow P] [--parallelism W] [--changes C] [--steady D]
+//	flinksim fleet [--n N] [--slow P] [--parallelism W] [--changes C] [--steady D] [--bystanders]
 package main
 
 import (
@@ -34,7 +34,7 @@ const usage = `usage:
   flinksim run   [--seed N] [--timeline FILE] [--backend fake|envtest] SCENARIO.txt
   flinksim sweep [--seeds N] [--base-seed S] [--workers W] [--steps A]
   flinksim sandbox [--kubeconfig FILE]
-  flinksim fleet [--n N] [--slow P] [--parallelism W] [--changes C] [--steady D]`
+  flinksim fleet [--n N] [--slow P] [--parallelism W] [--changes C] [--steady D] [--bystanders]`
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {

@@ -67,6 +67,9 @@ func Scheme() (*runtime.Scheme, error) {
 	return s, nil
 }
 
+// ServiceIPRange is the API server's Service cluster IP range: 65,534 addresses.
+const ServiceIPRange = "10.0.0.0/16"
+
 // Start starts etcd and kube-apiserver and installs the CRDs from config/crd/bases.
 func Start() (*Env, error) {
 	assets, err := AssetsDir()
@@ -92,6 +95,8 @@ func Start() (*Env, error) {
 		ErrorIfCRDPathMissing: true,
 		Scheme:                s,
 	}
+	// Room for a fleet's REST Services: envtest's default /24 holds 253 cluster IPs.
+	env.ControlPlane.GetAPIServer().Configure().Set("service-cluster-ip-range", ServiceIPRange)
 	cfg, err := env.Start()
 	if err != nil {
 		return nil, fmt.Errorf("start envtest (assets %s): %w", assets, err)

@@ -7,13 +7,17 @@ import (
 	"io"
 	"math/rand"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -41,6 +45,9 @@ type Config struct {
 	// default); the latency phases spread their changes over two intervals, so every hung
 	// JobManager is polled while they run.
 	ReconcileInterval time.Duration
+	// Bystanders adds, at the end, BystanderConfigMaps and BystanderPods that are not the
+	// operator's and measures the operator's heap again.
+	Bystanders bool
 	// Timeout bounds each phase.
 	Timeout time.Duration
 	// Log receives progress lines (nil: none).
@@ -104,11 +111,15 @@ func (f *fleet) run(ctx context.Context) (*Report, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	c := f.env.Client
-	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}); err != nil {
+	var err error
+	if err = c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}); err != nil {
 		return nil, err
 	}
 	f.sim = podsim.New(c, clock.RealClock{}, rand.New(rand.NewSource(1)))
 	f.sim.Namespace = namespace
+	if f.sim.Reader, err = f.kubeletCache(ctx); err != nil {
+		return nil, err
+	}
 	go f.kubelet(ctx)
 	go f.tracker.run(ctx, c, namespace)
 	opCtx, stopOperator := context.WithCancel(ctx)
@@ -117,15 +128,15 @@ func (f *fleet) run(ctx context.Context) (*Report, error) {
 		stopOperator()
 		return nil, err
 	}
-	if err := f.phases(ctx); err != nil {
-		stopOperator()
-		return f.rep, err
+	err = f.phases(ctx)
+	if err == nil && f.cfg.Bystanders {
+		err = f.bystanders(ctx)
 	}
-	f.rep.HeapMB, f.rep.RSSMB = memory()
 	stopOperator()
 	<-done
-	heap, _ := memory()
-	f.rep.OperatorHeapMB = f.rep.HeapMB - heap
+	if err != nil {
+		return f.rep, err
+	}
 	f.rep.FloorParallel, f.rep.FloorSerial, err = floor(ctx, c, f.rep.ConvergeWrites)
 	return f.rep, err
 }
@@ -134,15 +145,46 @@ func (f *fleet) run(ctx context.Context) (*Report, error) {
 func (f *fleet) kubelet(ctx context.Context) {
 	t := time.NewTicker(200 * time.Millisecond)
 	defer t.Stop()
+	var logged time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			_ = f.sim.Sync(ctx)
+			if err := f.sim.Sync(ctx); err != nil && ctx.Err() == nil && time.Since(logged) > 30*time.Second {
+				f.logf("pod simulator: %v", firstLine(err.Error()))
+				logged = time.Now()
+			}
 			f.sim.Tick()
 		}
 	}
+}
+
+// kubeletCache is the pod simulator's view of the fleet namespace: an informer cache, as a
+// kubelet watches (polling every object each tick would load the API server more than the
+// operator does). Its objects are copied as they arrive, so their memory is allocated under
+// the harness and not counted as the operator's (see operatorHeapMB).
+func (f *fleet) kubeletCache(ctx context.Context) (client.Reader, error) {
+	c, err := cache.New(f.env.Config, cache.Options{
+		Scheme: f.env.Scheme, DefaultNamespaces: map[string]cache.Config{namespace: {}},
+		DefaultTransform: detach,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("kubelet cache: %w", err)
+	}
+	go func() { _ = c.Start(ctx) }()
+	if !c.WaitForCacheSync(ctx) {
+		return nil, errors.New("kubelet cache did not sync")
+	}
+	return c, nil
+}
+
+// detach copies an object the pod simulator's cache receives.
+func detach(obj any) (any, error) {
+	if o, ok := obj.(runtime.Object); ok {
+		return o.DeepCopyObject(), nil
+	}
+	return obj, nil
 }
 
 // startOperator starts the manager as cmd/flink-operator wires it; done closes once it stopped.
@@ -212,4 +254,9 @@ func parallel(ctx context.Context, workers, n int, do func(context.Context, int)
 	close(next)
 	wg.Wait()
 	return first
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }

@@ -24,6 +24,7 @@ func (f *fleet) phases(ctx context.Context) error {
 		return err
 	}
 	f.rep.Converge, f.rep.ConvergeWrites = time.Since(start), f.api.writes.Load()
+	f.rep.ConvergeWritesByKind = f.api.writesByKind()
 	f.logf("converged in %s with %d API writes", f.rep.Converge.Round(time.Millisecond), f.rep.ConvergeWrites)
 
 	writes, calls := f.api.writes.Load(), f.rest.calls.Load()
@@ -32,6 +33,8 @@ func (f *fleet) phases(ctx context.Context) error {
 	f.rep.SteadyWrites = f.api.writes.Load() - writes
 	f.rep.SteadyRESTPerDeployment = float64(f.rest.calls.Load()-calls) / float64(f.cfg.N)
 	f.rep.SteadyWindow = f.cfg.Steady
+	f.rep.HeapMB, f.rep.RSSMB = memory()
+	f.rep.OperatorHeapMB = operatorHeapMB()
 
 	start = time.Now()
 	f.logf("upgrade wave: parallelism of every deployment")
@@ -76,7 +79,7 @@ func (f *fleet) until(ctx context.Context, what string, gen int64) error {
 			return fmt.Errorf("%d of %d %s after %s", n, len(f.names), what, f.cfg.Timeout)
 		}
 		if time.Since(last) > 10*time.Second {
-			f.logf("%d of %d %s", n, len(f.names), what)
+			f.logf("%d of %d %s; waiting: %s", n, len(f.names), what, f.tracker.stuck(f.names, gen))
 			last = time.Now()
 		}
 		if !sleep(ctx, 200*time.Millisecond) {

@@ -1,11 +1,14 @@
 package fleet
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,6 +28,9 @@ type Report struct {
 	// operator's API writes meanwhile.
 	Converge       time.Duration
 	ConvergeWrites int64
+	// ConvergeWritesByKind splits ConvergeWrites by verb and resource ("PUT
+	// flinkdeployments/status").
+	ConvergeWritesByKind map[string]int64
 	// FloorParallel and FloorSerial are ConvergeWrites done by a plain client with 16 writers
 	// and with one.
 	FloorParallel, FloorSerial time.Duration
@@ -40,8 +46,13 @@ type Report struct {
 	// HungCalls are the REST calls to hung JobManagers during the last phase.
 	HungCalls int64
 	// HeapMB and RSSMB are the process's at steady state (with the API server's client, the pod
-	// simulator and the fakeflink clusters); OperatorHeapMB is what stopping the operator freed.
+	// simulator and the fakeflink clusters); OperatorHeapMB is the part of the heap the
+	// operator's code holds (see operatorHeapMB).
 	HeapMB, RSSMB, OperatorHeapMB float64
+	// Bystanders is set when the bystander objects were created; BystanderBaseMB and
+	// BystanderHeapMB are the operator's heap just before and after them.
+	Bystanders                       bool
+	BystanderBaseMB, BystanderHeapMB float64
 }
 
 // Write prints the report as a table row with its header, and the figures behind it.
@@ -61,7 +72,12 @@ func (r *Report) Write(w io.Writer) {
 		ms(pct(r.Latency, 50)), ms(pct(r.Latency, 99)), ms(pct(r.SlowLatency, 50)), ms(pct(r.SlowLatency, 99)), r.OperatorHeapMB, r.RSSMB)
 	_, _ = fmt.Fprintf(w, "\nAPI writes to converge: %d (%.1f per deployment); at steady state over %s: %d writes, %.1f Flink REST calls per deployment.\n",
 		r.ConvergeWrites, float64(r.ConvergeWrites)/float64(r.N), r.SteadyWindow, r.SteadyWrites, r.SteadyRESTPerDeployment)
+	_, _ = fmt.Fprintf(w, "Writes per deployment to converge, by request: %s.\n", r.perDeployment())
 	_, _ = fmt.Fprintf(w, "REST calls to the hung JobManagers while the healthy ones changed: %d (each waits for the client timeout).\n", r.HungCalls)
+	if r.Bystanders {
+		_, _ = fmt.Fprintf(w, "With %d ConfigMaps and %d Pods that are not the operator's added: operator heap %.1f → %.1f MB.\n",
+			BystanderConfigMaps, BystanderPods, r.BystanderBaseMB, r.BystanderHeapMB)
+	}
 	_, _ = fmt.Fprintf(w, "Process heap at steady state %.0f MB (the pod simulator and %d fakeflink clusters included); load average %s; %d CPUs.\n",
 		r.HeapMB, r.N, loadavg(), runtime.NumCPU())
 }
@@ -148,4 +164,17 @@ func deployment(name string) *flinkv1beta1.FlinkDeployment {
 			Job: &flinkv1beta1.JobSpec{JarURI: "local:///opt/flink/job.jar", Parallelism: &p, UpgradeMode: flinkv1beta1.UpgradeModeSavepoint},
 		},
 	}
+}
+
+// perDeployment lists ConvergeWritesByKind per deployment, most first.
+func (r *Report) perDeployment() string {
+	kinds := slices.Collect(maps.Keys(r.ConvergeWritesByKind))
+	slices.SortFunc(kinds, func(a, b string) int {
+		return cmp.Or(cmp.Compare(r.ConvergeWritesByKind[b], r.ConvergeWritesByKind[a]), strings.Compare(a, b))
+	})
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%s %.1f", k, float64(r.ConvergeWritesByKind[k])/float64(max(r.N, 1)))
+	}
+	return strings.Join(parts, ", ")
 }

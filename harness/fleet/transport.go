@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"maps"
 	"net/http"
 	"strings"
 	"sync"
@@ -42,10 +43,13 @@ func (t *slowTransport) setSlow(names []string) {
 	}
 }
 
-// apiCounter counts the operator's requests to the Kubernetes API, writes apart.
+// apiCounter counts the operator's requests to the Kubernetes API, writes apart, and the
+// writes by verb and resource.
 type apiCounter struct {
 	inner         http.RoundTripper
 	reads, writes atomic.Int64
+	mu            sync.Mutex
+	byKind        map[string]int64
 }
 
 func (c *apiCounter) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -54,6 +58,35 @@ func (c *apiCounter) RoundTrip(req *http.Request) (*http.Response, error) {
 		c.reads.Add(1)
 	default:
 		c.writes.Add(1)
+		c.mu.Lock()
+		if c.byKind == nil {
+			c.byKind = map[string]int64{}
+		}
+		c.byKind[req.Method+" "+resourceOf(req.URL.Path)]++
+		c.mu.Unlock()
 	}
 	return c.inner.RoundTrip(req)
+}
+
+// writesByKind returns a copy of the write counts by verb and resource.
+func (c *apiCounter) writesByKind() map[string]int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.byKind)
+}
+
+// resourceOf is the resource (and subresource) a namespaced API path names:
+// /apis/apps/v1/namespaces/fleet/deployments/job-1/status is "deployments/status".
+func resourceOf(path string) string {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	for i, p := range parts {
+		if p == "namespaces" && i+2 < len(parts) {
+			res := parts[i+2]
+			if len(parts) > i+4 {
+				res += "/" + parts[i+4]
+			}
+			return res
+		}
+	}
+	return path
 }

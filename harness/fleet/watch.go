@@ -1,7 +1,12 @@
 package fleet
 
 import (
+	"cmp"
 	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -35,7 +40,7 @@ func (t *tracker) run(ctx context.Context, c client.WithWatch, namespace string)
 		}
 		for ev := range w.ResultChan() {
 			if d, ok := ev.Object.(*flinkv1beta1.FlinkDeployment); ok {
-				t.see(d, time.Now())
+				t.see(d.DeepCopy(), time.Now()) // a copy: kept under the harness (see operatorHeapMB)
 			}
 		}
 		w.Stop()
@@ -81,4 +86,34 @@ func (t *tracker) observedAt(name string, gen int64) (time.Time, bool) {
 	defer t.mu.Unlock()
 	at, ok := t.observed[name][gen]
 	return at, ok
+}
+
+// stuck summarises the deployments of names not yet running generation gen: how many are in
+// each combination of lifecycle state, JobManager status, job state and error, most first.
+func (t *tracker) stuck(names []string, gen int64) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	counts := map[string]int{}
+	for _, name := range names {
+		d := t.latest[name]
+		switch {
+		case d == nil:
+			counts["not seen"]++
+		case d.Generation != gen || d.Status.ObservedGeneration != gen || d.Status.LifecycleState != flinkv1beta1.LifecycleStable ||
+			d.Status.JobStatus.State != flinkv1beta1.JobStatusRunning || d.Status.JobManagerDeploymentStatus != flinkv1beta1.JobManagerReady:
+			msg := d.Status.Error
+			if len(msg) > 120 {
+				msg = msg[:120] + "…"
+			}
+			counts[fmt.Sprintf("gen %d/%d %s %s %s %q", d.Status.ObservedGeneration, d.Generation, d.Status.LifecycleState,
+				d.Status.JobManagerDeploymentStatus, d.Status.JobStatus.State, msg)]++
+		}
+	}
+	keys := slices.Collect(maps.Keys(counts))
+	slices.SortFunc(keys, func(a, b string) int { return cmp.Or(cmp.Compare(counts[b], counts[a]), strings.Compare(a, b)) })
+	var out []string
+	for _, k := range keys[:min(len(keys), 3)] {
+		out = append(out, fmt.Sprintf("%d× %s", counts[k], k))
+	}
+	return strings.Join(out, "; ")
 }

@@ -39,7 +39,7 @@ type launch struct {
 func (s *Sim) start(ctx context.Context, dep *appsv1.Deployment) (launch, error) {
 	var cm corev1.ConfigMap
 	key := client.ObjectKey{Namespace: dep.Namespace, Name: act.ConfigMapName(dep.Labels[act.LabelApp])}
-	if err := s.client.Get(ctx, key, &cm); err != nil {
+	if err := s.reader().Get(ctx, key, &cm); err != nil {
 		return launch{}, fmt.Errorf("flink config of %s: %w", dep.Name, err)
 	}
 	main := mainContainer(dep)

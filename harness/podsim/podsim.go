@@ -11,6 +11,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math/rand"
@@ -46,6 +47,10 @@ type Sim struct {
 	Namespace string
 	// StartDelay is how long every new JobManager pod takes to become ready.
 	StartDelay time.Duration
+	// Reader serves the simulator's reads of Deployments, Pods and configuration ConfigMaps
+	// (nil: the client). A fleet gives it an informer cache, as a kubelet watches instead of
+	// polling; writes, and Flink's HA ConfigMaps, always go to the client.
+	Reader client.Reader
 
 	mu       sync.Mutex       // guards clusters: the operator's REST calls come from other goroutines
 	clusters map[string]*node // by namespace/name of the JobManager Deployment
@@ -188,10 +193,11 @@ func (s *Sim) Tick() {
 // registers TaskManagers, and writes Deployment status and pods.
 func (s *Sim) Sync(ctx context.Context) error {
 	var deps appsv1.DeploymentList
-	if err := s.client.List(ctx, &deps, client.InNamespace(s.Namespace), client.MatchingLabels{act.LabelManagedBy: act.ManagedBy}); err != nil {
+	if err := s.reader().List(ctx, &deps, client.InNamespace(s.Namespace), client.MatchingLabels{act.LabelManagedBy: act.ManagedBy}); err != nil {
 		return err
 	}
 	seen := map[string]bool{}
+	var errs []error
 	slices.SortFunc(deps.Items, func(a, b appsv1.Deployment) int {
 		return strings.Compare(a.Labels[act.LabelComponent], b.Labels[act.LabelComponent])
 	})
@@ -208,12 +214,12 @@ func (s *Sim) Sync(ctx context.Context) error {
 		case act.ComponentTaskManager:
 			err = s.syncTaskManager(ctx, dep)
 		}
-		if err != nil {
-			return err
-		}
+		// One Deployment's trouble (its ConfigMap not written yet) does not hold the others.
+		errs = append(errs, err)
 	}
 	s.stopGone(seen)
-	return s.collectPods(ctx, deps.Items)
+	errs = append(errs, s.collectPods(ctx, deps.Items))
+	return errors.Join(errs...)
 }
 
 // stopGone stops the JobManagers whose Deployments are gone (not in seen).
@@ -410,9 +416,9 @@ func (s *Sim) writePod(ctx context.Context, dep *appsv1.Deployment, broken strin
 	}
 	s.pods[pod.Namespace+"/"+pod.Name] = true
 	var existing corev1.Pod
-	err := s.client.Get(ctx, client.ObjectKeyFromObject(pod), &existing)
+	err := s.reader().Get(ctx, client.ObjectKeyFromObject(pod), &existing)
 	if apierrors.IsNotFound(err) {
-		if err := s.client.Create(ctx, pod); err != nil {
+		if err := s.client.Create(ctx, pod); err != nil && !apierrors.IsAlreadyExists(err) {
 			return err
 		}
 		existing = *pod
@@ -423,14 +429,17 @@ func (s *Sim) writePod(ctx context.Context, dep *appsv1.Deployment, broken strin
 		return nil
 	}
 	existing.Status.ContainerStatuses = []corev1.ContainerStatus{status}
-	return client.IgnoreNotFound(s.client.Status().Update(ctx, &existing))
+	if err := s.client.Status().Update(ctx, &existing); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		return err
+	}
+	return nil // a conflict (a stale read) is written again on the next sync
 }
 
 // flinkConf reads the Flink configuration the operator rendered for a Deployment.
 func (s *Sim) flinkConf(ctx context.Context, dep *appsv1.Deployment) (map[string]string, error) {
 	var cm corev1.ConfigMap
 	key := client.ObjectKey{Namespace: dep.Namespace, Name: act.ConfigMapName(dep.Labels[act.LabelApp])}
-	if err := s.client.Get(ctx, key, &cm); err != nil {
+	if err := s.reader().Get(ctx, key, &cm); err != nil {
 		return nil, fmt.Errorf("flink config of %s: %w", dep.Name, err)
 	}
 	version := cm.Data["config.yaml"] + "\x00" + cm.Data["flink-conf.yaml"]
@@ -502,4 +511,11 @@ func statusEqual(a, b corev1.ContainerStatus) bool {
 	aj, _ := json.Marshal(a)
 	bj, _ := json.Marshal(b)
 	return string(aj) == string(bj)
+}
+
+func (s *Sim) reader() client.Reader {
+	if s.Reader != nil {
+		return s.Reader
+	}
+	return s.client
 }
