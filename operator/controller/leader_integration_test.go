@@ -15,8 +15,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -24,7 +22,6 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/flinkop/flinkop/fakeflink"
-	"github.com/flinkop/flinkop/harness/envtest"
 	"github.com/flinkop/flinkop/harness/podsim"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/config"
@@ -112,17 +109,8 @@ func (c *crashAfterStop) RoundTrip(req *http.Request) (*http.Response, error) {
 // (its trigger id is the same, so Flink starts no second one): one savepoint, one JobManager
 // Deployment per generation, one job start on the upgraded cluster.
 func TestLeaderFailoverDoesNothingTwice(t *testing.T) {
-	env, err := envtest.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
+	ctx, env := startAPIServer(t)
 	c := env.Client
-	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-		t.Fatal(err)
-	}
 	sim := podsim.New(c, clock.RealClock{}, rand.New(rand.NewSource(1)))
 	var creates atomic.Int64
 	start := func(ctx context.Context, rest http.RoundTripper) ctrl.Manager {

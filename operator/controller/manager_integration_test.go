@@ -105,17 +105,8 @@ func startManager(t *testing.T) (context.Context, client.Client, *podsim.Sim) {
 // options included) after before ran against the fresh API server; it returns the manager too.
 func startManagerWith(t *testing.T, before func(context.Context, client.Client)) (context.Context, client.Client, *podsim.Sim, ctrl.Manager) {
 	t.Helper()
-	env, err := envtest.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
+	ctx, env := startAPIServer(t)
 	c := env.Client
-	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-		t.Fatal(err)
-	}
 	if before != nil {
 		before(ctx, c)
 	}
@@ -154,4 +145,21 @@ func waitFor(t *testing.T, sim *podsim.Sim, limit time.Duration, what string, co
 	if err != nil {
 		t.Fatalf("not %s within %s: %v", what, limit, err)
 	}
+}
+
+// startAPIServer starts a real kube-apiserver with the test namespace; both stop with the
+// test.
+func startAPIServer(t *testing.T) (context.Context, *envtest.Env) {
+	t.Helper()
+	env, err := envtest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		t.Fatal(err)
+	}
+	return ctx, env
 }
