@@ -57,6 +57,8 @@ type Checker struct {
 	crons map[string]*cronState
 	// foreign are objects no Flink resource owns: the operator must not write them.
 	foreign []foreignObject
+	// waitsSeen is how many of the world's spec-change waits were checked already.
+	waitsSeen int
 }
 
 // NewChecker returns a checker of w.
@@ -104,6 +106,7 @@ func (c *Checker) Check(resources ...string) []string {
 	out = append(out, c.w.events.rejected...) // API limits: every Event was accepted
 	out = append(out, c.boundaryKept()...)
 	out = append(out, c.foreignUntouched()...)
+	out = append(out, c.latencyKept()...)
 	return append(out, c.oneJobManager()...)
 }
 

@@ -37,6 +37,8 @@ var Start = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // World is one deterministic simulation: a virtual clock, a seeded random source, a
 // Kubernetes API (a Backend), the pod simulator with fakeflink behind it, the real reconciler
 // called directly (no manager goroutines), a queue of due reconciles and timers, and a trace.
+// Reconciles run one at a time and take no virtual time, unless SetWorkers gives the world a
+// pool of reconcile workers in virtual time (the fleet property's latency invariants).
 type World struct {
 	Clock   *clocktesting.FakeClock
 	Rand    *rand.Rand
@@ -64,6 +66,7 @@ type World struct {
 	notes      []string             // lines the demo prints
 	timers     []timer
 	events     *recorder
+	workers    workers
 }
 
 type timer struct {
@@ -108,12 +111,12 @@ func NewWorldOn(b Backend, seed int64) *World {
 // the API), as an operator pod restart would, and reconciles every resource at once.
 func (w *World) RestartOperator() {
 	opts := w.Options
-	opts.FlinkClientTimeout = time.Second
+	opts.FlinkClientTimeout = clientTimeout
 	jars := w.jarFetcher
 	if jars == nil {
 		jars = w.Boundary.Fetcher()
 	}
-	setup := controller.Setup{Options: opts, Transport: w.Sim, Clock: w.Clock, Jars: jars}
+	setup := controller.Setup{Options: opts, Transport: costTransport{w}, Clock: w.Clock, Jars: jars}
 	w.reconciler = setup.Reconciler(w.opClient, w.events)
 	w.sessionJob = setup.SessionJobReconciler(w.opClient, w.events)
 	for name := range w.due {
@@ -154,6 +157,7 @@ func (w *World) Apply(d *flinkv1beta1.FlinkDeployment) error {
 		w.templates = true
 	}
 	w.Trace.add(w.Clock.Now(), "spec", d.Name, "applied generation "+fmt.Sprint(cur.Generation))
+	w.noteChange(d.Name)
 	w.watchEvent(d.Name)
 	return nil
 }
@@ -210,20 +214,23 @@ func (w *World) Step() (time.Time, error) {
 	}
 	delete(w.due, name)
 	w.Reconciles++
+	w.started(name)
 	res, err := w.reconcile(name)
+	end := w.finished(name)
+	retry := w.retryAfter(name, end, err != nil)
 	switch {
 	case errors.Is(err, errOperatorCrashed):
 		w.Trace.add(w.Clock.Now(), "fault", name, "operator crashed after an API write; restarting it")
 		w.RestartOperator()
-		w.due[name] = w.Clock.Now().Add(time.Second)
+		w.due[name] = retry
 	case err != nil:
 		w.Trace.add(w.Clock.Now(), "error", name, err.Error())
-		w.due[name] = w.Clock.Now().Add(time.Second)
+		w.due[name] = retry
 	case res.RequeueAfter > 0:
-		w.due[name] = w.Clock.Now().Add(res.RequeueAfter)
+		w.due[name] = end.Add(res.RequeueAfter)
 	}
 	if gerr := w.exists(name); gerr == nil && w.due[name].IsZero() {
-		w.due[name] = w.Clock.Now().Add(w.Options.ReconcileInterval)
+		w.due[name] = end.Add(w.Options.ReconcileInterval)
 	} else if apierrors.IsNotFound(gerr) {
 		delete(w.due, name)
 	}
@@ -258,8 +265,8 @@ func (w *World) next() (at time.Time, name string, isTimer bool) {
 	}
 	slices.Sort(names)
 	for _, n := range names {
-		if name == "" || w.due[n].Before(at) {
-			at, name = w.due[n], n
+		if start := w.startAt(n, w.due[n]); name == "" || start.Before(at) {
+			at, name = start, n
 		}
 	}
 	if len(w.timers) > 0 && (name == "" || w.timers[0].at.Before(at)) {

@@ -42,11 +42,7 @@ type sessionMachine struct {
 // converges once they stop.
 func SessionProperty(newBackend func() (harness.Backend, error), stats *Stats) func(*rapid.T) {
 	return func(t *rapid.T) {
-		st := &Stats{Faults: map[string]int{}}
-		if stats != nil {
-			st = stats
-			st.Faults = map[string]int{}
-		}
+		st := runStats(stats)
 		w := newWorld(t, newBackend)
 		m := &sessionMachine{checked: newChecked(w, sessionCluster), spec: BaseSessionJob(sessionCluster), stats: st}
 		m.checker.WatchSessionCluster(sessionCluster)

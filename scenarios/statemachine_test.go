@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"flag"
+	"strconv"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -27,4 +29,24 @@ func TestSessionJobStateMachine(t *testing.T) {
 // foreign write, API limits included), and every resource converges or reports why.
 func TestHostileInput(t *testing.T) {
 	rapid.Check(t, HostileProperty(nil))
+}
+
+// TestFleetStateMachine is the fleet property: 4 to 10 deployments on 2 to 4 reconcile
+// workers in virtual time, random spec changes and upgrade waves while some JobManagers stop
+// answering, never break an invariant, the latency (L) and duty (D) invariants included, and
+// the fleet converges once the JobManagers answer again.
+// It makes one run per FleetShare of -rapid.checks (at least one): a fleet run costs about as
+// much as that many runs of one deployment.
+func TestFleetStateMachine(t *testing.T) {
+	f := flag.Lookup("rapid.checks")
+	checks, err := strconv.Atoi(f.Value.String())
+	if err != nil {
+		t.Fatalf("-rapid.checks: %v", err)
+	}
+	orig := f.Value.String()
+	if err := f.Value.Set(strconv.Itoa(max(1, checks/FleetShare))); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = f.Value.Set(orig) })
+	rapid.Check(t, FleetProperty(nil, nil))
 }

@@ -34,7 +34,8 @@ type SweepOptions struct {
 	Steps int
 	// NewBackend makes each run's backend (nil: the fake backend).
 	NewBackend func() (harness.Backend, error)
-	// Hostile makes every run a hostile-input run (otherwise every fourth one is).
+	// Hostile makes every run a hostile-input run (otherwise every fourth one is, and every
+	// eighth a fleet run).
 	Hostile bool
 }
 
@@ -59,7 +60,7 @@ type Violation struct {
 var flagMu sync.Mutex
 
 // Sweep runs opts.Seeds independent runs of the state-machine property (every fourth one the
-// hostile-input property) in parallel, each one replayable alone with -rapid.seed, and sums
+// hostile-input property, every eighth the fleet property) in parallel, each one replayable alone with -rapid.seed, and sums
 // them up.
 func Sweep(opts SweepOptions) (Summary, error) {
 	start := time.Now()
@@ -100,7 +101,7 @@ func Sweep(opts SweepOptions) (Summary, error) {
 		go func() {
 			defer wg.Done()
 			for seed := range seeds {
-				st, v := runSeed(seed, steps, opts.NewBackend, opts.Hostile || seed%4 == 3)
+				st, v := runSeed(seed, steps, opts.NewBackend, kindOf(seed, opts.Hostile))
 				mu.Lock()
 				sum.Seeds++
 				sum.Actions += st.Actions
@@ -125,8 +126,29 @@ func Sweep(opts SweepOptions) (Summary, error) {
 	return sum, nil
 }
 
-// runSeed runs the property once from seed.
-func runSeed(seed uint64, steps int, newBackend func() (harness.Backend, error), hostile bool) (st Stats, v *Violation) {
+// runKind is which property a sweep run checks.
+type runKind int
+
+const (
+	runOperator runKind = iota // TestOperatorStateMachine
+	runHostile                 // TestHostileInput
+	runFleet                   // TestFleetStateMachine
+)
+
+// kindOf picks the property of seed's run: every fourth the hostile-input one, every eighth
+// the fleet one, else the operator's; all hostile-input with hostile.
+func kindOf(seed uint64, hostile bool) runKind {
+	switch {
+	case hostile || seed%4 == 3:
+		return runHostile
+	case seed%8 == 1:
+		return runFleet
+	}
+	return runOperator
+}
+
+// runSeed runs the property of kind once from seed.
+func runSeed(seed uint64, steps int, newBackend func() (harness.Backend, error), kind runKind) (st Stats, v *Violation) {
 	tb := &sweepTB{name: fmt.Sprintf("seed-%d", seed)}
 	var once sync.Once
 	release := func() { once.Do(flagMu.Unlock) }
@@ -136,8 +158,11 @@ func runSeed(seed uint64, steps int, newBackend func() (harness.Backend, error),
 		return st, &Violation{Seed: seed, Report: err.Error()}
 	}
 	prop, test := Property(newBackend, &st), "TestOperatorStateMachine"
-	if hostile {
+	switch kind {
+	case runHostile:
 		prop, test = HostileProperty(newBackend), "TestHostileInput"
+	case runFleet:
+		prop, test = FleetProperty(newBackend, &st), "TestFleetStateMachine"
 	}
 	func() {
 		defer func() {

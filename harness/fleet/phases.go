@@ -12,8 +12,9 @@ import (
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
-// phases runs the measured phases in order: create and converge, steady state, an upgrade
-// wave, spec-change latency with every JobManager answering, then with the slow share hung.
+// phases runs the measured phases in order: create and converge, steady state, then (unless
+// ConvergeOnly) an upgrade wave, spec-change latency with every JobManager answering, then
+// with the slow share hung.
 func (f *fleet) phases(ctx context.Context) error {
 	start := time.Now()
 	f.logf("creating %d FlinkDeployments", f.cfg.N)
@@ -35,6 +36,9 @@ func (f *fleet) phases(ctx context.Context) error {
 	f.rep.SteadyWindow = f.cfg.Steady
 	f.rep.HeapMB, f.rep.RSSMB = memory()
 	f.rep.OperatorHeapMB = operatorHeapMB()
+	if f.cfg.ConvergeOnly {
+		return nil
+	}
 
 	start = time.Now()
 	f.logf("upgrade wave: parallelism of every deployment")

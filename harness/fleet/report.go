@@ -63,7 +63,12 @@ func (r *Report) Write(w io.Writer) {
 		}
 		return fmt.Sprintf("%.1f×", a.Seconds()/b.Seconds())
 	}
-	s := func(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
+	s := func(d time.Duration) string {
+		if d <= 0 {
+			return "–" // not measured
+		}
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	}
 	_, _ = fmt.Fprintf(w, "| fleet | converge | plain client, same writes (16 / 1 writers) | converge ÷ floor(16) | upgrade wave | first action p50 / p99 | with %d%% hung: p50 / p99 | operator heap / process RSS |\n",
 		r.slowPercent())
 	_, _ = fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
@@ -130,9 +135,9 @@ func loadavg() string {
 	return strings.Join(strings.Fields(string(data))[:3], " ")
 }
 
-// floor does writes API writes with a plain client, with 16 writers and then one: small
-// ConfigMaps created, the same number as the operator's writes to converge.
-func floor(ctx context.Context, c client.Client, writes int64) (parallelTime, serialTime time.Duration, err error) {
+// floor does writes API writes with a plain client, with 16 writers and then (with serial)
+// one: small ConfigMaps created, the same number as the operator's writes to converge.
+func floor(ctx context.Context, c client.Client, writes int64, serial bool) (parallelTime, serialTime time.Duration, err error) {
 	run := func(prefix string, workers int) (time.Duration, error) {
 		start := time.Now()
 		err := parallel(ctx, workers, int(writes), func(ctx context.Context, i int) error {
@@ -143,8 +148,8 @@ func floor(ctx context.Context, c client.Client, writes int64) (parallelTime, se
 		})
 		return time.Since(start), err
 	}
-	if parallelTime, err = run("floor-p", 16); err != nil {
-		return 0, 0, err
+	if parallelTime, err = run("floor-p", 16); err != nil || !serial {
+		return parallelTime, 0, err
 	}
 	serialTime, err = run("floor-s", 1)
 	return parallelTime, serialTime, err

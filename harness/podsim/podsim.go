@@ -51,8 +51,13 @@ type Sim struct {
 	// (nil: the client). A fleet gives it an informer cache, as a kubelet watches instead of
 	// polling; writes, and Flink's HA ConfigMaps, always go to the client.
 	Reader client.Reader
+	// Parallel is how many Deployments Sync brings up at once (0 or 1: one after the other,
+	// as the deterministic worlds need). A fleet of thousands sets it: one by one, the
+	// simulated kubelet and not the operator set the pace. Each cluster then gets its own
+	// random source, drawn from the simulator's.
+	Parallel int
 
-	mu       sync.Mutex       // guards clusters: the operator's REST calls come from other goroutines
+	mu       sync.Mutex       // guards the maps: REST calls and a Parallel Sync come from other goroutines
 	clusters map[string]*node // by namespace/name of the JobManager Deployment
 	serial   int              // JobManager incarnations started so far
 	faults   map[string]podFault
@@ -196,30 +201,49 @@ func (s *Sim) Sync(ctx context.Context) error {
 	if err := s.reader().List(ctx, &deps, client.InNamespace(s.Namespace), client.MatchingLabels{act.LabelManagedBy: act.ManagedBy}); err != nil {
 		return err
 	}
+	var jms, tms []*appsv1.Deployment
 	seen := map[string]bool{}
-	var errs []error
-	slices.SortFunc(deps.Items, func(a, b appsv1.Deployment) int {
-		return strings.Compare(a.Labels[act.LabelComponent], b.Labels[act.LabelComponent])
-	})
 	for i := range deps.Items {
 		dep := &deps.Items[i]
 		if dep.DeletionTimestamp != nil {
 			continue
 		}
-		var err error
 		switch dep.Labels[act.LabelComponent] {
 		case act.ComponentJobManager:
 			seen[dep.Namespace+"/"+dep.Name] = true
-			err = s.syncJobManager(ctx, dep)
+			jms = append(jms, dep)
 		case act.ComponentTaskManager:
-			err = s.syncTaskManager(ctx, dep)
+			tms = append(tms, dep)
 		}
-		// One Deployment's trouble (its ConfigMap not written yet) does not hold the others.
-		errs = append(errs, err)
 	}
+	// One Deployment's trouble (its ConfigMap not written yet) does not hold the others.
+	errs := s.each(ctx, jms, s.syncJobManager)
+	errs = append(errs, s.each(ctx, tms, s.syncTaskManager)...)
 	s.stopGone(seen)
 	errs = append(errs, s.collectPods(ctx, deps.Items))
 	return errors.Join(errs...)
+}
+
+// each runs f on every Deployment, Parallel at a time, and returns the errors.
+func (s *Sim) each(ctx context.Context, deps []*appsv1.Deployment, f func(context.Context, *appsv1.Deployment) error) []error {
+	errs := make([]error, len(deps))
+	if s.Parallel <= 1 {
+		for i, dep := range deps {
+			errs[i] = f(ctx, dep)
+		}
+		return errs
+	}
+	sem := make(chan struct{}, s.Parallel)
+	var wg sync.WaitGroup
+	for i, dep := range deps {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			errs[i] = f(ctx, dep)
+		})
+	}
+	wg.Wait()
+	return errs
 }
 
 // stopGone stops the JobManagers whose Deployments are gone (not in seen).
@@ -314,8 +338,14 @@ func (s *Sim) heal(key string, n *node) error {
 
 func (s *Sim) startJobManager(dep *appsv1.Deployment, conf map[string]string, hash string, l launch) (*node, error) {
 	main := mainContainer(dep)
+	s.mu.Lock()
 	s.serial++
 	n := &node{hash: hash, broken: brokenReason(main.Image), serial: s.serial}
+	r := s.rand
+	if s.Parallel > 1 {
+		r = rand.New(rand.NewSource(s.rand.Int63()))
+	}
+	s.mu.Unlock()
 	key := dep.Namespace + "/" + dep.Name
 	s.setFailure(key, l.failure)
 	if n.broken == "" && l.failure != nil {
@@ -330,7 +360,7 @@ func (s *Sim) startJobManager(dep *appsv1.Deployment, conf map[string]string, ha
 		spec.Application = &prog
 	}
 	ha := &kubeha.ConfigMapHA{Client: s.client, Namespace: dep.Namespace}
-	c, err := fakeflink.NewCluster(spec, fakeflink.Options{Clock: s.clock, Rand: s.rand, Store: s.Store, HA: ha})
+	c, err := fakeflink.NewCluster(spec, fakeflink.Options{Clock: s.clock, Rand: r, Store: s.Store, HA: ha})
 	if err != nil {
 		return nil, err
 	}
@@ -414,7 +444,9 @@ func (s *Sim) writePod(ctx context.Context, dep *appsv1.Deployment, broken strin
 	} else {
 		status.State.Running = &corev1.ContainerStateRunning{}
 	}
+	s.mu.Lock()
 	s.pods[pod.Namespace+"/"+pod.Name] = true
+	s.mu.Unlock()
 	var existing corev1.Pod
 	err := s.reader().Get(ctx, client.ObjectKeyFromObject(pod), &existing)
 	if apierrors.IsNotFound(err) {
