@@ -104,17 +104,25 @@ func (w *World) noteChange(key string) {
 	}
 }
 
-// startAt returns when a reconcile of key due at due can start: once a worker is free and
-// key's previous reconcile has ended.
-func (w *World) startAt(key string, due time.Time) time.Time {
+// firstFree returns when the first worker is free (zero without workers).
+func (w *World) firstFree() time.Time {
+	if w.workers.n == 0 {
+		return time.Time{}
+	}
+	return slices.MinFunc(w.workers.free, time.Time.Compare)
+}
+
+// startAt returns when a reconcile of key due at due can start: once a worker is free (free,
+// from firstFree) and key's previous reconcile has ended.
+func (w *World) startAt(key string, due, free time.Time) time.Time {
 	if w.workers.n == 0 {
 		return due
 	}
 	if end := w.workers.running[key]; end.After(due) {
 		due = end
 	}
-	if f := slices.MinFunc(w.workers.free, time.Time.Compare); f.After(due) {
-		due = f
+	if free.After(due) {
+		due = free
 	}
 	return due
 }

@@ -264,8 +264,9 @@ func (w *World) next() (at time.Time, name string, isTimer bool) {
 		names = append(names, n)
 	}
 	slices.Sort(names)
+	free := w.firstFree()
 	for _, n := range names {
-		if start := w.startAt(n, w.due[n]); name == "" || start.Before(at) {
+		if start := w.startAt(n, w.due[n], free); name == "" || start.Before(at) {
 			at, name = start, n
 		}
 	}

@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -233,16 +234,15 @@ func (s *Sim) each(ctx context.Context, deps []*appsv1.Deployment, f func(contex
 		}
 		return errs
 	}
-	sem := make(chan struct{}, s.Parallel)
-	var wg sync.WaitGroup
+	var g errgroup.Group
+	g.SetLimit(s.Parallel)
 	for i, dep := range deps {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			errs[i] = f(ctx, dep)
+		g.Go(func() error {
+			errs[i] = f(ctx, dep) // every Deployment's error, not only the first
+			return nil
 		})
 	}
-	wg.Wait()
+	_ = g.Wait()
 	return errs
 }
 
