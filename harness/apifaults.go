@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	"github.com/flinkop/flinkop/operator/controller"
 )
 
 // errOperatorCrashed stops a reconcile right after an API write: the operator process dies
@@ -20,7 +22,8 @@ var errOperatorCrashed = errors.New("operator crashed (simulated) right after an
 
 // apiFaults sits between the operator and the API and injects the API-level faults: a crash
 // right after the k-th write, writes refused with 409 Conflict or 500, and reads served from a
-// lagging snapshot (an informer cache that has not caught up).
+// lagging snapshot (an informer cache that has not caught up). Every read returns what the
+// operator's cache would keep of the object (controller.SlimForCache).
 type apiFaults struct {
 	now func() time.Time
 
@@ -64,13 +67,16 @@ func (f *apiFaults) wrap(c client.WithWatch) client.Client {
 			if err := f.unavailable(); err != nil {
 				return err
 			}
-			return c.List(ctx, list, opts...)
+			if err := c.List(ctx, list, opts...); err != nil {
+				return err
+			}
+			return slimList(list)
 		},
 		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
-			return f.write(obj, func() error { return c.Create(ctx, obj, opts...) })
+			return f.write(obj, func() error { return validated(obj, func() error { return c.Create(ctx, obj, opts...) }) })
 		},
 		Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
-			return f.write(obj, func() error { return c.Update(ctx, obj, opts...) })
+			return f.write(obj, func() error { return validated(obj, func() error { return c.Update(ctx, obj, opts...) }) })
 		},
 		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, p client.Patch, opts ...client.PatchOption) error {
 			return f.write(obj, func() error { return c.Patch(ctx, obj, p, opts...) })
@@ -137,7 +143,9 @@ func (f *apiFaults) get(ctx context.Context, c client.WithWatch, key client.Obje
 	}
 	if !f.now().Before(f.staleUntil) {
 		f.stale = nil
-		return c.Get(ctx, key, obj, opts...)
+		err := c.Get(ctx, key, obj, opts...)
+		controller.SlimForCache(obj)
+		return err
 	}
 	id := fmt.Sprintf("%T/%s", obj, key)
 	if snap, ok := f.stale[id]; ok {
@@ -147,6 +155,7 @@ func (f *apiFaults) get(ctx context.Context, c client.WithWatch, key client.Obje
 	if err := c.Get(ctx, key, obj, opts...); err != nil {
 		return err
 	}
+	controller.SlimForCache(obj)
 	if f.stale == nil {
 		f.stale = map[string]client.Object{}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/flinkop/flinkop/fakeflink"
 	"github.com/flinkop/flinkop/operator/act"
+	"github.com/flinkop/flinkop/operator/controller"
 )
 
 // LatencyBound bounds the latency invariant (L): in a world with reconcile workers
@@ -252,8 +253,8 @@ func (c *Checker) latencyKept() []string {
 }
 
 // retryAfter is when a reconcile of key that ended at end is retried after it failed (err) or
-// succeeded: one second in the default world; with workers, controller-runtime's default
-// per-item back-off (5 ms doubling per failure in a row, capped at 1000 s).
+// succeeded: one second in the default world; with workers, the controllers' per-item back-off
+// (controller.RetryBaseDelay doubling per failure in a row, at most controller.RetryMaxDelay).
 func (w *World) retryAfter(key string, end time.Time, failed bool) time.Time {
 	if w.workers.n == 0 {
 		return end.Add(time.Second)
@@ -264,10 +265,10 @@ func (w *World) retryAfter(key string, end time.Time, failed bool) time.Time {
 	}
 	n := w.workers.failures[key]
 	w.workers.failures[key] = n + 1
-	d := 5 * time.Millisecond
+	d := controller.RetryBaseDelay
 	for range n {
-		if d *= 2; d >= 1000*time.Second {
-			return end.Add(1000 * time.Second)
+		if d *= 2; d >= controller.RetryMaxDelay {
+			return end.Add(controller.RetryMaxDelay)
 		}
 	}
 	return end.Add(d)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -27,16 +28,29 @@ func fleetBench(args []string) error {
 	bystanders := fs.Bool("bystanders", false, fmt.Sprintf("at the end, add %d ConfigMaps and %d Pods that are not the operator's and measure its heap again", fleet.BystanderConfigMaps, fleet.BystanderPods))
 	convergeOnly := fs.Bool("converge-only", false, "stop after the steady state (no wave, no latency phases, no single-writer floor): for 10,000 deployments")
 	timeout := fs.Duration("timeout", 30*time.Minute, "bound on each phase")
+	heapProfile := fs.String("heapprofile", "", "write the heap profile at steady state to this file")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (operator, API server client, pod simulator) to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ctrl.SetLogger(logr.Discard())
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+		defer func() { _ = f.Close() }()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	fmt.Printf("flinksim fleet: %d FlinkDeployments on a real kube-apiserver, %.0f%% hung JobManagers in the last phase\n", *n, *slow)
 	rep, err := fleet.Run(ctx, fleet.Config{
 		N: *n, SlowPercent: *slow, Parallelism: *parallelism, Changes: *changes, Steady: *steady, ReconcileInterval: *interval, Timeout: *timeout, Log: os.Stdout,
-		Bystanders: *bystanders, ConvergeOnly: *convergeOnly,
+		Bystanders: *bystanders, ConvergeOnly: *convergeOnly, HeapProfile: *heapProfile,
 	})
 	if rep != nil {
 		// Also after an error: the phases measured before it are worth reading.

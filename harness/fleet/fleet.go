@@ -51,6 +51,9 @@ type Config struct {
 	// ConvergeOnly stops after the steady state (no wave, no latency phases) and measures the
 	// floor with 16 writers only: what a run at 10,000 deployments can afford.
 	ConvergeOnly bool
+	// HeapProfile, when set, is where the heap profile is written at steady state (read it
+	// with go tool pprof; -focus=operator/ shows the operator's part).
+	HeapProfile string
 	// Timeout bounds each phase.
 	Timeout time.Duration
 	// Log receives progress lines (nil: none).

@@ -1,8 +1,11 @@
 package fleet
 
 import (
+	"fmt"
 	"math"
+	"os"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 )
 
@@ -69,4 +72,20 @@ func scaled(count, size, rate float64) float64 {
 	}
 	avg := size / count
 	return size / (1 - math.Exp(-avg/rate))
+}
+
+// writeHeapProfile writes the heap profile to path (nothing when path is empty).
+func writeHeapProfile(path string) error {
+	if path == "" {
+		return nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("heap profile: %w", err)
+	}
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("heap profile: %w", err)
+	}
+	return f.Close()
 }

@@ -36,6 +36,9 @@ func (f *fleet) phases(ctx context.Context) error {
 	f.rep.SteadyWindow = f.cfg.Steady
 	f.rep.HeapMB, f.rep.RSSMB = memory()
 	f.rep.OperatorHeapMB = operatorHeapMB()
+	if err := writeHeapProfile(f.cfg.HeapProfile); err != nil {
+		return err
+	}
 	if f.cfg.ConvergeOnly {
 		return nil
 	}

@@ -33,9 +33,16 @@ type launch struct {
 	failure *image.Failure
 }
 
+// cachedLaunch is a Deployment's last container start and the digest of what it depended on.
+type cachedLaunch struct {
+	digest string
+	launch
+}
+
 // start applies the Flink image contract to a Deployment's pod: the rendered ConfigMap is its
-// conf directory, the main container's arguments go to the image's entrypoint. Results are
-// cached by what they depend on.
+// conf directory, the main container's arguments go to the image's entrypoint. Each
+// Deployment's result is kept until what it depends on changes (parsing a configuration on
+// every sync of a fleet of thousands costs more than the operator).
 func (s *Sim) start(ctx context.Context, dep *appsv1.Deployment) (launch, error) {
 	var cm corev1.ConfigMap
 	key := client.ObjectKey{Namespace: dep.Namespace, Name: act.ConfigMapName(dep.Labels[act.LabelApp])}
@@ -43,23 +50,23 @@ func (s *Sim) start(ctx context.Context, dep *appsv1.Deployment) (launch, error)
 		return launch{}, fmt.Errorf("flink config of %s: %w", dep.Name, err)
 	}
 	main := mainContainer(dep)
-	data, _ := json.Marshal([]any{main.Image, main.Args, cm.Data})
+	// The ConfigMap's resourceVersion changes with its data (hashing the data of every
+	// ConfigMap on every sync would cost as much as the parse it saves).
+	data, _ := json.Marshal([]any{main.Image, main.Args, cm.UID, cm.ResourceVersion})
 	sum := sha256.Sum256(data)
-	cacheKey := hex.EncodeToString(sum[:12])
+	digest := hex.EncodeToString(sum[:12])
+	depKey := dep.Namespace + "/" + dep.Name
 	s.mu.Lock()
-	cached, ok := s.launches[cacheKey]
+	cached, ok := s.launches[depKey]
 	s.mu.Unlock()
-	if ok {
-		return cached, nil
+	if ok && cached.digest == digest {
+		return cached.launch, nil
 	}
 	pod := image.Pod{Version: podVersion(main.Image, cm.Data), Args: main.Args, ConfFiles: maps.Clone(cm.Data), Jars: s.Jars}
 	proc, failure := image.Start(pod)
 	l := launch{proc: proc, failure: failure}
 	s.mu.Lock()
-	if len(s.launches) > 4096 {
-		clear(s.launches)
-	}
-	s.launches[cacheKey] = l
+	s.launches[depKey] = cachedLaunch{digest: digest, launch: l}
 	s.mu.Unlock()
 	return l, nil
 }

@@ -64,7 +64,7 @@ type Sim struct {
 	faults   map[string]podFault
 	delays   map[string]time.Duration // extra delay of the next start, by JobManager Deployment
 	confs    map[string]parsedConf    // parsed Flink configurations, by ConfigMap
-	launches map[string]launch        // container starts, by what they depend on
+	launches map[string]cachedLaunch  // each Deployment's last container start
 	// Jars are the jar files the simulated Flink image holds (DefaultJars).
 	Jars map[string]image.Jar
 	// failures are the container failures of pods that do not start, by Deployment.
@@ -95,7 +95,7 @@ func New(c client.Client, clk clock.PassiveClock, r *rand.Rand) *Sim {
 	return &Sim{
 		client: c, clock: clk, rand: r, Store: fakeflink.NewStore(), clusters: map[string]*node{},
 		faults: map[string]podFault{}, delays: map[string]time.Duration{}, confs: map[string]parsedConf{}, pods: map[string]bool{},
-		launches: map[string]launch{}, Jars: DefaultJars(), failures: map[string]*image.Failure{},
+		launches: map[string]cachedLaunch{}, Jars: DefaultJars(), failures: map[string]*image.Failure{},
 	}
 }
 
@@ -203,12 +203,13 @@ func (s *Sim) Sync(ctx context.Context) error {
 		return err
 	}
 	var jms, tms []*appsv1.Deployment
-	seen := map[string]bool{}
+	seen, live := map[string]bool{}, map[string]bool{}
 	for i := range deps.Items {
 		dep := &deps.Items[i]
 		if dep.DeletionTimestamp != nil {
 			continue
 		}
+		live[dep.Namespace+"/"+dep.Name] = true
 		switch dep.Labels[act.LabelComponent] {
 		case act.ComponentJobManager:
 			seen[dep.Namespace+"/"+dep.Name] = true
@@ -221,6 +222,9 @@ func (s *Sim) Sync(ctx context.Context) error {
 	errs := s.each(ctx, jms, s.syncJobManager)
 	errs = append(errs, s.each(ctx, tms, s.syncTaskManager)...)
 	s.stopGone(seen)
+	s.mu.Lock()
+	maps.DeleteFunc(s.launches, func(k string, _ cachedLaunch) bool { return !live[k] })
+	s.mu.Unlock()
 	errs = append(errs, s.collectPods(ctx, deps.Items))
 	return errors.Join(errs...)
 }

@@ -7,7 +7,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -40,6 +39,9 @@ type Executor struct {
 	// labelled objects, so a create that finds its name taken reads the object here to tell
 	// the resource's own object (its labels removed) from another's.
 	Reader client.Reader
+	// Lister lists Pods and ConfigMaps by app label (through the cache's index when it
+	// has one).
+	Lister AppLister
 }
 
 // Execute performs one action. An error means it did not (fully) happen; retrying is safe.
@@ -116,8 +118,10 @@ func (e *Executor) deleteIngress(ctx context.Context, d *flinkv1beta1.FlinkDeplo
 
 // apply creates obj or updates the existing object to it (labels, annotations, owner,
 // content). An existing object controlled by anything but obj's controller is refused
-// (ErrNotOwned), never adopted.
+// (ErrNotOwned), never adopted. A Deployment or ConfigMap is stamped with its content hash
+// (see AnnotationContentHash).
 func (e *Executor) apply(ctx context.Context, obj client.Object) error {
+	stampContentHash(obj)
 	existing := obj.DeepCopyObject().(client.Object)
 	err := e.Client.Get(ctx, client.ObjectKeyFromObject(obj), existing)
 	if apierrors.IsNotFound(err) {
@@ -136,10 +140,10 @@ func (e *Executor) apply(ctx context.Context, obj client.Object) error {
 	}
 	want := existing.DeepCopyObject().(client.Object)
 	want.SetLabels(obj.GetLabels())
-	want.SetAnnotations(obj.GetAnnotations())
+	want.SetAnnotations(mergeAnnotations(existing.GetAnnotations(), obj.GetAnnotations()))
 	want.SetOwnerReferences(obj.GetOwnerReferences())
 	copyContent(want, obj)
-	if equality.Semantic.DeepEqual(existing, want) {
+	if unchanged(existing, want) {
 		return nil
 	}
 	return wrap("update "+describe(obj), e.Client.Update(ctx, want))

@@ -63,7 +63,7 @@ func (e *Executor) precheck(ctx context.Context, d *flinkv1beta1.FlinkDeployment
 		return err
 	}
 	var cms corev1.ConfigMapList
-	if err := e.Client.List(ctx, &cms, client.InNamespace(d.Namespace), e.HASelector(d)); err != nil {
+	if err := e.Lister.List(ctx, e.Client, &cms, d.Namespace, e.HASelector(d)); err != nil {
 		return wrap("list HA ConfigMaps", err)
 	}
 	if len(cms.Items) > 0 {
@@ -87,6 +87,6 @@ func (e *Executor) deleteHA(ctx context.Context, d *flinkv1beta1.FlinkDeployment
 // goes last).
 func (e *Executor) podsLeft(ctx context.Context, d *flinkv1beta1.FlinkDeployment) (bool, error) {
 	var pods corev1.PodList
-	err := e.Client.List(ctx, &pods, client.InNamespace(d.Namespace), client.MatchingLabels{LabelApp: d.Name, LabelManagedBy: ManagedBy})
+	err := e.Lister.List(ctx, e.Client, &pods, d.Namespace, client.MatchingLabels{LabelApp: d.Name, LabelManagedBy: ManagedBy})
 	return len(pods.Items) > 0, wrap("list pods", err)
 }

@@ -26,8 +26,11 @@ func (e *Executor) scale(ctx context.Context, d *flinkv1beta1.FlinkDeployment, a
 		return wrap("get TaskManager deployment", err)
 	}
 	if tm.Spec.Replicas == nil || *tm.Spec.Replicas != want {
+		// A patch of the replicas alone: the cached Deployment has no pod template (see
+		// StripContent), so an update of it would send an empty one.
+		patch := client.MergeFrom(tm.DeepCopy())
 		tm.Spec.Replicas = &want
-		if err := e.Client.Update(ctx, &tm); err != nil {
+		if err := e.Client.Patch(ctx, &tm, patch); err != nil {
 			return wrap("scale TaskManager deployment", err)
 		}
 	}

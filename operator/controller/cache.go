@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flinkop/flinkop/operator/act"
+	"github.com/flinkop/flinkop/operator/observe"
 )
 
 // CacheOptions are the manager's cache options: the watched namespaces (none: all), and for
@@ -19,15 +20,30 @@ import (
 // when labelled type=flink-native-kubernetes: its flink-config ConfigMaps and Flink's HA
 // ConfigMaps. An object outside the cache is invisible to the operator: a create that
 // collides with one is resolved by an uncached read (see act.Executor.Reader).
+//
+// The cache keeps of each object only what the operator reads (its memory per deployment is
+// what a fleet of 10,000 costs): no managedFields; of a Pod its metadata and container
+// statuses (the operator never writes pods); of an HA ConfigMap its metadata (the operator
+// only tells whether HA metadata exists, and deletes it by label); of its own Deployments and
+// flink-config ConfigMaps all but their content, which it compares by hash
+// (act.StripContent).
 func CacheOptions(namespaces []string) cache.Options {
 	owned := cache.ByObject{Label: labels.SelectorFromSet(labels.Set{act.LabelManagedBy: act.ManagedBy})}
-	opts := cache.Options{ByObject: map[client.Object]cache.ByObject{
-		&appsv1.Deployment{}:    owned,
-		&corev1.Service{}:       owned,
-		&corev1.Pod{}:           owned,
-		&networkingv1.Ingress{}: owned,
-		&corev1.ConfigMap{}:     {Label: labels.SelectorFromSet(labels.Set{act.LabelType: act.TypeNative})},
-	}}
+	pods, deployments := owned, owned
+	pods.Transform, deployments.Transform = slimPod, act.StripContent
+	opts := cache.Options{
+		DefaultTransform: cache.TransformStripManagedFields(),
+		ByObject: map[client.Object]cache.ByObject{
+			&appsv1.Deployment{}:    deployments,
+			&corev1.Service{}:       owned,
+			&corev1.Pod{}:           pods,
+			&networkingv1.Ingress{}: owned,
+			&corev1.ConfigMap{}: {
+				Label:     labels.SelectorFromSet(labels.Set{act.LabelType: act.TypeNative}),
+				Transform: slimHAConfigMap,
+			},
+		},
+	}
 	if len(namespaces) > 0 {
 		opts.DefaultNamespaces = map[string]cache.Config{}
 		for _, ns := range namespaces {
@@ -35,4 +51,47 @@ func CacheOptions(namespaces []string) cache.Options {
 		}
 	}
 	return opts
+}
+
+// slimPod keeps of a pod what the operator reads: its metadata (managedFields dropped) and
+// the statuses of its containers.
+func slimPod(obj any) (any, error) {
+	p, ok := obj.(*corev1.Pod)
+	if !ok {
+		return obj, nil
+	}
+	p.ManagedFields = nil
+	p.Spec = corev1.PodSpec{}
+	p.Status = corev1.PodStatus{
+		Phase: p.Status.Phase, InitContainerStatuses: p.Status.InitContainerStatuses, ContainerStatuses: p.Status.ContainerStatuses,
+	}
+	return p, nil
+}
+
+// slimHAConfigMap drops the data of Flink's HA ConfigMaps (leader addresses and checkpoint
+// pointers, which Flink rewrites often and the operator never reads), and what
+// act.StripContent drops.
+func slimHAConfigMap(obj any) (any, error) {
+	cm, ok := obj.(*corev1.ConfigMap)
+	if !ok {
+		return obj, nil
+	}
+	if cm.Labels[observe.LabelHAConfigMapType] == observe.HAConfigMapType {
+		cm.Data, cm.BinaryData = nil, nil
+	}
+	return act.StripContent(cm)
+}
+
+// SlimForCache cuts obj down to what the manager's cache keeps of it (the transforms of
+// CacheOptions). The harness serves the operator's reads through it, so every scenario runs
+// the operator on what its cache would hold.
+func SlimForCache(obj client.Object) {
+	switch obj.(type) {
+	case *corev1.Pod:
+		_, _ = slimPod(obj)
+	case *corev1.ConfigMap:
+		_, _ = slimHAConfigMap(obj)
+	default:
+		_, _ = act.StripContent(obj) // a Deployment's content; every kind's managedFields
+	}
 }

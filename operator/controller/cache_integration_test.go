@@ -84,6 +84,13 @@ func TestManagerCachesOnlyItsObjects(t *testing.T) {
 		if p.Labels[act.LabelManagedBy] != act.ManagedBy {
 			t.Errorf("Pod %s (labels %v) is in the operator's cache", p.Name, p.Labels)
 		}
+		if len(p.Spec.Containers) > 0 || len(p.ManagedFields) > 0 {
+			t.Errorf("Pod %s is cached whole (%d containers, %d managedFields entries), want metadata and statuses", p.Name, len(p.Spec.Containers), len(p.ManagedFields))
+		}
+	}
+	var jm corev1.PodList
+	if err := mgr.GetCache().List(ctx, &jm, client.InNamespace(ns), client.MatchingFields{act.IndexApp: "basic"}); err != nil || len(jm.Items) == 0 {
+		t.Errorf("the cache's %s index lists %d pods of basic (%v)", act.IndexApp, len(jm.Items), err)
 	}
 	if len(cms.Items) == 0 || len(pods.Items) == 0 {
 		t.Errorf("cache holds %d ConfigMaps and %d Pods: the operator's own are missing", len(cms.Items), len(pods.Items))

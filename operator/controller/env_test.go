@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/flinkop/flinkop/fakeflink"
+	"github.com/flinkop/flinkop/harness"
 	"github.com/flinkop/flinkop/harness/envtest"
 	"github.com/flinkop/flinkop/harness/podsim"
 	"github.com/flinkop/flinkop/operator/act"
@@ -56,7 +57,8 @@ func newEnv(t *testing.T) *env {
 	opts.ReconcileInterval = 30 * time.Second
 	rec := record.NewFakeRecorder(1000)
 	opts.FlinkClientTimeout = time.Second
-	r := controller.Setup{Options: opts, Transport: sim, Clock: clk}.Reconciler(c, rec)
+	// The reconciler reads what its cache would hold; the simulator and the test read whole.
+	r := controller.Setup{Options: opts, Transport: sim, Clock: clk}.Reconciler(harness.CacheView(c), rec)
 	return &env{t: t, ctx: context.Background(), clock: clk, client: c, sim: sim, rec: rec, r: r}
 }
 

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/config"
 	"github.com/flinkop/flinkop/operator/cron"
@@ -65,6 +66,9 @@ type FlinkDeploymentReconciler struct {
 
 	probes probes
 	loops  loopGuard
+	// indexApp: SetupWithManager registers act.IndexApp, which the Observer and Executor
+	// list through.
+	indexApp bool
 }
 
 // Reconcile implements reconcile.Reconciler.
@@ -150,6 +154,11 @@ func (r *FlinkDeploymentReconciler) patchStatus(ctx context.Context, d *flinkv1b
 
 // SetupWithManager registers the reconciler, watching the objects it owns.
 func (r *FlinkDeploymentReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.indexApp {
+		if err := act.IndexByApp(context.Background(), mgr.GetFieldIndexer()); err != nil {
+			return err
+		}
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&flinkv1beta1.FlinkDeployment{}).
 		Owns(&appsv1.Deployment{}).
@@ -161,7 +170,7 @@ func (r *FlinkDeploymentReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// A run that ends, or is gone, moves its cron template on.
 		Watches(&flinkv1beta1.FlinkDeployment{}, handler.EnqueueRequestsFromMapFunc(templateOf)).
 		Named("flinkdeployment").
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers(r.Workers)}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers(r.Workers), RateLimiter: retryLimiter()}).
 		Complete(r)
 }
 

@@ -128,7 +128,7 @@ func (r *FlinkSessionJobReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&flinkv1beta1.FlinkSessionJob{}).
 		Watches(&flinkv1beta1.FlinkDeployment{}, handler.EnqueueRequestsFromMapFunc(r.sessionJobsOf)).
 		Named("flinksessionjob").
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers(r.Workers)}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers(r.Workers), RateLimiter: retryLimiter()}).
 		Complete(r)
 }
 

@@ -7,9 +7,11 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
@@ -61,6 +63,10 @@ type Setup struct {
 	// SecretReader reads those Secrets (default: the reconciler's client; the manager's
 	// uncached API reader in the operator).
 	SecretReader client.Reader
+
+	// indexed: the reconciler's client is a manager's cache, which SetupWithManager gives
+	// act.IndexApp.
+	indexed bool
 }
 
 // NewFlinkDeploymentReconciler builds the reconciler for a manager (its client and events).
@@ -68,6 +74,7 @@ func (s Setup) NewFlinkDeploymentReconciler(mgr ctrl.Manager) *FlinkDeploymentRe
 	if s.APIReader == nil {
 		s.APIReader = mgr.GetAPIReader()
 	}
+	s.indexed = true
 	return s.Reconciler(mgr.GetClient(), eventsAPI{mgr.GetEventRecorder("flinkop")})
 }
 
@@ -85,13 +92,14 @@ func (s Setup) Reconciler(c client.Client, rec EventRecorder) *FlinkDeploymentRe
 		Metrics:  s.Metrics,
 		Workers:  s.Parallelism,
 		Observer: &observe.Observer{
-			Client: c, RESTBudget: s.restBudget(),
+			Client: c, RESTBudget: s.restBudget(), Lister: act.AppLister{Indexed: s.indexed},
 			Flink: func(d *flinkv1beta1.FlinkDeployment) observe.FlinkAPI { return clients(d) },
 		},
 		Executor: &act.Executor{
-			Client: c, HASelector: observe.HASelector, Reader: s.APIReader,
+			Client: c, HASelector: observe.HASelector, Reader: s.APIReader, Lister: act.AppLister{Indexed: s.indexed},
 			Flink: func(d *flinkv1beta1.FlinkDeployment) act.FlinkAPI { return clients(d) },
 		},
+		indexApp: s.indexed,
 	}
 }
 
@@ -106,6 +114,22 @@ func (s Setup) withDefaults() Setup {
 		s.Jars = &flink.JarFetcher{}
 	}
 	return s
+}
+
+// Retry back-off of a reconcile that returned an error: RetryBaseDelay after the first
+// failure, doubling with each failure in a row, at most RetryMaxDelay. controller-runtime's
+// default waits up to 1000 s and shares one bucket of 10 retries a second among all
+// resources: when the API server timed out a few thousand creates of a 10,000-deployment
+// fleet, those deployments waited 15 minutes and more for their next try. The client's own
+// QPS limit and the API server's priority and fairness bound the load instead.
+const (
+	RetryBaseDelay = 5 * time.Millisecond
+	RetryMaxDelay  = time.Minute
+)
+
+// retryLimiter is the controllers' per-resource retry back-off.
+func retryLimiter() workqueue.TypedRateLimiter[reconcile.Request] {
+	return workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](RetryBaseDelay, RetryMaxDelay)
 }
 
 // workers is the reconcile worker count for n (0: the default parallelism).

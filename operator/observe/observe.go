@@ -51,6 +51,9 @@ type Observer struct {
 	// own timeout), so a JobManager that answers slowly costs its resource one budget per
 	// reconcile, not one timeout per call.
 	RESTBudget time.Duration
+	// Lister lists Pods and ConfigMaps by app label (through the cache's index when it
+	// has one).
+	Lister act.AppLister
 }
 
 // Observe reads the cluster of d. Kubernetes read errors are returned (the reconcile is
@@ -124,7 +127,7 @@ func (o *Observer) deployment(ctx context.Context, d *flinkv1beta1.FlinkDeployme
 // pulled or its container created).
 func (o *Observer) jobManagerPods(ctx context.Context, d *flinkv1beta1.FlinkDeployment) (*decide.PodError, bool, error) {
 	var pods corev1.PodList
-	if err := o.Client.List(ctx, &pods, client.InNamespace(d.Namespace), client.MatchingLabels(act.Selector(d.Name, act.ComponentJobManager))); err != nil {
+	if err := o.Lister.List(ctx, o.Client, &pods, d.Namespace, client.MatchingLabels(act.Selector(d.Name, act.ComponentJobManager))); err != nil {
 		return nil, false, fmt.Errorf("list JobManager pods: %w", err)
 	}
 	var problem *decide.PodError
@@ -177,7 +180,7 @@ func (o *Observer) haMetadata(ctx context.Context, d *flinkv1beta1.FlinkDeployme
 		return false, err
 	}
 	var cms corev1.ConfigMapList
-	if err := o.Client.List(ctx, &cms, client.InNamespace(d.Namespace), HASelector(d)); err != nil {
+	if err := o.Lister.List(ctx, o.Client, &cms, d.Namespace, HASelector(d)); err != nil {
 		return false, fmt.Errorf("list HA ConfigMaps: %w", err)
 	}
 	for i := range cms.Items {
@@ -248,7 +251,7 @@ func (o *Observer) leftovers(ctx context.Context, d *flinkv1beta1.FlinkDeploymen
 		}
 	}
 	var cms corev1.ConfigMapList
-	if err := o.Client.List(ctx, &cms, client.InNamespace(d.Namespace), sel); err != nil {
+	if err := o.Lister.List(ctx, o.Client, &cms, d.Namespace, sel); err != nil {
 		return nil, err
 	}
 	for _, c := range cms.Items {
@@ -259,7 +262,7 @@ func (o *Observer) leftovers(ctx context.Context, d *flinkv1beta1.FlinkDeploymen
 	// A JobManager pod that is still shutting down may write HA metadata after it was deleted:
 	// deletion waits for the pods, so that its last pass removes what they wrote.
 	var pods corev1.PodList
-	if err := o.Client.List(ctx, &pods, client.InNamespace(d.Namespace), sel); err != nil {
+	if err := o.Lister.List(ctx, o.Client, &pods, d.Namespace, sel); err != nil {
 		return nil, err
 	}
 	for _, p := range pods.Items {

@@ -1,0 +1,63 @@
+package harness
+
+import (
+	"context"
+
+	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	"github.com/flinkop/flinkop/operator/controller"
+)
+
+// CacheView wraps a fake client for the operator: reads return what the manager's cache
+// keeps of each object (controller.SlimForCache), and creates and updates are refused where
+// the API server's validation would refuse them and the fake client does not (see
+// validated). Tests that give the reconciler this view run it on what it sees in production.
+func CacheView(c client.WithWatch) client.Client {
+	return interceptor.NewClient(c, interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			err := c.Get(ctx, key, obj, opts...)
+			controller.SlimForCache(obj)
+			return err
+		},
+		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+			if err := c.List(ctx, list, opts...); err != nil {
+				return err
+			}
+			return slimList(list)
+		},
+		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			return validated(obj, func() error { return c.Create(ctx, obj, opts...) })
+		},
+		Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+			return validated(obj, func() error { return c.Update(ctx, obj, opts...) })
+		},
+	})
+}
+
+// slimList applies controller.SlimForCache to every item of list.
+func slimList(list client.ObjectList) error {
+	return meta.EachListItem(list, func(o runtime.Object) error {
+		if obj, ok := o.(client.Object); ok {
+			controller.SlimForCache(obj)
+		}
+		return nil
+	})
+}
+
+// validated runs a create or update unless the API server's validation would refuse obj
+// where the fake client does not: a Deployment without a container (an update built from a
+// cached Deployment, whose pod template the cache dropped, would send one).
+func validated(obj client.Object, do func() error) error {
+	if d, ok := obj.(*appsv1.Deployment); ok && len(d.Spec.Template.Spec.Containers) == 0 {
+		return apierrors.NewInvalid(schema.GroupKind{Group: "apps", Kind: "Deployment"}, d.Name,
+			field.ErrorList{field.Required(field.NewPath("spec", "template", "spec", "containers"), "")})
+	}
+	return do()
+}

@@ -1,0 +1,109 @@
+package controller
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flinkop/flinkop/operator/act"
+	"github.com/flinkop/flinkop/operator/observe"
+)
+
+// TestCacheTransforms: the cache keeps of a pod its metadata and container statuses, of an
+// HA ConfigMap its metadata, of the operator's flink-config ConfigMap everything but its
+// managedFields.
+func TestCacheTransforms(t *testing.T) {
+	managed := []metav1.ManagedFieldsEntry{{Manager: "kubelet", Operation: metav1.ManagedFieldsOperationUpdate}}
+	meta := func(labels map[string]string) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Name: "x", Namespace: "ns", Labels: labels, ManagedFields: managed}
+	}
+	slim := func(m metav1.ObjectMeta) metav1.ObjectMeta { m.ManagedFields = nil; return m }
+	running := []corev1.ContainerStatus{{Name: act.MainContainer, Ready: true, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}
+	podMeta := meta(map[string]string{act.LabelApp: "a"})
+	haMeta := meta(map[string]string{act.LabelApp: "a", observe.LabelHAConfigMapType: observe.HAConfigMapType})
+	confMeta := meta(map[string]string{act.LabelApp: "a", act.LabelType: act.TypeNative})
+	for name, tc := range map[string]struct {
+		transform func(any) (any, error)
+		in, want  any
+	}{
+		"pod": {
+			transform: slimPod,
+			in: &corev1.Pod{
+				ObjectMeta: podMeta,
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: act.MainContainer, Image: "flink:1.20"}}},
+				Status:     corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.0.0.1", ContainerStatuses: running},
+			},
+			want: &corev1.Pod{ObjectMeta: slim(podMeta), Status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: running}},
+		},
+		"HA ConfigMap": {
+			transform: slimHAConfigMap,
+			in:        &corev1.ConfigMap{ObjectMeta: haMeta, Data: map[string]string{"counter": "3"}},
+			want:      &corev1.ConfigMap{ObjectMeta: slim(haMeta)},
+		},
+		"flink-config ConfigMap": {
+			transform: slimHAConfigMap,
+			in:        &corev1.ConfigMap{ObjectMeta: confMeta, Data: map[string]string{"config.yaml": "a: b"}},
+			want:      &corev1.ConfigMap{ObjectMeta: slim(confMeta), Data: map[string]string{"config.yaml": "a: b"}},
+		},
+		"another type passes": {transform: slimPod, in: "tombstone", want: "tombstone"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got, err := tc.transform(tc.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("cached (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestCacheOptionsWireTheTransforms: each kind's transform in CacheOptions is the one meant
+// for it, and the default drops managedFields.
+func TestCacheOptionsWireTheTransforms(t *testing.T) {
+	opts := CacheOptions(nil)
+	hashed := map[string]string{act.AnnotationContentHash: "h"}
+	managed := []metav1.ManagedFieldsEntry{{Manager: "x"}}
+	for name, tc := range map[string]struct {
+		obj     client.Object
+		emptied func(client.Object) bool
+	}{
+		"Deployment template": {
+			obj: &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Annotations: hashed}, Spec: appsv1.DeploymentSpec{Template: corev1.PodTemplateSpec{
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: act.MainContainer}}},
+			}}},
+			emptied: func(o client.Object) bool { return len(o.(*appsv1.Deployment).Spec.Template.Spec.Containers) == 0 },
+		},
+		"flink-config data": {
+			obj:     &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Annotations: hashed}, Data: map[string]string{"config.yaml": "a: b"}},
+			emptied: func(o client.Object) bool { return o.(*corev1.ConfigMap).Data == nil },
+		},
+		"pod spec": {
+			obj:     &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: act.MainContainer}}}},
+			emptied: func(o client.Object) bool { return len(o.(*corev1.Pod).Spec.Containers) == 0 },
+		},
+		"Service managedFields (default)": {
+			obj:     &corev1.Service{ObjectMeta: metav1.ObjectMeta{ManagedFields: managed}},
+			emptied: func(o client.Object) bool { return o.GetManagedFields() == nil },
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			transform := opts.DefaultTransform
+			for k, by := range opts.ByObject {
+				if reflect.TypeOf(k) == reflect.TypeOf(tc.obj) && by.Transform != nil {
+					transform = by.Transform
+				}
+			}
+			out, err := transform(tc.obj)
+			if err != nil || !tc.emptied(out.(client.Object)) {
+				t.Errorf("cached %T kept what it should drop (%v): %+v", tc.obj, err, out)
+			}
+		})
+	}
+}
