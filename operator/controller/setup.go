@@ -92,7 +92,7 @@ func (s Setup) Reconciler(c client.Client, rec EventRecorder) *FlinkDeploymentRe
 		Metrics:  s.Metrics,
 		Workers:  s.Parallelism,
 		Observer: &observe.Observer{
-			Client: c, RESTBudget: s.restBudget(), Lister: act.AppLister{Indexed: s.indexed},
+			Client: c, RESTBudget: s.restBudget(), Lister: act.AppLister{Indexed: s.indexed}, Reader: s.APIReader,
 			Flink: func(d *flinkv1beta1.FlinkDeployment) observe.FlinkAPI { return clients(d) },
 		},
 		Executor: &act.Executor{

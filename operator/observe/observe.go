@@ -54,6 +54,11 @@ type Observer struct {
 	// Lister lists Pods and ConfigMaps by app label (through the cache's index when it
 	// has one).
 	Lister act.AppLister
+	// Reader reads past the cache (nil: never). A Deployment the cache does not hold while
+	// the status says it was deployed is read there before it counts as missing: the cache
+	// may see the status write before the create (the informers do not keep order), and a
+	// missing JobManager Deployment is a recovery, or an error.
+	Reader client.Reader
 }
 
 // Observe reads the cluster of d. Kubernetes read errors are returned (the reconcile is
@@ -94,7 +99,12 @@ func (o *Observer) Observe(ctx context.Context, d *flinkv1beta1.FlinkDeployment)
 // counts as absent, and deploying over it fails with act.ErrNotOwned.
 func (o *Observer) deployment(ctx context.Context, d *flinkv1beta1.FlinkDeployment, name string) (*decide.DeploymentState, error) {
 	var dep appsv1.Deployment
-	if err := o.Client.Get(ctx, client.ObjectKey{Namespace: d.Namespace, Name: name}, &dep); err != nil {
+	key := client.ObjectKey{Namespace: d.Namespace, Name: name}
+	err := o.Client.Get(ctx, key, &dep)
+	if apierrors.IsNotFound(err) && o.Reader != nil && expectsCluster(d) {
+		err = o.Reader.Get(ctx, key, &dep)
+	}
+	if err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, nil
 		}
@@ -424,4 +434,11 @@ func withBudget(ctx context.Context, budget time.Duration) (context.Context, con
 		return context.WithCancel(ctx)
 	}
 	return context.WithTimeout(ctx, budget)
+}
+
+// expectsCluster reports whether d's status says its Deployments were created: a JobManager
+// Deployment status other than none or MISSING.
+func expectsCluster(d *flinkv1beta1.FlinkDeployment) bool {
+	s := d.Status.JobManagerDeploymentStatus
+	return s != "" && s != flinkv1beta1.JobManagerMissing
 }
