@@ -80,7 +80,21 @@ func TestManagerCachesOnlyItsObjects(t *testing.T) {
 			t.Errorf("ConfigMap %s (labels %v) is in the operator's cache", cm.Name, cm.Labels)
 		}
 	}
-	for _, p := range pods.Items {
+	checkCachedPods(ctx, t, mgr.GetCache(), pods.Items)
+	if len(cms.Items) == 0 || len(pods.Items) == 0 {
+		t.Errorf("cache holds %d ConfigMaps and %d Pods: the operator's own are missing", len(cms.Items), len(pods.Items))
+	}
+	var got appsv1.Deployment
+	if err := c.Get(ctx, client.ObjectKeyFromObject(foreign), &got); err != nil || len(got.OwnerReferences) != 0 || got.Labels["team"] != "other" {
+		t.Errorf("the foreign Deployment was changed or deleted: %v, owners %v, labels %v", err, got.OwnerReferences, got.Labels)
+	}
+}
+
+// checkCachedPods: the cached pods are the operator's, slimmed to metadata and statuses, and
+// the app index finds the pods of the "basic" deployment.
+func checkCachedPods(ctx context.Context, t *testing.T, c client.Reader, pods []corev1.Pod) {
+	t.Helper()
+	for _, p := range pods {
 		if p.Labels[act.LabelManagedBy] != act.ManagedBy {
 			t.Errorf("Pod %s (labels %v) is in the operator's cache", p.Name, p.Labels)
 		}
@@ -89,14 +103,7 @@ func TestManagerCachesOnlyItsObjects(t *testing.T) {
 		}
 	}
 	var jm corev1.PodList
-	if err := mgr.GetCache().List(ctx, &jm, client.InNamespace(ns), client.MatchingFields{act.IndexApp: "basic"}); err != nil || len(jm.Items) == 0 {
+	if err := c.List(ctx, &jm, client.InNamespace(ns), client.MatchingFields{act.IndexApp: "basic"}); err != nil || len(jm.Items) == 0 {
 		t.Errorf("the cache's %s index lists %d pods of basic (%v)", act.IndexApp, len(jm.Items), err)
-	}
-	if len(cms.Items) == 0 || len(pods.Items) == 0 {
-		t.Errorf("cache holds %d ConfigMaps and %d Pods: the operator's own are missing", len(cms.Items), len(pods.Items))
-	}
-	var got appsv1.Deployment
-	if err := c.Get(ctx, client.ObjectKeyFromObject(foreign), &got); err != nil || len(got.OwnerReferences) != 0 || got.Labels["team"] != "other" {
-		t.Errorf("the foreign Deployment was changed or deleted: %v, owners %v, labels %v", err, got.OwnerReferences, got.Labels)
 	}
 }
