@@ -12,8 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
-
-	"github.com/flinkop/flinkop/operator/controller"
 )
 
 // errOperatorCrashed stops a reconcile right after an API write: the operator process dies
@@ -22,8 +20,8 @@ var errOperatorCrashed = errors.New("operator crashed (simulated) right after an
 
 // apiFaults sits between the operator and the API and injects the API-level faults: a crash
 // right after the k-th write, writes refused with 409 Conflict or 500, and reads served from a
-// lagging snapshot (an informer cache that has not caught up). Every read returns what the
-// operator's cache would keep of the object (controller.SlimForCache).
+// lagging snapshot (an informer cache that has not caught up). The world wraps a CacheView
+// in it: every read returns what the operator's cache would keep of the object.
 type apiFaults struct {
 	now func() time.Time
 
@@ -67,16 +65,13 @@ func (f *apiFaults) wrap(c client.WithWatch) client.Client {
 			if err := f.unavailable(); err != nil {
 				return err
 			}
-			if err := c.List(ctx, list, opts...); err != nil {
-				return err
-			}
-			return slimList(list)
+			return c.List(ctx, list, opts...)
 		},
 		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
-			return f.write(obj, func() error { return validated(obj, func() error { return c.Create(ctx, obj, opts...) }) })
+			return f.write(obj, func() error { return c.Create(ctx, obj, opts...) })
 		},
 		Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
-			return f.write(obj, func() error { return validated(obj, func() error { return c.Update(ctx, obj, opts...) }) })
+			return f.write(obj, func() error { return c.Update(ctx, obj, opts...) })
 		},
 		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, p client.Patch, opts ...client.PatchOption) error {
 			return f.write(obj, func() error { return c.Patch(ctx, obj, p, opts...) })
@@ -143,9 +138,7 @@ func (f *apiFaults) get(ctx context.Context, c client.WithWatch, key client.Obje
 	}
 	if !f.now().Before(f.staleUntil) {
 		f.stale = nil
-		err := c.Get(ctx, key, obj, opts...)
-		controller.SlimForCache(obj)
-		return err
+		return c.Get(ctx, key, obj, opts...)
 	}
 	id := fmt.Sprintf("%T/%s", obj, key)
 	if snap, ok := f.stale[id]; ok {
@@ -155,7 +148,6 @@ func (f *apiFaults) get(ctx context.Context, c client.WithWatch, key client.Obje
 	if err := c.Get(ctx, key, obj, opts...); err != nil {
 		return err
 	}
-	controller.SlimForCache(obj)
 	if f.stale == nil {
 		f.stale = map[string]client.Object{}
 	}

@@ -19,7 +19,7 @@ import (
 // keeps of each object (controller.SlimForCache), and creates and updates are refused where
 // the API server's validation would refuse them and the fake client does not (see
 // validated). Tests that give the reconciler this view run it on what it sees in production.
-func CacheView(c client.WithWatch) client.Client {
+func CacheView(c client.WithWatch) client.WithWatch {
 	return interceptor.NewClient(c, interceptor.Funcs{
 		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 			err := c.Get(ctx, key, obj, opts...)

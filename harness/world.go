@@ -102,7 +102,7 @@ func NewWorldOn(b Backend, seed int64) *World {
 	w.api.conflict = func(obj client.Object, err error) {
 		w.Trace.add(w.Clock.Now(), "error", obj.GetName(), "write conflict, retried: "+err.Error())
 	}
-	w.opClient = w.api.wrap(c)
+	w.opClient = w.api.wrap(CacheView(c))
 	w.RestartOperator()
 	return w
 }

@@ -1,6 +1,8 @@
 package controller
 
 import (
+	"reflect"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -82,16 +84,18 @@ func slimHAConfigMap(obj any) (any, error) {
 	return act.StripContent(cm)
 }
 
-// SlimForCache cuts obj down to what the manager's cache keeps of it (the transforms of
-// CacheOptions). The harness serves the operator's reads through it, so every scenario runs
-// the operator on what its cache would hold.
+// cacheTransforms are the transforms of CacheOptions, which SlimForCache applies.
+var cacheTransforms = CacheOptions(nil)
+
+// SlimForCache cuts obj down to what the manager's cache keeps of it: the transform
+// CacheOptions gives its kind, else the default. The harness serves the operator's reads
+// through it, so every scenario runs the operator on what its cache would hold.
 func SlimForCache(obj client.Object) {
-	switch obj.(type) {
-	case *corev1.Pod:
-		_, _ = slimPod(obj)
-	case *corev1.ConfigMap:
-		_, _ = slimHAConfigMap(obj)
-	default:
-		_, _ = act.StripContent(obj) // a Deployment's content; every kind's managedFields
+	transform := cacheTransforms.DefaultTransform
+	for kind, by := range cacheTransforms.ByObject {
+		if by.Transform != nil && reflect.TypeOf(kind) == reflect.TypeOf(obj) {
+			transform = by.Transform
+		}
 	}
+	_, _ = transform(obj)
 }
