@@ -8,6 +8,7 @@
 //	flinksim sweep [--seeds N] [--base-seed S] [--workers W] [--steps A]
 //	flinksim sandbox [--kubeconfig FILE]
 //	flinksim fleet [--n N] [--slow P] [--parallelism W] [--changes C] [--steady D] [--bystanders]
+//	flinksim services [--n N] [--at 4,16,64,256]
 package main
 
 import (
@@ -34,7 +35,8 @@ const usage = `usage:
   flinksim run   [--seed N] [--timeline FILE] [--backend fake|envtest] SCENARIO.txt
   flinksim sweep [--seeds N] [--base-seed S] [--workers W] [--steps A]
   flinksim sandbox [--kubeconfig FILE]
-  flinksim fleet [--n N] [--slow P] [--parallelism W] [--changes C] [--steady D] [--bystanders]`
+  flinksim fleet [--n N] [--slow P] [--parallelism W] [--changes C] [--steady D] [--bystanders]
+  flinksim services [--n N] [--at 4,16,64,256]`
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -59,6 +61,8 @@ func run(args []string) error {
 		return sandbox(args[1:])
 	case "fleet":
 		return fleetBench(args[1:])
+	case "services":
+		return services(args[1:])
 	}
 	fmt.Fprintln(os.Stderr, usage)
 	return fmt.Errorf("unknown command %q", args[0])

@@ -13,13 +13,16 @@ func TestCommands(t *testing.T) {
 		args    []string
 		wantErr string
 	}{
-		"run a scripted scenario":  {args: []string{"run", "--timeline", filepath.Join(dir, "t.txt"), "../../scenarios/testdata/scripts/savepoint_upgrade.txt"}},
-		"sweep a few seeds":        {args: []string{"sweep", "--seeds", "3", "--workers", "1"}},
-		"demo on the fake backend": {args: []string{"demo", "--backend", "fake", "--timeline", filepath.Join(dir, "t.html")}},
-		"unknown command":          {args: []string{"fly"}, wantErr: "unknown command"},
-		"run without a file":       {args: []string{"run"}, wantErr: "one scenario file"},
-		"a missing scenario file":  {args: []string{"run", filepath.Join(dir, "nope.txt")}, wantErr: "no such file"},
-		"an unknown backend":       {args: []string{"demo", "--backend", "kind"}, wantErr: "unknown backend"},
+		"run a scripted scenario":   {args: []string{"run", "--timeline", filepath.Join(dir, "t.txt"), "../../scenarios/testdata/scripts/savepoint_upgrade.txt"}},
+		"sweep a few seeds":         {args: []string{"sweep", "--seeds", "3", "--workers", "1"}},
+		"demo on the fake backend":  {args: []string{"demo", "--backend", "fake", "--timeline", filepath.Join(dir, "t.html")}},
+		"unknown command":           {args: []string{"fly"}, wantErr: "unknown command"},
+		"run without a file":        {args: []string{"run"}, wantErr: "one scenario file"},
+		"a missing scenario file":   {args: []string{"run", filepath.Join(dir, "nope.txt")}, wantErr: "no such file"},
+		"an unknown backend":        {args: []string{"demo", "--backend", "kind"}, wantErr: "unknown backend"},
+		"services at zero at once":  {args: []string{"services", "--at", "4,0"}, wantErr: "not a positive number"},
+		"services with no creates":  {args: []string{"services", "--n", "0"}, wantErr: "--n must be positive"},
+		"services with an argument": {args: []string{"services", "extra"}, wantErr: "no arguments"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

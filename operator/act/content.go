@@ -13,10 +13,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// AnnotationContentHash on a Deployment or ConfigMap the operator renders is a digest of its
-// content (a Deployment's spec but its replicas, a ConfigMap's data). The manager's cache drops
-// the content of objects that carry it (StripContent): the pod templates and Flink
-// configurations of a fleet are most of what the operator would otherwise hold in memory.
+// AnnotationContentHash on a Deployment, ConfigMap or Service the operator renders is a digest
+// of its content (a Deployment's spec but its replicas, a ConfigMap's data, a Service's spec).
+// The manager's cache drops the content of Deployments and ConfigMaps that carry it
+// (StripContent): the pod templates and Flink configurations of a fleet are most of what the
+// operator would otherwise hold in memory. A Service is compared by it because the API server
+// fills in its spec (cluster IPs, IP families, session affinity, port protocols): compared
+// field by field, every deploy would rewrite every Service.
 const AnnotationContentHash = "flinkop.io/content-hash"
 
 // stampContentHash sets AnnotationContentHash on a rendered Deployment or ConfigMap.
@@ -29,6 +32,8 @@ func stampContentHash(obj client.Object) {
 		content = spec
 	case *corev1.ConfigMap:
 		content = []any{o.Data, o.BinaryData}
+	case *corev1.Service:
+		content = o.Spec
 	default:
 		return
 	}
@@ -75,12 +80,13 @@ func stripped(obj client.Object) bool {
 	return false
 }
 
-// unchanged reports whether updating existing to want would change nothing. An existing
-// object whose content the cache dropped is compared by its content hash (and, for a
+// unchanged reports whether updating existing to want would change nothing. A Service, and an
+// existing object whose content the cache dropped, is compared by its content hash (and, for a
 // Deployment, its replicas) besides its metadata.
 func unchanged(existing, want client.Object) bool {
 	hash := existing.GetAnnotations()[AnnotationContentHash]
-	if hash != "" && stripped(existing) && hash == want.GetAnnotations()[AnnotationContentHash] {
+	_, service := existing.(*corev1.Service)
+	if hash != "" && (service || stripped(existing)) && hash == want.GetAnnotations()[AnnotationContentHash] {
 		existing, want = withoutContent(existing), withoutContent(want)
 	}
 	return equality.Semantic.DeepEqual(existing, want)
@@ -94,6 +100,8 @@ func withoutContent(obj client.Object) client.Object {
 		o.Spec = appsv1.DeploymentSpec{Replicas: o.Spec.Replicas}
 	case *corev1.ConfigMap:
 		o.Data, o.BinaryData = nil, nil
+	case *corev1.Service:
+		o.Spec = corev1.ServiceSpec{}
 	}
 	return c
 }

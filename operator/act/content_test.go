@@ -13,7 +13,8 @@ import (
 
 // TestUnchangedByContentHash: an object whose content the cache dropped is unchanged when its
 // content hash, replicas and metadata match; any of them differing is a change; an object
-// read whole (past the cache, or written before the hash) is compared whole.
+// read whole (past the cache, or written before the hash) is compared whole. A Service, which
+// the API server fills in, is compared by its hash.
 func TestUnchangedByContentHash(t *testing.T) {
 	rendered := func(image string, replicas int32) *appsv1.Deployment {
 		d := &appsv1.Deployment{
@@ -34,6 +35,22 @@ func TestUnchangedByContentHash(t *testing.T) {
 		stampContentHash(cm)
 		return cm
 	}
+	service := func(port int32) *corev1.Service {
+		s := &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Name: "a-rest", Namespace: "ns"},
+			Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "rest", Port: port}}},
+		}
+		stampContentHash(s)
+		return s
+	}
+	defaulted := func(s *corev1.Service) *corev1.Service { // as the API server returns it
+		s.Spec.ClusterIP, s.Spec.ClusterIPs = "10.0.3.7", []string{"10.0.3.7"}
+		s.Spec.SessionAffinity, s.Spec.Type = corev1.ServiceAffinityNone, corev1.ServiceTypeClusterIP
+		s.Spec.Ports[0].Protocol = corev1.ProtocolTCP
+		return s
+	}
+	serviceUnhashed := defaulted(service(8081))
+	delete(serviceUnhashed.Annotations, AnnotationContentHash)
 	withGeneration := rendered("flink:1.20", 1)
 	withGeneration.Annotations[AnnotationGeneration] = "2"
 	unhashed := rendered("flink:1.20", 1)
@@ -51,6 +68,9 @@ func TestUnchangedByContentHash(t *testing.T) {
 		"cached ConfigMap, same data":   {existing: cachedCM(conf("a: b")), want: conf("a: b"), unchanged: true},
 		"cached ConfigMap, other data":  {existing: cachedCM(conf("a: b")), want: conf("a: c")},
 		"ConfigMap read whole, changed": {existing: conf("a: b"), want: conf("a: c")},
+		"Service defaulted, same spec":  {existing: defaulted(service(8081)), want: service(8081), unchanged: true},
+		"Service, other port":           {existing: defaulted(service(8081)), want: service(8082)},
+		"Service written before hash":   {existing: serviceUnhashed, want: service(8081)},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if got := unchanged(tc.existing, tc.want); got != tc.unchanged {

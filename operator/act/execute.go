@@ -42,6 +42,8 @@ type Executor struct {
 	// Lister lists Pods and ConfigMaps by app label (through the cache's index when it
 	// has one).
 	Lister AppLister
+	// ServiceSlots bound the Service creates that allocate a cluster IP (nil: no bound).
+	ServiceSlots *ServiceSlots
 }
 
 // Execute performs one action. An error means it did not (fully) happen; retrying is safe.
@@ -125,7 +127,7 @@ func (e *Executor) apply(ctx context.Context, obj client.Object) error {
 	existing := obj.DeepCopyObject().(client.Object)
 	err := e.Client.Get(ctx, client.ObjectKeyFromObject(obj), existing)
 	if apierrors.IsNotFound(err) {
-		err = e.Client.Create(ctx, obj)
+		err = e.create(ctx, obj)
 		if !apierrors.IsAlreadyExists(err) {
 			return wrap("create "+describe(obj), err)
 		}
@@ -147,6 +149,16 @@ func (e *Executor) apply(ctx context.Context, obj client.Object) error {
 		return nil
 	}
 	return wrap("update "+describe(obj), e.Client.Update(ctx, want))
+}
+
+// create creates obj, within a Service slot when it is a Service that gets a cluster IP.
+func (e *Executor) create(ctx context.Context, obj client.Object) error {
+	release, err := e.ServiceSlots.take(obj)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return e.Client.Create(ctx, obj)
 }
 
 func (e *Executor) reader() client.Reader {
@@ -194,6 +206,7 @@ func (e *Executor) deleteCluster(ctx context.Context, d *flinkv1beta1.FlinkDeplo
 }
 
 func (e *Executor) deleteAll(ctx context.Context, d *flinkv1beta1.FlinkDeployment) error {
+	e.ServiceSlots.forget(client.ObjectKeyFromObject(d))
 	if err := e.deleteCluster(ctx, d, true); err != nil {
 		return err
 	}

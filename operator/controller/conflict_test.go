@@ -3,9 +3,12 @@ package controller_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -15,9 +18,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/config"
 	"github.com/flinkop/flinkop/operator/controller"
+	"github.com/flinkop/flinkop/operator/decide"
 	"github.com/flinkop/flinkop/operator/metrics"
 )
 
@@ -72,4 +77,39 @@ flinkop_status_conflicts_total 0
 			}
 		})
 	}
+}
+
+// busyOnce refuses the first action for want of a slot, then carries actions out.
+type busyOnce struct {
+	controller.Executor
+	refused bool
+}
+
+func (b *busyOnce) Execute(ctx context.Context, d *flinkv1beta1.FlinkDeployment, a decide.Action) error {
+	if !b.refused {
+		b.refused = true
+		return fmt.Errorf("create Service: %w", &act.RetryLaterError{What: "every Service create slot is taken", After: 700 * time.Millisecond})
+	}
+	return b.Executor.Execute(ctx, d, a)
+}
+
+// An action refused for want of a slot is tried again when the slot's back-off says, with no
+// error, no Warning and no status change; the next try goes ahead.
+func TestActionWaitingForASlotIsRetriedQuietly(t *testing.T) {
+	e := newEnv(t)
+	e.create(deployment("job", flinkv1beta1.UpgradeModeStateless))
+	e.r.Executor = &busyOnce{Executor: e.r.Executor}
+	before := e.get("job").Status
+	res, err := e.r.Reconcile(e.ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: "job"}})
+	if err != nil || res.RequeueAfter != 700*time.Millisecond {
+		t.Fatalf("Reconcile = %+v, %v; want a requeue after 700ms and no error", res, err)
+	}
+	e.drainEvents()
+	if len(e.events) != 0 {
+		t.Errorf("events %q, want none", e.events)
+	}
+	if diff := cmp.Diff(before, e.get("job").Status); diff != "" {
+		t.Errorf("status changed (-before +after):\n%s", diff)
+	}
+	e.until("job", 30, "running", running(1))
 }

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -111,6 +112,10 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		}
 	}
 	if err := r.Executor.Execute(ctx, &d, res.Action); err != nil {
+		if later := (*act.RetryLaterError)(nil); errors.As(err, &later) {
+			log.FromContext(ctx).V(1).Info("action waits for a slot", "action", res.Action.Kind, "reason", err.Error())
+			return ctrl.Result{RequeueAfter: later.After}, nil
+		}
 		log.FromContext(ctx).Error(err, "action failed", "action", res.Action.Kind)
 		r.Metrics.ReconcileError(string(res.Action.Kind))
 		return ctrl.Result{}, reportActionFailure(ctx, r.Client, r.Recorder, &d, &d.Status.CommonStatus, res.Status.Error, string(res.Action.Kind), err)

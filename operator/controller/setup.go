@@ -97,7 +97,8 @@ func (s Setup) Reconciler(c client.Client, rec EventRecorder) *FlinkDeploymentRe
 		},
 		Executor: &act.Executor{
 			Client: c, HASelector: observe.HASelector, Reader: s.APIReader, Lister: act.AppLister{Indexed: s.indexed},
-			Flink: func(d *flinkv1beta1.FlinkDeployment) act.FlinkAPI { return clients(d) },
+			Flink:        func(d *flinkv1beta1.FlinkDeployment) act.FlinkAPI { return clients(d) },
+			ServiceSlots: act.NewServiceSlots(act.DefaultServiceSlots),
 		},
 		indexApp: s.indexed,
 	}

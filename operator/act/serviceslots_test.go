@@ -1,0 +1,90 @@
+package act
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+)
+
+func service(name string, headless bool) *corev1.Service {
+	s := svc("team-a", name)
+	s.Spec.Ports = []corev1.ServicePort{{Port: 8081}}
+	if headless {
+		s.Spec.ClusterIP = corev1.ClusterIPNone
+	}
+	return s
+}
+
+// With every slot taken by a create that the API server has not answered, the create of
+// another Service that needs a cluster IP is refused at once with a back-off that doubles per
+// refusal and restarts after a create; a headless Service needs no slot; a released slot is
+// free again.
+func TestServiceSlots(t *testing.T) {
+	inFlight, answer := make(chan struct{}), make(chan struct{})
+	c := interceptor.NewClient(fake.NewClientBuilder().Build(), interceptor.Funcs{
+		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			if obj.GetName() == "slow-rest" {
+				close(inFlight)
+				<-answer
+			}
+			return c.Create(ctx, obj, opts...)
+		},
+	})
+	e := &Executor{Client: c, ServiceSlots: NewServiceSlots(1)}
+	ctx := context.Background()
+	slow := make(chan error)
+	go func() { slow <- e.apply(ctx, service("slow-rest", false)) }()
+	<-inFlight
+
+	refusals := []time.Duration{}
+	for range 3 {
+		err := e.apply(ctx, service("b-rest", false))
+		var later *RetryLaterError
+		if !errors.As(err, &later) {
+			t.Fatalf("create with no free slot: err = %v, want *RetryLaterError", err)
+		}
+		refusals = append(refusals, later.After)
+	}
+	if err := e.apply(ctx, service("b", true)); err != nil {
+		t.Fatalf("headless Service with no free slot: %v", err)
+	}
+	close(answer)
+	if err := <-slow; err != nil {
+		t.Fatalf("the slow create: %v", err)
+	}
+	if err := e.apply(ctx, service("b-rest", false)); err != nil {
+		t.Fatalf("create with a free slot: %v", err)
+	}
+
+	first := spread(types.NamespacedName{Namespace: "team-a", Name: "b-rest"}, serviceRetryBase)
+	want := []time.Duration{first, 2 * first, 4 * first}
+	for i := range want {
+		if refusals[i] != want[i] {
+			t.Errorf("refusal %d waits %s, want %s (all: %v)", i+1, refusals[i], want[i], refusals)
+		}
+	}
+	if first < serviceRetryBase*3/4 || first >= serviceRetryBase*5/4 {
+		t.Errorf("first wait %s, want within ±25%% of %s", first, serviceRetryBase)
+	}
+	if e.ServiceSlots.backoff.NumRequeues(types.NamespacedName{Namespace: "team-a", Name: "b-rest"}) != 0 {
+		t.Error("the back-off of a created Service is kept, want it forgotten")
+	}
+}
+
+// Different Services that are refused at the same moment come back at different times.
+func TestServiceSlotsSpreadRetries(t *testing.T) {
+	seen := map[time.Duration]bool{}
+	for _, name := range []string{"a-rest", "b-rest", "c-rest", "d-rest", "e-rest"} {
+		seen[spread(types.NamespacedName{Namespace: "ns", Name: name}, time.Second)] = true
+	}
+	if len(seen) < 4 {
+		t.Errorf("5 Services wait %d distinct times, want them spread", len(seen))
+	}
+}
