@@ -33,6 +33,9 @@ type Target interface {
 	FailAPIWrites(code, n int)
 	// StaleReads serves the operator's reads from a lagging snapshot for d.
 	StaleReads(d time.Duration)
+	// LagInformer makes the operator's reads of kind lag behind the API for d, the other
+	// kinds' not.
+	LagInformer(kind string, d time.Duration) error
 	// DropWatchEvents makes the operator miss the next n watch events.
 	DropWatchEvents(n int)
 	// APIUnavailable fails every API call of the operator for d, then restarts the API
@@ -70,6 +73,9 @@ var Classes = []Fault{
 	APIErrors{Code: 409, Count: 2},
 	APIErrors{Code: 500, Count: 2},
 	StaleReads{For: 20 * time.Second},
+	InformerLag{Kind: "Deployment", For: 20 * time.Second},
+	InformerLag{Kind: "Pod", For: 20 * time.Second},
+	InformerLag{Kind: "ConfigMap", For: 20 * time.Second},
 	MissedWatchEvents{Count: 1},
 	APIUnavailable{For: time.Minute},
 }

@@ -244,6 +244,23 @@ func apiFaultCases() map[string]faultCase {
 				t.Errorf("no conflict from a stale read in the trace:\n%s", w.Trace)
 			}
 		}},
+		"a lagging Deployment informer hides the upgrade's new Deployments, yet nothing is reported missing": {chaos.InformerLag{Kind: "Deployment", For: time.Minute}, func(t *testing.T, w *harness.World) {
+			t.Helper()
+			bumpParallelism(w)
+			_ = w.RunFor(2 * time.Minute)
+			got, _ := w.Get("demo")
+			if got.Status.JobStatus.State != "RUNNING" || got.Status.Error != "" || len(w.FalseAlarms()) > 0 {
+				t.Errorf("job %s, error %q, false alarms %v; want RUNNING, none, none", got.Status.JobStatus.State, got.Status.Error, w.FalseAlarms())
+			}
+		}},
+		"a lagging Pod informer delays readiness, then the job runs": {chaos.InformerLag{Kind: "Pod", For: time.Minute}, func(t *testing.T, w *harness.World) {
+			t.Helper()
+			bumpParallelism(w)
+			_ = w.RunFor(2 * time.Minute)
+			if got, _ := w.Get("demo"); got.Status.JobStatus.State != "RUNNING" || got.Status.ObservedGeneration != got.Generation {
+				t.Errorf("job %s at observed generation %d of %d, want RUNNING at the new spec", got.Status.JobStatus.State, got.Status.ObservedGeneration, got.Generation)
+			}
+		}},
 		"a missed watch event delays the reconcile to the next resync": {chaos.MissedWatchEvents{Count: 1}, func(t *testing.T, w *harness.World) {
 			t.Helper()
 			d := harness.DemoDeployment()

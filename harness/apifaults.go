@@ -36,6 +36,8 @@ type apiFaults struct {
 	staleUntil time.Time                // reads are stale until then
 	stale      map[string]client.Object // the first read of each object in the window
 
+	lags map[string]*informerLag // kind → its informer, while it lags behind the API
+
 	downUntil time.Time // every call fails with 503 until then
 
 	// conflict reports a write refused with 409 Conflict: the operator retries those quietly,
@@ -64,6 +66,9 @@ func (f *apiFaults) wrap(c client.WithWatch) client.Client {
 		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
 			if err := f.unavailable(); err != nil {
 				return err
+			}
+			if lag := f.lagging(list); lag != nil {
+				return lag.list(ctx, c, list, opts...)
 			}
 			return c.List(ctx, list, opts...)
 		},
@@ -135,6 +140,9 @@ func (f *apiFaults) tryWrite(obj client.Object, do func() error) error {
 func (f *apiFaults) get(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 	if err := f.unavailable(); err != nil {
 		return err
+	}
+	if lag := f.lagging(obj); lag != nil {
+		return lag.get(ctx, c, key, obj)
 	}
 	if !f.now().Before(f.staleUntil) {
 		f.stale = nil

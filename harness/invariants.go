@@ -104,6 +104,7 @@ func (c *Checker) Check(resources ...string) []string {
 	out = append(out, c.checkSessions()...)
 	out = append(out, c.checkCrons()...)
 	out = append(out, c.w.events.rejected...) // API limits: every Event was accepted
+	out = append(out, c.w.FalseAlarms()...)
 	out = append(out, c.boundaryKept()...)
 	out = append(out, c.foreignUntouched()...)
 	out = append(out, c.latencyKept()...)

@@ -58,6 +58,8 @@ type World struct {
 	reconciler *controller.FlinkDeploymentReconciler
 	sessionJob *controller.FlinkSessionJobReconciler
 	opClient   client.Client // the operator's view of the API, with the fault hooks
+	apiReader  client.Reader // the operator's reads past its cache
+	alarms     alarms
 	api        apiFaults
 	dropEvents int                  // watch events still to be missed
 	seen       map[string]string    // cron run name → resourceVersion last seen (see discover)
@@ -103,6 +105,7 @@ func NewWorldOn(b Backend, seed int64) *World {
 		w.Trace.add(w.Clock.Now(), "error", obj.GetName(), "write conflict, retried: "+err.Error())
 	}
 	w.opClient = w.api.wrap(CacheView(c))
+	w.apiReader = w.api.reader(c)
 	w.RestartOperator()
 	return w
 }
@@ -116,7 +119,7 @@ func (w *World) RestartOperator() {
 	if jars == nil {
 		jars = w.Boundary.Fetcher()
 	}
-	setup := controller.Setup{Options: opts, Transport: costTransport{w}, Clock: w.Clock, Jars: jars}
+	setup := controller.Setup{Options: opts, Transport: costTransport{w}, Clock: w.Clock, Jars: jars, APIReader: w.apiReader}
 	w.reconciler = setup.Reconciler(w.opClient, w.events)
 	w.sessionJob = setup.SessionJobReconciler(w.opClient, w.events)
 	for name := range w.due {
@@ -215,6 +218,7 @@ func (w *World) Step() (time.Time, error) {
 	delete(w.due, name)
 	w.Reconciles++
 	w.started(name)
+	w.beginAlarms(name)
 	res, err := w.reconcile(name)
 	end := w.finished(name)
 	retry := w.retryAfter(name, end, err != nil)
@@ -438,6 +442,7 @@ func (r *recorder) Event(obj runtime.Object, eventtype, reason, message string) 
 			name, eventtype, reason, len(message), controller.MaxEventMessage))
 		return
 	}
+	r.world.alarms.event(name, reason, message)
 	e := Event{Time: r.world.Clock.Now(), Object: name, Type: eventtype, Reason: reason, Message: message}
 	r.events = append(r.events, e)
 	r.world.Trace.add(e.Time, "event", name, eventtype+" "+reason+": "+message)

@@ -277,6 +277,9 @@ func tune(f chaos.Fault, a args) (chaos.Fault, error) {
 	case chaos.StaleReads:
 		x.For = cmpOr(d, x.For)
 		return x, nil
+	case chaos.InformerLag:
+		x.For = cmpOr(d, x.For)
+		return x, nil
 	case chaos.SavepointFailure:
 		x.Count = cmpOr(n, x.Count)
 		return x, nil

@@ -1,0 +1,117 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// laggableKinds are the kinds whose informer can lag (chaos.InformerLag), with a new empty list
+// of each.
+var laggableKinds = map[string]func() client.ObjectList{
+	"Deployment": func() client.ObjectList { return &appsv1.DeploymentList{} },
+	"Pod":        func() client.ObjectList { return &corev1.PodList{} },
+	"ConfigMap":  func() client.ObjectList { return &corev1.ConfigMapList{} },
+	"Service":    func() client.ObjectList { return &corev1.ServiceList{} },
+}
+
+// informerLag is one kind's informer behind the API: until until, reads of the kind are served
+// from objs, the kind's objects at its first read in the window.
+type informerLag struct {
+	until time.Time
+	objs  map[client.ObjectKey]client.Object // nil: not read yet in the window
+}
+
+// kindOf is the kind of an object or list by its Go type (*appsv1.DeploymentList: Deployment).
+func kindOf(o runtime.Object) string {
+	return strings.TrimSuffix(reflect.TypeOf(o).Elem().Name(), "List")
+}
+
+// lagging returns the lag of o's kind, nil when its informer is current.
+func (f *apiFaults) lagging(o runtime.Object) *informerLag {
+	kind := kindOf(o)
+	lag := f.lags[kind]
+	if lag != nil && !f.now().Before(lag.until) {
+		delete(f.lags, kind)
+		return nil
+	}
+	return lag
+}
+
+// load takes the snapshot at the window's first read.
+func (l *informerLag) load(ctx context.Context, c client.Client, kind string) error {
+	if l.objs != nil {
+		return nil
+	}
+	list := laggableKinds[kind]()
+	if err := c.List(ctx, list); err != nil {
+		return err
+	}
+	l.objs = map[client.ObjectKey]client.Object{}
+	return meta.EachListItem(list, func(o runtime.Object) error {
+		obj := o.(client.Object)
+		l.objs[client.ObjectKeyFromObject(obj)] = obj.DeepCopyObject().(client.Object)
+		return nil
+	})
+}
+
+// get serves a read of the lagging kind.
+func (l *informerLag) get(ctx context.Context, c client.Client, key client.ObjectKey, obj client.Object) error {
+	kind := kindOf(obj)
+	if err := l.load(ctx, c, kind); err != nil {
+		return err
+	}
+	snap, ok := l.objs[key]
+	if !ok {
+		return apierrors.NewNotFound(schema.GroupResource{Resource: strings.ToLower(kind) + "s"}, key.Name)
+	}
+	reflect.ValueOf(obj).Elem().Set(reflect.ValueOf(snap.DeepCopyObject()).Elem())
+	return nil
+}
+
+// list serves a list of the lagging kind by namespace and label selector (the operator lists
+// by labels; the world's operator has no field indexes).
+func (l *informerLag) list(ctx context.Context, c client.Client, list client.ObjectList, opts ...client.ListOption) error {
+	if err := l.load(ctx, c, kindOf(list)); err != nil {
+		return err
+	}
+	o := (&client.ListOptions{}).ApplyOptions(opts)
+	if o.FieldSelector != nil && !o.FieldSelector.Empty() {
+		return fmt.Errorf("a lagging informer serves no field selector (%s)", o.FieldSelector)
+	}
+	sel := o.LabelSelector
+	if sel == nil {
+		sel = labels.Everything()
+	}
+	var items []runtime.Object
+	for key, obj := range l.objs {
+		if (o.Namespace == "" || key.Namespace == o.Namespace) && sel.Matches(labels.Set(obj.GetLabels())) {
+			items = append(items, obj.DeepCopyObject())
+		}
+	}
+	return meta.SetList(list, items)
+}
+
+// LagInformer makes the operator's reads of kind (Deployment, Pod, ConfigMap or Service) lag
+// behind the API for d of virtual time; other kinds stay current.
+func (w *World) LagInformer(kind string, d time.Duration) error {
+	if laggableKinds[kind] == nil {
+		return fmt.Errorf("no informer of kind %q can lag", kind)
+	}
+	if w.api.lags == nil {
+		w.api.lags = map[string]*informerLag{}
+	}
+	w.api.lags[kind] = &informerLag{until: w.Clock.Now().Add(d)}
+	return nil
+}
