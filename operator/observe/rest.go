@@ -1,0 +1,152 @@
+package observe
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/decide"
+	"github.com/flinkop/flinkop/operator/flink"
+)
+
+// observeFlink asks the JobManager about the job and the pending triggers.
+func (o *Observer) observeFlink(ctx context.Context, d *flinkv1beta1.FlinkDeployment, obs *decide.Observation) {
+	ctx, cancel := withBudget(ctx, o.RESTBudget)
+	defer cancel()
+	api := o.Flink(d)
+	jobs, err := api.ListJobs(ctx)
+	if err != nil {
+		obs.RESTError = err.Error()
+		return
+	}
+	obs.RESTReachable = true
+	if d.Status.ClusterInfo[flinkv1beta1.ClusterInfoFlinkVersion] == "" {
+		if c, err := api.DashboardConfig(ctx); err == nil {
+			obs.Version = &decide.FlinkVersionInfo{Version: c.FlinkVersion, Revision: c.FlinkRevision}
+		}
+	}
+	if d.Spec.Job == nil {
+		return // a session cluster's jobs belong to its FlinkSessionJobs
+	}
+	job := pickJob(jobs, d.Status.JobStatus.JobID)
+	if job == nil {
+		return
+	}
+	obs.Job, obs.Savepoint, obs.Checkpoint = observeJob(ctx, api, job, &d.Status.JobStatus, adaptive(d))
+}
+
+// observeJob reads a job's failure, newest checkpoint and (on the adaptive scheduler)
+// parallelism, and the state of the savepoint and checkpoint triggers pending in js.
+func observeJob(ctx context.Context, api FlinkAPI, job *flink.JobOverview, js *flinkv1beta1.JobStatus, adaptive bool) (
+	j *decide.JobObservation, sp, cp *decide.OperationObservation,
+) {
+	j = &decide.JobObservation{ID: job.ID, Name: job.Name, State: string(job.State), StartTime: job.StartTime}
+	if job.State == flink.JobFailed || job.State == flink.JobRunning || job.State == flink.JobRestarting {
+		// The failure cause of a failed job; the failure times feed the health check.
+		if h, err := api.JobExceptions(ctx, job.ID); err == nil && len(h.Entries) > 0 {
+			if job.State == flink.JobFailed {
+				j.FailureCause = firstLine(h.Entries[0].StackTrace)
+			}
+			for _, e := range h.Entries {
+				j.FailureTimes = append(j.FailureTimes, e.Timestamp)
+			}
+		}
+	}
+	if st, err := api.Checkpoints(ctx, job.ID); err == nil {
+		if c := st.Latest.Completed; c != nil {
+			j.LatestCheckpoint = &decide.SnapshotRef{Path: c.ExternalPath, ID: c.ID, Timestamp: c.TriggerTimestamp}
+		}
+		if sp := st.Latest.Savepoint; sp != nil {
+			j.LatestSavepoint = &decide.SnapshotRef{Path: sp.ExternalPath, ID: sp.ID, Timestamp: sp.TriggerTimestamp}
+		}
+	}
+	if job.State == flink.JobRunning && adaptive {
+		// The adaptive scheduler's parallelism can drift from the spec (an in-place rescale
+		// the JobManager forgot on failover); it is read to re-apply it.
+		if req, err := api.ResourceRequirements(ctx, job.ID); err == nil {
+			for _, v := range req {
+				j.Parallelism = max(j.Parallelism, v.Parallelism.UpperBound)
+			}
+		}
+	}
+	if info := js.SavepointInfo; info != nil && info.TriggerID != "" {
+		sp = savepointObservation(ctx, api, job.ID, info.TriggerID)
+	}
+	if info := js.CheckpointInfo; info != nil && info.TriggerID != "" {
+		cp = checkpointObservation(ctx, api, job.ID, info.TriggerID)
+	}
+	return j, sp, cp
+}
+
+func savepointObservation(ctx context.Context, api FlinkAPI, jobID, trigger string) *decide.OperationObservation {
+	res, err := api.SavepointStatus(ctx, jobID, trigger)
+	switch {
+	case flink.IsNotFound(err):
+		return &decide.OperationObservation{Lost: true}
+	case err != nil:
+		return nil
+	}
+	op := &decide.OperationObservation{Done: res.Done, Location: res.Location}
+	if res.Failure != nil {
+		op.Failure = res.Failure.Summary()
+	}
+	return op
+}
+
+func checkpointObservation(ctx context.Context, api FlinkAPI, jobID, trigger string) *decide.OperationObservation {
+	res, err := api.CheckpointStatus(ctx, jobID, trigger)
+	switch {
+	case flink.IsNotFound(err):
+		return &decide.OperationObservation{Lost: true}
+	case err != nil:
+		return nil
+	}
+	op := &decide.OperationObservation{Done: res.Done, CheckpointID: res.CheckpointID}
+	if res.Failure != nil {
+		op.Failure = res.Failure.Summary()
+	}
+	return op
+}
+
+func adaptive(d *flinkv1beta1.FlinkDeployment) bool {
+	conf, _ := d.Spec.FlinkConfiguration.Flatten()
+	return flinkv1beta1.AdaptiveScheduler(conf)
+}
+
+// pickJob returns the job with the recorded id, else the newest job.
+func pickJob(jobs []flink.JobOverview, id string) *flink.JobOverview {
+	var best *flink.JobOverview
+	for i := range jobs {
+		j := &jobs[i]
+		if id != "" && j.ID == id {
+			return j
+		}
+		if best == nil || j.StartTime > best.StartTime {
+			best = j
+		}
+	}
+	return best
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return strings.TrimSpace(line)
+}
+
+// lastLines is the last n lines of s, joined with " | ".
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}
+
+// withBudget bounds ctx by budget (none when budget is 0).
+func withBudget(ctx context.Context, budget time.Duration) (context.Context, context.CancelFunc) {
+	if budget <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, budget)
+}
