@@ -147,6 +147,7 @@ func (f *fleet) run(ctx context.Context) (*Report, error) {
 	}
 	stopOperator()
 	<-done
+	f.rep.Failures = f.api.failures()
 	return f.rep, err
 }
 

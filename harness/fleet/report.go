@@ -31,6 +31,9 @@ type Report struct {
 	// ConvergeWritesByKind splits ConvergeWrites by verb and resource ("PUT
 	// flinkdeployments/status").
 	ConvergeWritesByKind map[string]int64
+	// Failures are the operator's requests that the API server failed (5xx, 429) or did not
+	// answer during the whole run, by verb, resource and code ("POST services 504").
+	Failures map[string]int64
 	// FloorParallel and FloorSerial are ConvergeWrites done by a plain client with 16 writers
 	// and with one.
 	FloorParallel, FloorSerial time.Duration
@@ -78,6 +81,7 @@ func (r *Report) Write(w io.Writer) {
 	_, _ = fmt.Fprintf(w, "\nAPI writes to converge: %d (%.1f per deployment); at steady state over %s: %d writes, %.1f Flink REST calls per deployment.\n",
 		r.ConvergeWrites, float64(r.ConvergeWrites)/float64(r.N), r.SteadyWindow, r.SteadyWrites, r.SteadyRESTPerDeployment)
 	_, _ = fmt.Fprintf(w, "Writes per deployment to converge, by request: %s.\n", r.perDeployment())
+	_, _ = fmt.Fprintf(w, "Requests the API server failed or did not answer: %s.\n", mostFirst(r.Failures, func(n int64) string { return strconv.FormatInt(n, 10) }))
 	_, _ = fmt.Fprintf(w, "REST calls to the hung JobManagers while the healthy ones changed: %d (each waits for the client timeout).\n", r.HungCalls)
 	if r.Bystanders {
 		_, _ = fmt.Fprintf(w, "With %d ConfigMaps and %d Pods that are not the operator's added: operator heap %.1f → %.1f MB.\n",
@@ -173,13 +177,22 @@ func deployment(name string) *flinkv1beta1.FlinkDeployment {
 
 // perDeployment lists ConvergeWritesByKind per deployment, most first.
 func (r *Report) perDeployment() string {
-	kinds := slices.Collect(maps.Keys(r.ConvergeWritesByKind))
+	return mostFirst(r.ConvergeWritesByKind, func(n int64) string { return fmt.Sprintf("%.1f", float64(n)/float64(max(r.N, 1))) })
+}
+
+// mostFirst lists counts, the largest first, each as its key and show(count); "none" when
+// there are none.
+func mostFirst(counts map[string]int64, show func(int64) string) string {
+	if len(counts) == 0 {
+		return "none"
+	}
+	kinds := slices.Collect(maps.Keys(counts))
 	slices.SortFunc(kinds, func(a, b string) int {
-		return cmp.Or(cmp.Compare(r.ConvergeWritesByKind[b], r.ConvergeWritesByKind[a]), strings.Compare(a, b))
+		return cmp.Or(cmp.Compare(counts[b], counts[a]), strings.Compare(a, b))
 	})
 	parts := make([]string, len(kinds))
 	for i, k := range kinds {
-		parts[i] = fmt.Sprintf("%s %.1f", k, float64(r.ConvergeWritesByKind[k])/float64(max(r.N, 1)))
+		parts[i] = k + " " + show(counts[k])
 	}
 	return strings.Join(parts, ", ")
 }

@@ -2,10 +2,14 @@ package fleet
 
 import (
 	"context"
+	"errors"
+	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 )
@@ -40,3 +44,30 @@ func TestServiceCreates(t *testing.T) {
 		t.Error("a second run in the same namespace succeeded, want the namespace's create to fail")
 	}
 }
+
+// The API counter counts the requests the API server failed or did not answer by verb,
+// resource and code, and the report lists them, most first.
+func TestAPICounterCountsFailures(t *testing.T) {
+	codes := map[string]int{"/api/v1/namespaces/fleet/services": 504, "/api/v1/namespaces/fleet/configmaps": 201}
+	c := &apiCounter{inner: roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		if code, ok := codes[req.URL.Path]; ok {
+			return &http.Response{StatusCode: code, Body: http.NoBody}, nil
+		}
+		return nil, errors.New("connection refused")
+	})}
+	for _, path := range []string{"/api/v1/namespaces/fleet/services", "/api/v1/namespaces/fleet/services", "/api/v1/namespaces/fleet/configmaps", "/api/v1/namespaces/fleet/pods"} {
+		req, _ := http.NewRequest(http.MethodPost, "https://api"+path, nil)
+		_, _ = c.RoundTrip(req)
+	}
+	want := map[string]int64{"POST services 504": 2, "POST pods (no answer)": 1}
+	if diff := cmp.Diff(want, c.failures()); diff != "" {
+		t.Errorf("failures (-want +got):\n%s", diff)
+	}
+	if got := mostFirst(c.failures(), func(n int64) string { return strconv.FormatInt(n, 10) }); got != "POST services 504 2, POST pods (no answer) 1" {
+		t.Errorf("listed as %q", got)
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }

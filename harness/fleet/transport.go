@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"fmt"
 	"maps"
 	"net/http"
 	"strings"
@@ -43,29 +44,50 @@ func (t *slowTransport) setSlow(names []string) {
 	}
 }
 
-// apiCounter counts the operator's requests to the Kubernetes API, writes apart, and the
-// writes by verb and resource.
+// apiCounter counts the operator's requests to the Kubernetes API, writes apart, the writes
+// by verb and resource, and the requests that failed by verb, resource and status code.
 type apiCounter struct {
 	inner         http.RoundTripper
 	reads, writes atomic.Int64
 	mu            sync.Mutex
 	byKind        map[string]int64
+	failed        map[string]int64
 }
 
 func (c *apiCounter) RoundTrip(req *http.Request) (*http.Response, error) {
+	what := req.Method + " " + resourceOf(req.URL.Path)
 	switch req.Method {
 	case http.MethodGet:
 		c.reads.Add(1)
 	default:
 		c.writes.Add(1)
-		c.mu.Lock()
-		if c.byKind == nil {
-			c.byKind = map[string]int64{}
-		}
-		c.byKind[req.Method+" "+resourceOf(req.URL.Path)]++
-		c.mu.Unlock()
+		c.count(&c.byKind, what)
 	}
-	return c.inner.RoundTrip(req)
+	resp, err := c.inner.RoundTrip(req)
+	switch {
+	case err != nil:
+		c.count(&c.failed, what+" (no answer)")
+	case resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests:
+		c.count(&c.failed, fmt.Sprintf("%s %d", what, resp.StatusCode))
+	}
+	return resp, err
+}
+
+func (c *apiCounter) count(m *map[string]int64, key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if *m == nil {
+		*m = map[string]int64{}
+	}
+	(*m)[key]++
+}
+
+// failures returns a copy of the counts of requests the API server failed (5xx, 429) or did
+// not answer, by verb, resource and code.
+func (c *apiCounter) failures() map[string]int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.failed)
 }
 
 // writesByKind returns a copy of the write counts by verb and resource.
