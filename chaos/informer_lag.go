@@ -3,7 +3,7 @@ package chaos
 import "time"
 
 // InformerLag makes one of the operator's informers fall behind: for a while its reads of Kind
-// (Deployment, Pod, ConfigMap or Service) show those objects as they were at its first read in
+// (Deployment, Pod, ConfigMap or Service; Classes draws the first three) show those objects as they were at its first read in
 // the window (one it created since is not there, one deleted since still is), while every
 // other kind, its own resources' status among them, is current. The informers of different
 // kinds keep no order between them: the operator may read its status write "deployed" before

@@ -6,10 +6,12 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/flinkop/flinkop/operator/act"
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
 // missingReasons are the Events that say a resource's JobManager Deployment is gone.
@@ -31,10 +33,18 @@ func (w *World) beginAlarms(key string) {
 	if strings.HasPrefix(key, sessionJobPrefix) {
 		return
 	}
+	ctx := context.Background()
 	var dep appsv1.Deployment
-	err := w.Client.Get(context.Background(), client.ObjectKey{Namespace: w.Namespace, Name: act.JobManagerName(key)}, &dep)
-	w.alarms.reconciling, w.alarms.present = key, err == nil
+	var d flinkv1beta1.FlinkDeployment
+	// Present as the operator counts it: not being deleted, and controlled by the resource.
+	present := w.Client.Get(ctx, client.ObjectKey{Namespace: w.Namespace, Name: act.JobManagerName(key)}, &dep) == nil &&
+		w.Client.Get(ctx, client.ObjectKey{Namespace: w.Namespace, Name: key}, &d) == nil &&
+		dep.DeletionTimestamp == nil && metav1.IsControlledBy(&dep, &d)
+	w.alarms.reconciling, w.alarms.present = key, present
 }
+
+// endAlarms ends the reconcile's watch: Events outside a reconcile are nobody's.
+func (w *World) endAlarms() { w.alarms.reconciling, w.alarms.present = "", false }
 
 // event checks one Event of the reconcile under way.
 func (a *alarms) event(object, reason, message string) {

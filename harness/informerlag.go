@@ -1,9 +1,12 @@
 package harness
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,8 +32,9 @@ var laggableKinds = map[string]func() client.ObjectList{
 // informerLag is one kind's informer behind the API: until until, reads of the kind are served
 // from objs, the kind's objects at its first read in the window.
 type informerLag struct {
-	until time.Time
-	objs  map[client.ObjectKey]client.Object // nil: not read yet in the window
+	until     time.Time
+	namespace string                             // the world's
+	objs      map[client.ObjectKey]client.Object // nil: not read yet in the window
 }
 
 // kindOf is the kind of an object or list by its Go type (*appsv1.DeploymentList: Deployment).
@@ -55,7 +59,7 @@ func (l *informerLag) load(ctx context.Context, c client.Client, kind string) er
 		return nil
 	}
 	list := laggableKinds[kind]()
-	if err := c.List(ctx, list); err != nil {
+	if err := c.List(ctx, list, client.InNamespace(l.namespace)); err != nil {
 		return err
 	}
 	l.objs = map[client.ObjectKey]client.Object{}
@@ -94,8 +98,14 @@ func (l *informerLag) list(ctx context.Context, c client.Client, list client.Obj
 	if sel == nil {
 		sel = labels.Everything()
 	}
+	// In the API server's order (namespace, then name): the operator reports the first pod
+	// problem it finds, and a replayed seed must find the same one.
+	keys := slices.SortedFunc(maps.Keys(l.objs), func(a, b client.ObjectKey) int {
+		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
+	})
 	var items []runtime.Object
-	for key, obj := range l.objs {
+	for _, key := range keys {
+		obj := l.objs[key]
 		if (o.Namespace == "" || key.Namespace == o.Namespace) && sel.Matches(labels.Set(obj.GetLabels())) {
 			items = append(items, obj.DeepCopyObject())
 		}
@@ -112,6 +122,6 @@ func (w *World) LagInformer(kind string, d time.Duration) error {
 	if w.api.lags == nil {
 		w.api.lags = map[string]*informerLag{}
 	}
-	w.api.lags[kind] = &informerLag{until: w.Clock.Now().Add(d)}
+	w.api.lags[kind] = &informerLag{until: w.Clock.Now().Add(d), namespace: w.Namespace}
 	return nil
 }

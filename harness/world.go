@@ -220,6 +220,7 @@ func (w *World) Step() (time.Time, error) {
 	w.started(name)
 	w.beginAlarms(name)
 	res, err := w.reconcile(name)
+	w.endAlarms()
 	end := w.finished(name)
 	retry := w.retryAfter(name, end, err != nil)
 	switch {

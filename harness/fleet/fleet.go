@@ -145,9 +145,9 @@ func (f *fleet) run(ctx context.Context) (*Report, error) {
 	if err == nil && f.cfg.Bystanders {
 		err = f.bystanders(ctx)
 	}
+	f.rep.Failures = f.api.failures() // before the operator stops: its cut-off calls are no failures
 	stopOperator()
 	<-done
-	f.rep.Failures = f.api.failures()
 	return f.rep, err
 }
 

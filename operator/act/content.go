@@ -10,16 +10,14 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// AnnotationContentHash on a Deployment, ConfigMap or Service the operator renders is a digest
-// of its content (a Deployment's spec but its replicas, a ConfigMap's data, a Service's spec).
-// The manager's cache drops the content of Deployments and ConfigMaps that carry it
-// (StripContent): the pod templates and Flink configurations of a fleet are most of what the
-// operator would otherwise hold in memory. A Service is compared by it because the API server
-// fills in its spec (cluster IPs, IP families, session affinity, port protocols): compared
-// field by field, every deploy would rewrite every Service.
+// AnnotationContentHash on a Deployment or ConfigMap the operator renders is a digest of its
+// content (a Deployment's spec but its replicas, a ConfigMap's data). The manager's cache drops
+// the content of objects that carry it (StripContent): the pod templates and Flink
+// configurations of a fleet are most of what the operator would otherwise hold in memory.
 const AnnotationContentHash = "flinkop.io/content-hash"
 
 // stampContentHash sets AnnotationContentHash on a rendered Deployment or ConfigMap.
@@ -32,8 +30,6 @@ func stampContentHash(obj client.Object) {
 		content = spec
 	case *corev1.ConfigMap:
 		content = []any{o.Data, o.BinaryData}
-	case *corev1.Service:
-		content = o.Spec
 	default:
 		return
 	}
@@ -80,13 +76,17 @@ func stripped(obj client.Object) bool {
 	return false
 }
 
-// unchanged reports whether updating existing to want would change nothing. A Service, and an
-// existing object whose content the cache dropped, is compared by its content hash (and, for a
-// Deployment, its replicas) besides its metadata.
+// unchanged reports whether updating existing to want would change nothing. An existing
+// object whose content the cache dropped is compared by its content hash (and, for a
+// Deployment, its replicas) besides its metadata; a Service by the fields the operator renders
+// (sameRenderedService) besides its metadata.
 func unchanged(existing, want client.Object) bool {
+	if e, ok := existing.(*corev1.Service); ok {
+		w := want.(*corev1.Service)
+		return sameRenderedService(e.Spec, w.Spec) && equality.Semantic.DeepEqual(e.ObjectMeta, w.ObjectMeta)
+	}
 	hash := existing.GetAnnotations()[AnnotationContentHash]
-	_, service := existing.(*corev1.Service)
-	if hash != "" && (service || stripped(existing)) && hash == want.GetAnnotations()[AnnotationContentHash] {
+	if hash != "" && stripped(existing) && hash == want.GetAnnotations()[AnnotationContentHash] {
 		existing, want = withoutContent(existing), withoutContent(want)
 	}
 	return equality.Semantic.DeepEqual(existing, want)
@@ -100,8 +100,6 @@ func withoutContent(obj client.Object) client.Object {
 		o.Spec = appsv1.DeploymentSpec{Replicas: o.Spec.Replicas}
 	case *corev1.ConfigMap:
 		o.Data, o.BinaryData = nil, nil
-	case *corev1.Service:
-		o.Spec = corev1.ServiceSpec{}
 	}
 	return c
 }
@@ -125,3 +123,25 @@ func mergeAnnotations(existing, rendered map[string]string) map[string]string {
 
 // deploymentControllerPrefix is the prefix of the deployment controller's annotations.
 const deploymentControllerPrefix = "deployment.kubernetes.io/"
+
+// sameRenderedService reports whether an existing Service's spec holds every field the
+// operator renders into want: selector, headless or not, type when set, and each port's name,
+// port, and target port, protocol and node port when set. The API server fills in the rest
+// (cluster IPs, IP families, session affinity, port protocols), so comparing whole specs would
+// rewrite every Service at every deploy; comparing these still undoes a hand edit of them.
+func sameRenderedService(existing, want corev1.ServiceSpec) bool {
+	if !maps.Equal(existing.Selector, want.Selector) || len(existing.Ports) != len(want.Ports) ||
+		(existing.ClusterIP == corev1.ClusterIPNone) != (want.ClusterIP == corev1.ClusterIPNone) ||
+		(want.Type != "" && existing.Type != want.Type) {
+		return false
+	}
+	for i, w := range want.Ports {
+		e := existing.Ports[i]
+		if e.Name != w.Name || e.Port != w.Port ||
+			(w.TargetPort != intstr.IntOrString{} && e.TargetPort != w.TargetPort) ||
+			(w.Protocol != "" && e.Protocol != w.Protocol) || (w.NodePort != 0 && e.NodePort != w.NodePort) {
+			return false
+		}
+	}
+	return true
+}

@@ -7,6 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -14,7 +15,7 @@ import (
 // TestUnchangedByContentHash: an object whose content the cache dropped is unchanged when its
 // content hash, replicas and metadata match; any of them differing is a change; an object
 // read whole (past the cache, or written before the hash) is compared whole. A Service, which
-// the API server fills in, is compared by its hash.
+// the API server fills in, is compared by what the operator renders.
 func TestUnchangedByContentHash(t *testing.T) {
 	rendered := func(image string, replicas int32) *appsv1.Deployment {
 		d := &appsv1.Deployment{
@@ -36,12 +37,13 @@ func TestUnchangedByContentHash(t *testing.T) {
 		return cm
 	}
 	service := func(port int32) *corev1.Service {
-		s := &corev1.Service{
-			ObjectMeta: metav1.ObjectMeta{Name: "a-rest", Namespace: "ns"},
-			Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "rest", Port: port}}},
+		return &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Name: "a-rest", Namespace: "ns", Labels: map[string]string{"app": "a"}},
+			Spec: corev1.ServiceSpec{
+				Selector: map[string]string{"app": "a"},
+				Ports:    []corev1.ServicePort{{Name: "rest", Port: port, TargetPort: intstr.FromInt32(port)}},
+			},
 		}
-		stampContentHash(s)
-		return s
 	}
 	defaulted := func(s *corev1.Service) *corev1.Service { // as the API server returns it
 		s.Spec.ClusterIP, s.Spec.ClusterIPs = "10.0.3.7", []string{"10.0.3.7"}
@@ -49,8 +51,13 @@ func TestUnchangedByContentHash(t *testing.T) {
 		s.Spec.Ports[0].Protocol = corev1.ProtocolTCP
 		return s
 	}
-	serviceUnhashed := defaulted(service(8081))
-	delete(serviceUnhashed.Annotations, AnnotationContentHash)
+	edited := func(edit func(*corev1.Service)) *corev1.Service {
+		s := defaulted(service(8081))
+		edit(s)
+		return s
+	}
+	headless := service(8081)
+	headless.Spec.ClusterIP = corev1.ClusterIPNone
 	withGeneration := rendered("flink:1.20", 1)
 	withGeneration.Annotations[AnnotationGeneration] = "2"
 	unhashed := rendered("flink:1.20", 1)
@@ -70,7 +77,11 @@ func TestUnchangedByContentHash(t *testing.T) {
 		"ConfigMap read whole, changed": {existing: conf("a: b"), want: conf("a: c")},
 		"Service defaulted, same spec":  {existing: defaulted(service(8081)), want: service(8081), unchanged: true},
 		"Service, other port":           {existing: defaulted(service(8081)), want: service(8082)},
-		"Service written before hash":   {existing: serviceUnhashed, want: service(8081)},
+		"Service, selector edited":      {existing: edited(func(s *corev1.Service) { s.Spec.Selector["app"] = "b" }), want: service(8081)},
+		"Service, target port edited":   {existing: edited(func(s *corev1.Service) { s.Spec.Ports[0].TargetPort = intstr.FromInt32(9) }), want: service(8081)},
+		"Service, port added":           {existing: edited(func(s *corev1.Service) { s.Spec.Ports = append(s.Spec.Ports, corev1.ServicePort{Port: 1}) }), want: service(8081)},
+		"Service, label edited":         {existing: edited(func(s *corev1.Service) { s.Labels["app"] = "b" }), want: service(8081)},
+		"Service made headless":         {existing: defaulted(service(8081)), want: headless},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if got := unchanged(tc.existing, tc.want); got != tc.unchanged {

@@ -75,8 +75,8 @@ func (s *ServiceSlots) take(obj client.Object) (func(), error) {
 	return func() { s.sem.Release(1) }, nil
 }
 
-// forget drops the back-off of a deployment's Services (the deployment is gone).
-func (s *ServiceSlots) forget(key types.NamespacedName) {
+// Forget drops the back-off of a FlinkDeployment's Services (the deployment is gone).
+func (s *ServiceSlots) Forget(key types.NamespacedName) {
 	if s != nil {
 		s.backoff.Forget(types.NamespacedName{Namespace: key.Namespace, Name: RESTServiceName(key.Name)})
 	}

@@ -88,3 +88,24 @@ func TestServiceSlotsSpreadRetries(t *testing.T) {
 		t.Errorf("5 Services wait %d distinct times, want them spread", len(seen))
 	}
 }
+
+// Forgetting a deleted FlinkDeployment drops the back-off of its REST Service.
+func TestServiceSlotsForget(t *testing.T) {
+	s := NewServiceSlots(1)
+	release, err := s.take(service("a-rest", false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	if _, err := s.take(service("b-rest", false)); err == nil {
+		t.Fatal("a second create with one slot was let through")
+	}
+	key := types.NamespacedName{Namespace: "team-a", Name: "b-rest"}
+	if s.backoff.NumRequeues(key) != 1 {
+		t.Fatalf("refusals of b-rest = %d, want 1", s.backoff.NumRequeues(key))
+	}
+	s.Forget(types.NamespacedName{Namespace: "team-a", Name: "b"})
+	if n := s.backoff.NumRequeues(key); n != 0 {
+		t.Errorf("refusals of b-rest after its deployment was forgotten = %d, want 0", n)
+	}
+}

@@ -67,6 +67,8 @@ type FlinkDeploymentReconciler struct {
 
 	probes probes
 	loops  loopGuard
+	// serviceSlots are the executor's, whose back-off of a deleted resource is forgotten here.
+	serviceSlots *act.ServiceSlots
 	// indexApp: SetupWithManager registers act.IndexApp, which the Observer and Executor
 	// list through.
 	indexApp bool
@@ -84,6 +86,7 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 			r.Metrics.Forget(req.NamespacedName)
 			r.probes.forget(req.NamespacedName)
 			r.loops.forget(req.NamespacedName)
+			r.serviceSlots.Forget(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}

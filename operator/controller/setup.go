@@ -84,6 +84,7 @@ func (s Setup) Reconciler(c client.Client, rec EventRecorder) *FlinkDeploymentRe
 	s = s.withDefaults()
 	rec = boundedEvents{rec}
 	clients := s.clients
+	slots := act.NewServiceSlots(act.DefaultServiceSlots)
 	return &FlinkDeploymentReconciler{
 		Client:   c,
 		Recorder: rec,
@@ -98,9 +99,10 @@ func (s Setup) Reconciler(c client.Client, rec EventRecorder) *FlinkDeploymentRe
 		Executor: &act.Executor{
 			Client: c, HASelector: observe.HASelector, Reader: s.APIReader, Lister: act.AppLister{Indexed: s.indexed},
 			Flink:        func(d *flinkv1beta1.FlinkDeployment) act.FlinkAPI { return clients(d) },
-			ServiceSlots: act.NewServiceSlots(act.DefaultServiceSlots),
+			ServiceSlots: slots,
 		},
-		indexApp: s.indexed,
+		serviceSlots: slots,
+		indexApp:     s.indexed,
 	}
 }
 
