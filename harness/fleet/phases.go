@@ -32,6 +32,7 @@ func (f *fleet) phases(ctx context.Context) error {
 	f.logf("holding steady for %s", f.cfg.Steady)
 	sleep(ctx, f.cfg.Steady)
 	f.rep.SteadyWrites = f.api.writes.Load() - writes
+	f.rep.SteadyWritesByKind = subtract(f.api.writesByKind(), f.rep.ConvergeWritesByKind)
 	f.rep.SteadyRESTPerDeployment = float64(f.rest.calls.Load()-calls) / float64(f.cfg.N)
 	f.rep.SteadyWindow = f.cfg.Steady
 	f.rep.HeapMB, f.rep.RSSMB = memory()
@@ -159,4 +160,15 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	case <-time.After(d):
 		return true
 	}
+}
+
+// subtract returns the counts of after that grew since before, by how much.
+func subtract(after, before map[string]int64) map[string]int64 {
+	out := map[string]int64{}
+	for k, n := range after {
+		if d := n - before[k]; d > 0 {
+			out[k] = d
+		}
+	}
+	return out
 }

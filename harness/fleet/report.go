@@ -37,8 +37,10 @@ type Report struct {
 	// FloorParallel and FloorSerial are ConvergeWrites done by a plain client with 16 writers
 	// and with one.
 	FloorParallel, FloorSerial time.Duration
-	// SteadyWrites and SteadyRESTPerDeployment are counted over SteadyWindow at steady state.
+	// SteadyWrites (by verb and resource in SteadyWritesByKind) and SteadyRESTPerDeployment
+	// are counted over SteadyWindow at steady state.
 	SteadyWrites            int64
+	SteadyWritesByKind      map[string]int64
 	SteadyRESTPerDeployment float64
 	SteadyWindow            time.Duration
 	// Wave is from changing every deployment's parallelism to all running it.
@@ -81,6 +83,7 @@ func (r *Report) Write(w io.Writer) {
 	_, _ = fmt.Fprintf(w, "\nAPI writes to converge: %d (%.1f per deployment); at steady state over %s: %d writes, %.1f Flink REST calls per deployment.\n",
 		r.ConvergeWrites, float64(r.ConvergeWrites)/float64(r.N), r.SteadyWindow, r.SteadyWrites, r.SteadyRESTPerDeployment)
 	_, _ = fmt.Fprintf(w, "Writes per deployment to converge, by request: %s.\n", r.perDeployment())
+	_, _ = fmt.Fprintf(w, "Writes at steady state, by request: %s.\n", mostFirst(r.SteadyWritesByKind, func(n int64) string { return strconv.FormatInt(n, 10) }))
 	_, _ = fmt.Fprintf(w, "Requests the API server failed or did not answer: %s.\n", mostFirst(r.Failures, func(n int64) string { return strconv.FormatInt(n, 10) }))
 	_, _ = fmt.Fprintf(w, "REST calls to the hung JobManagers while the healthy ones changed: %d (each waits for the client timeout).\n", r.HungCalls)
 	if r.Bystanders {

@@ -71,3 +71,10 @@ func TestAPICounterCountsFailures(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+func TestSubtract(t *testing.T) {
+	got := subtract(map[string]int64{"POST events": 7, "PUT deployments": 2, "POST pods": 1}, map[string]int64{"POST events": 5, "PUT deployments": 2})
+	if diff := cmp.Diff(map[string]int64{"POST events": 2, "POST pods": 1}, got); diff != "" {
+		t.Errorf("subtract (-want +got):\n%s", diff)
+	}
+}
