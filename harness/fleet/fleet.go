@@ -17,7 +17,6 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -124,11 +123,15 @@ func (f *fleet) run(ctx context.Context) (*Report, error) {
 	f.sim = podsim.New(c, clock.RealClock{}, rand.New(rand.NewSource(1)))
 	f.sim.Namespace = namespace
 	f.sim.Parallel = 16 // one by one, the simulated kubelet would set the pace at thousands
-	if f.sim.Reader, err = f.kubeletCache(ctx); err != nil {
+	kc, err := f.kubeletCache(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f.sim.Reader = kc
+	if err := f.tracker.follow(ctx, kc); err != nil {
 		return nil, err
 	}
 	go f.kubelet(ctx)
-	go f.tracker.run(ctx, c, namespace)
 	opCtx, stopOperator := context.WithCancel(ctx)
 	done, err := f.startOperator(opCtx)
 	if err != nil {
@@ -174,7 +177,7 @@ func (f *fleet) kubelet(ctx context.Context) {
 // kubelet watches (polling every object each tick would load the API server more than the
 // operator does). Its objects are copied as they arrive, so their memory is allocated under
 // the harness and not counted as the operator's (see operatorHeapMB).
-func (f *fleet) kubeletCache(ctx context.Context) (client.Reader, error) {
+func (f *fleet) kubeletCache(ctx context.Context) (cache.Cache, error) {
 	c, err := cache.New(f.env.Config, cache.Options{
 		Scheme: f.env.Scheme, DefaultNamespaces: map[string]cache.Config{namespace: {}},
 		DefaultTransform: detach,

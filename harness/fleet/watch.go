@@ -10,12 +10,13 @@ import (
 	"sync"
 	"time"
 
-	"sigs.k8s.io/controller-runtime/pkg/client"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
-// tracker follows every FlinkDeployment of the namespace through a watch: its latest state,
+// tracker follows every FlinkDeployment of the namespace through an informer: its latest state,
 // and when each generation was first seen observed by the operator.
 type tracker struct {
 	mu       sync.Mutex
@@ -27,24 +28,24 @@ func newTracker() *tracker {
 	return &tracker{latest: map[string]*flinkv1beta1.FlinkDeployment{}, observed: map[string]map[int64]time.Time{}}
 }
 
-// run watches until ctx ends, watching again whenever the API server ends a watch.
-func (t *tracker) run(ctx context.Context, c client.WithWatch, namespace string) {
-	for ctx.Err() == nil {
-		w, err := c.Watch(ctx, &flinkv1beta1.FlinkDeploymentList{}, client.InNamespace(namespace))
-		if err != nil {
-			select {
-			case <-ctx.Done():
-			case <-time.After(100 * time.Millisecond):
-			}
-			continue
-		}
-		for ev := range w.ResultChan() {
-			if d, ok := ev.Object.(*flinkv1beta1.FlinkDeployment); ok {
-				t.see(d.DeepCopy(), time.Now()) // a copy: kept under the harness (see operatorHeapMB)
-			}
-		}
-		w.Stop()
+// follow keeps t up to date through an informer of c (a list, then a watch, listed again
+// whenever the watch cannot resume). A bare watch lost 5,596 of 10,000 deployments for good
+// once the API server refused it (429) in the middle of the creates.
+func (t *tracker) follow(ctx context.Context, c cache.Cache) error {
+	inf, err := c.GetInformer(ctx, &flinkv1beta1.FlinkDeployment{})
+	if err != nil {
+		return fmt.Errorf("tracker informer: %w", err)
 	}
+	see := func(obj any) {
+		if d, ok := obj.(*flinkv1beta1.FlinkDeployment); ok {
+			t.see(d, time.Now()) // the cache's transform copied it (see detach)
+		}
+	}
+	_, err = inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    see,
+		UpdateFunc: func(_, obj any) { see(obj) },
+	})
+	return err
 }
 
 func (t *tracker) see(d *flinkv1beta1.FlinkDeployment, at time.Time) {
