@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"sync"
 	"time"
 
-	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -48,31 +46,23 @@ func ServiceCreates(ctx context.Context, c client.Client, ns string, n, at int, 
 		return ServiceRate{}, fmt.Errorf("create namespace %s: %w", ns, err)
 	}
 	r := ServiceRate{At: at, Headless: headless, N: n, Latency: make([]time.Duration, n)}
-	var mu sync.Mutex
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(at)
 	start := time.Now()
-	for i := range n {
-		g.Go(func() error {
-			s := &corev1.Service{}
-			s.Namespace, s.Name = ns, fmt.Sprintf("s%d-rest", i)
-			s.Spec.Selector = map[string]string{"app": s.Name}
-			s.Spec.Ports = []corev1.ServicePort{{Name: "rest", Port: 8081}}
-			if headless {
-				s.Spec.ClusterIP = corev1.ClusterIPNone
-			}
-			t := time.Now()
-			err := c.Create(gctx, s)
-			mu.Lock()
-			r.Latency[i] = time.Since(t)
-			mu.Unlock()
-			if err != nil {
-				return fmt.Errorf("create Service %d: %w", i, err)
-			}
-			return nil
-		})
-	}
-	err := g.Wait()
+	err := parallel(ctx, at, n, func(ctx context.Context, i int) error {
+		s := &corev1.Service{}
+		s.Namespace, s.Name = ns, fmt.Sprintf("s%d-rest", i)
+		s.Spec.Selector = map[string]string{"app": s.Name}
+		s.Spec.Ports = []corev1.ServicePort{{Name: "rest", Port: 8081}}
+		if headless {
+			s.Spec.ClusterIP = corev1.ClusterIPNone
+		}
+		t := time.Now()
+		err := c.Create(ctx, s)
+		r.Latency[i] = time.Since(t) // each create its own slot; parallel waits for all
+		if err != nil {
+			return fmt.Errorf("create Service %d: %w", i, err)
+		}
+		return nil
+	})
 	r.Elapsed = time.Since(start)
 	slices.Sort(r.Latency)
 	return r, err

@@ -206,7 +206,6 @@ func (e *Executor) deleteCluster(ctx context.Context, d *flinkv1beta1.FlinkDeplo
 }
 
 func (e *Executor) deleteAll(ctx context.Context, d *flinkv1beta1.FlinkDeployment) error {
-	e.ServiceSlots.Forget(client.ObjectKeyFromObject(d))
 	if err := e.deleteCluster(ctx, d, true); err != nil {
 		return err
 	}
