@@ -151,8 +151,9 @@ bench: ## Run the benchmarks (scenario runs per minute, per-reconcile cost, fake
 	go test -run '^$$' -bench . -benchmem ./...
 
 .PHONY: bench-fleet
-bench-fleet: envtest-assets ## Measure the operator on a fleet on a real kube-apiserver: make bench-fleet FLEET=1000 SLOW=5.
-	go run ./cmd/flinksim fleet --n $(FLEET) --slow $(SLOW)
+bench-fleet: envtest-assets ## Measure the operator (its own process) on a fleet on a real kube-apiserver: make bench-fleet FLEET=1000 SLOW=5.
+	go build -o $(LOCALBIN)/flink-operator ./cmd/flink-operator
+	go run ./cmd/flinksim fleet --n $(FLEET) --slow $(SLOW) --operator-binary $(LOCALBIN)/flink-operator
 
 ##@ Tools
 

@@ -3,6 +3,7 @@
 //
 //	flink-operator [--kubeconfig F] [--namespaces a,b] [--leader-elect]
 //	               [--metrics-bind-address :8080] [--metrics-secure=true] [--health-probe-bind-address :8081]
+//	               [--pprof-bind-address 0]
 //	               [--operator-config operator.yaml] [--reconcile-parallelism N] [--zap-log-level info]
 //	               [--kube-api-qps 100] [--kube-api-burst 200]
 //	               [--jar-file-root DIR] [--jar-allowed-hosts h,*.d] [--jar-allowed-cidrs c,c]
@@ -38,7 +39,7 @@ func main() {
 }
 
 func run() error {
-	var namespaces, metricsAddr, probeAddr, configFile string
+	var namespaces, metricsAddr, probeAddr, pprofAddr, configFile string
 	var leaderElect, secureMetrics bool
 	var parallelism string
 	var qps float64
@@ -47,6 +48,7 @@ func run() error {
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint (0 disables it)")
 	flag.BoolVar(&secureMetrics, "metrics-secure", true, "serve metrics over HTTPS to callers Kubernetes authenticates (TokenReview) and authorizes for GET /metrics (SubjectAccessReview)")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address of the /healthz and /readyz probes")
+	flag.StringVar(&pprofAddr, "pprof-bind-address", "0", "address of Go's /debug/pprof profiles, unauthenticated: bind it to loopback only (0 disables it)")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "elect a leader, so only one replica reconciles")
 	flag.StringVar(&configFile, "operator-config", "", "YAML file of kubernetes.operator.* options (default: the Apache defaults)")
 	flag.StringVar(&parallelism, "reconcile-parallelism", "", "resources of each kind reconciled at once, 1 to 1000 or -1 for 1000 (default: kubernetes.operator.reconcile.parallelism of --operator-config, else 200)")
@@ -78,7 +80,7 @@ func run() error {
 	}
 	mgrOpts := ctrl.Options{
 		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: metricsAddr, SecureServing: secureMetrics},
-		HealthProbeBindAddress: probeAddr, LeaderElection: leaderElect, LeaderElectionID: "flinkop.flink.apache.org",
+		HealthProbeBindAddress: probeAddr, PprofBindAddress: pprofAddr, LeaderElection: leaderElect, LeaderElectionID: "flinkop.flink.apache.org",
 	}
 	if secureMetrics {
 		mgrOpts.Metrics.FilterProvider = filters.WithAuthenticationAndAuthorization
@@ -89,7 +91,7 @@ func run() error {
 			watched = append(watched, ns)
 		}
 	}
-	mgrOpts.Cache = controller.CacheOptions(watched)
+	mgrOpts.Cache, mgrOpts.Client = controller.CacheOptions(watched), controller.ClientOptions()
 	mgr, err := ctrl.NewManager(controller.WithRateLimits(ctrl.GetConfigOrDie(), float32(qps), burst), mgrOpts)
 	if err != nil {
 		return fmt.Errorf("manager: %w", err)

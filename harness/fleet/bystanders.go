@@ -20,7 +20,7 @@ const (
 // bystanders creates the bystander objects while the fleet runs, lets the watches settle and
 // measures the operator's heap again: the manager's cache must not hold them.
 func (f *fleet) bystanders(ctx context.Context) error {
-	f.rep.BystanderBaseMB = operatorHeapMB()
+	f.rep.BystanderBaseMB = f.operatorHeap(ctx)
 	f.logf("creating %d ConfigMaps and %d Pods that are not the operator's", BystanderConfigMaps, BystanderPods)
 	c := f.env.Client
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: bystanderNamespace}}); err != nil {
@@ -41,7 +41,7 @@ func (f *fleet) bystanders(ctx context.Context) error {
 		return fmt.Errorf("bystander Pods: %w", err)
 	}
 	sleep(ctx, 15*time.Second) // a watch that received them would have by now
-	f.rep.BystanderHeapMB = operatorHeapMB()
+	f.rep.BystanderHeapMB = f.operatorHeap(ctx)
 	f.rep.Bystanders = true
 	return nil
 }

@@ -4,6 +4,8 @@ package fleet
 
 import (
 	"context"
+	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -41,5 +43,32 @@ func TestHungJobManagersDoNotDelayHealthyOnes(t *testing.T) {
 					p99, bound, tc.wantWithin, rep.SlowLatency)
 			}
 		})
+	}
+}
+
+// TestOperatorApart runs the flink-operator binary as its own process against a small fleet:
+// its API requests must reach the API server through the counting proxy, its Flink calls the
+// simulated JobManagers through the REST proxy, and its memory and CPU must be read.
+func TestOperatorApart(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "flink-operator")
+	build := exec.Command("go", "build", "-o", bin, "../../cmd/flink-operator")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	rep, err := Run(context.Background(), Config{
+		N: 3, ConvergeOnly: true, OperatorBinary: bin, ReconcileInterval: 5 * time.Second, Timeout: 3 * time.Minute,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Apart || rep.OperatorHeapMB <= 0 || rep.OperatorRSSMB <= 0 || rep.OperatorPeakRSSMB < rep.OperatorRSSMB || rep.OperatorCPU <= 0 {
+		t.Errorf("operator process measured apart %v: heap %.1f MB, RSS %.1f MB, peak %.1f MB, CPU %s",
+			rep.Apart, rep.OperatorHeapMB, rep.OperatorRSSMB, rep.OperatorPeakRSSMB, rep.OperatorCPU)
+	}
+	if rep.ConvergeWrites < 3*10 || rep.ConvergeWritesByKind["POST deployments"] < 6 {
+		t.Errorf("API writes to converge %d (%v): the proxy did not count the operator's requests", rep.ConvergeWrites, rep.ConvergeWritesByKind)
+	}
+	if rep.SteadyWrites != 0 || rep.SteadyRESTPerDeployment <= 0 {
+		t.Errorf("steady state: %d API writes (want 0), %.1f Flink calls per deployment (want some)", rep.SteadyWrites, rep.SteadyRESTPerDeployment)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/flinkop/flinkop/fakeflink"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
@@ -27,17 +28,11 @@ func (f *fleet) phases(ctx context.Context) error {
 	f.rep.Converge, f.rep.ConvergeWrites = time.Since(start), f.api.writes.Load()
 	f.rep.ConvergeWritesByKind = f.api.writesByKind()
 	f.logf("converged in %s with %d API writes", f.rep.Converge.Round(time.Millisecond), f.rep.ConvergeWrites)
+	if f.proc != nil {
+		f.rep.OperatorCPU = f.proc.cpu(ctx)
+	}
 
-	writes, calls := f.api.writes.Load(), f.rest.calls.Load()
-	f.logf("holding steady for %s", f.cfg.Steady)
-	sleep(ctx, f.cfg.Steady)
-	f.rep.SteadyWrites = f.api.writes.Load() - writes
-	f.rep.SteadyWritesByKind = subtract(f.api.writesByKind(), f.rep.ConvergeWritesByKind)
-	f.rep.SteadyRESTPerDeployment = float64(f.rest.calls.Load()-calls) / float64(f.cfg.N)
-	f.rep.SteadyWindow = f.cfg.Steady
-	f.rep.HeapMB, f.rep.RSSMB = memory()
-	f.rep.OperatorHeapMB = operatorHeapMB()
-	if err := writeHeapProfile(f.cfg.HeapProfile); err != nil {
+	if err := f.steady(ctx); err != nil {
 		return err
 	}
 	if f.cfg.ConvergeOnly {
@@ -74,10 +69,52 @@ func (f *fleet) phases(ctx context.Context) error {
 	return err
 }
 
+// steady holds the converged fleet for the steady window and counts what the operator does
+// meanwhile, then measures its memory.
+func (f *fleet) steady(ctx context.Context) error {
+	writes, calls, before := f.api.writes.Load(), f.rest.calls.Load(), f.api.writesByKind()
+	var cpu time.Duration
+	if f.proc != nil {
+		cpu = f.proc.cpu(ctx)
+	}
+	start := time.Now()
+	f.logf("holding steady for %s", f.cfg.Steady)
+	sleep(ctx, f.cfg.Steady)
+	f.rep.SteadyWrites = f.api.writes.Load() - writes
+	f.rep.SteadyWritesByKind = subtract(f.api.writesByKind(), before)
+	f.rep.SteadyRESTPerDeployment = float64(f.rest.calls.Load()-calls) / float64(f.cfg.N)
+	f.rep.SteadyWindow = f.cfg.Steady
+	var err error
+	if f.rep.SteadyEvents, err = f.eventsSince(ctx, start); err != nil {
+		return err
+	}
+	f.rep.HeapMB, f.rep.RSSMB = memory()
+	if f.proc == nil {
+		f.rep.OperatorHeapMB = operatorHeapMB()
+		return writeHeapProfile(f.cfg.HeapProfile)
+	}
+	f.rep.SteadyCPU = f.proc.cpu(ctx) - cpu
+	f.rep.OperatorHeapMB, f.rep.OperatorRSSMB, f.rep.OperatorPeakRSSMB, err = f.proc.memory(ctx, f.cfg.HeapProfile)
+	return err
+}
+
+// operatorHeap is the operator's heap in use, in MB (estimated when it shares this process).
+func (f *fleet) operatorHeap(ctx context.Context) float64 {
+	if f.proc == nil {
+		return operatorHeapMB()
+	}
+	heap, _, _, err := f.proc.memory(ctx, "")
+	if err != nil {
+		return -1
+	}
+	return heap
+}
+
 // until waits for every deployment to run generation gen.
 func (f *fleet) until(ctx context.Context, what string, gen int64) error {
-	deadline := time.Now().Add(f.cfg.Timeout)
-	last := time.Now()
+	start := time.Now()
+	deadline := start.Add(f.cfg.Timeout)
+	last := start
 	for {
 		n := f.tracker.converged(f.names, gen)
 		if n == len(f.names) {
@@ -88,11 +125,28 @@ func (f *fleet) until(ctx context.Context, what string, gen int64) error {
 		}
 		if time.Since(last) > 10*time.Second {
 			f.logf("%d of %d %s; waiting: %s", n, len(f.names), what, f.tracker.stuck(f.names, gen))
+			if len(f.names)-n <= 3 && time.Since(start) > 2*time.Minute {
+				f.explain(gen)
+			}
 			last = time.Now()
 		}
 		if !sleep(ctx, 200*time.Millisecond) {
 			return ctx.Err()
 		}
+	}
+}
+
+// explain logs what the simulated Flink cluster of each deployment still waited for shows:
+// its TaskManagers, slots and jobs (the few laggards of a phase are worth a closer look).
+func (f *fleet) explain(gen int64) {
+	for _, name := range f.tracker.laggards(f.names, gen) {
+		f.sim.Do(namespace, name, func(c *fakeflink.Cluster) {
+			var jobs []string
+			for _, j := range c.Jobs() {
+				jobs = append(jobs, fmt.Sprintf("%s %s p=%d", j.ID, j.Status, j.Parallelism()))
+			}
+			f.logf("  %s: up=%t task managers %v, slots %d used of %d, jobs %v", name, c.Up(), c.TaskManagers(), c.UsedSlots(), c.TotalSlots(), jobs)
+		})
 	}
 }
 

@@ -50,10 +50,21 @@ type Report struct {
 	Latency, SlowLatency []time.Duration
 	// HungCalls are the REST calls to hung JobManagers during the last phase.
 	HungCalls int64
-	// HeapMB and RSSMB are the process's at steady state (with the API server's client, the pod
-	// simulator and the fakeflink clusters); OperatorHeapMB is the part of the heap the
-	// operator's code holds (see operatorHeapMB).
-	HeapMB, RSSMB, OperatorHeapMB float64
+	// SteadyEvents are the Events created or recurring at steady state, by type and reason.
+	SteadyEvents map[string]int64
+	// HeapMB and RSSMB are this process's at steady state (with the API server's client, the
+	// pod simulator and the fakeflink clusters, and the operator unless it runs apart).
+	HeapMB, RSSMB float64
+	// OperatorHeapMB is the operator's heap in use at steady state: its process's after a
+	// collection when it runs apart, else the part of this process's heap the operator's code
+	// holds (see operatorHeapMB).
+	OperatorHeapMB float64
+	// Apart is set when the operator ran as its own process (Config.OperatorBinary); then
+	// OperatorRSSMB and OperatorPeakRSSMB are its resident set at steady state and at its
+	// peak, and OperatorCPU and SteadyCPU its CPU time to converge and over SteadyWindow.
+	Apart                            bool
+	OperatorRSSMB, OperatorPeakRSSMB float64
+	OperatorCPU, SteadyCPU           time.Duration
 	// Bystanders is set when the bystander objects were created; BystanderBaseMB and
 	// BystanderHeapMB are the operator's heap just before and after them.
 	Bystanders                       bool
@@ -74,24 +85,48 @@ func (r *Report) Write(w io.Writer) {
 		}
 		return fmt.Sprintf("%.1f s", d.Seconds())
 	}
-	_, _ = fmt.Fprintf(w, "| fleet | converge | plain client, same writes (16 / 1 writers) | converge ÷ floor(16) | upgrade wave | first action p50 / p99 | with %d%% hung: p50 / p99 | operator heap / process RSS |\n",
-		r.slowPercent())
+	_, _ = fmt.Fprintf(w, "| fleet | converge | plain client, same writes (16 / 1 writers) | converge ÷ floor(16) | upgrade wave | first action p50 / p99 | with %d%% hung: p50 / p99 | %s |\n",
+		r.slowPercent(), r.memoryHeader())
 	_, _ = fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
-	_, _ = fmt.Fprintf(w, "| %d | %s | %s / %s | %s | %s | %s / %s | %s / %s | %.1f / %.0f MB |\n",
+	_, _ = fmt.Fprintf(w, "| %d | %s | %s / %s | %s | %s | %s / %s | %s / %s | %s |\n",
 		r.N, s(r.Converge), s(r.FloorParallel), s(r.FloorSerial), ratio(r.Converge, r.FloorParallel), s(r.Wave),
-		ms(pct(r.Latency, 50)), ms(pct(r.Latency, 99)), ms(pct(r.SlowLatency, 50)), ms(pct(r.SlowLatency, 99)), r.OperatorHeapMB, r.RSSMB)
+		ms(pct(r.Latency, 50)), ms(pct(r.Latency, 99)), ms(pct(r.SlowLatency, 50)), ms(pct(r.SlowLatency, 99)), r.memoryCell())
 	_, _ = fmt.Fprintf(w, "\nAPI writes to converge: %d (%.1f per deployment); at steady state over %s: %d writes, %.1f Flink REST calls per deployment.\n",
 		r.ConvergeWrites, float64(r.ConvergeWrites)/float64(r.N), r.SteadyWindow, r.SteadyWrites, r.SteadyRESTPerDeployment)
 	_, _ = fmt.Fprintf(w, "Writes per deployment to converge, by request: %s.\n", r.perDeployment())
 	_, _ = fmt.Fprintf(w, "Writes at steady state, by request: %s.\n", mostFirst(r.SteadyWritesByKind, func(n int64) string { return strconv.FormatInt(n, 10) }))
+	_, _ = fmt.Fprintf(w, "Events at steady state (created or recurring), by type and reason: %s.\n", mostFirst(r.SteadyEvents, func(n int64) string { return strconv.FormatInt(n, 10) }))
 	_, _ = fmt.Fprintf(w, "Requests the API server failed or did not answer: %s.\n", mostFirst(r.Failures, func(n int64) string { return strconv.FormatInt(n, 10) }))
 	_, _ = fmt.Fprintf(w, "REST calls to the hung JobManagers while the healthy ones changed: %d (each waits for the client timeout).\n", r.HungCalls)
 	if r.Bystanders {
 		_, _ = fmt.Fprintf(w, "With %d ConfigMaps and %d Pods that are not the operator's added: operator heap %.1f → %.1f MB.\n",
 			BystanderConfigMaps, BystanderPods, r.BystanderBaseMB, r.BystanderHeapMB)
 	}
+	if r.Apart {
+		_, _ = fmt.Fprintf(w, "Operator process: CPU %.1f s to converge (%.1f ms per deployment), %.1f s over the steady window; resident set %.0f MB at steady state, %.0f MB at its peak.\n",
+			r.OperatorCPU.Seconds(), r.OperatorCPU.Seconds()*1000/float64(max(r.N, 1)), r.SteadyCPU.Seconds(), r.OperatorRSSMB, r.OperatorPeakRSSMB)
+		_, _ = fmt.Fprintf(w, "Harness process (API server client, pod simulator, %d fakeflink clusters, proxies) at steady state: heap %.0f MB, RSS %.0f MB; load average %s; %d CPUs.\n",
+			r.N, r.HeapMB, r.RSSMB, loadavg(), runtime.NumCPU())
+		return
+	}
 	_, _ = fmt.Fprintf(w, "Process heap at steady state %.0f MB (the pod simulator and %d fakeflink clusters included); load average %s; %d CPUs.\n",
 		r.HeapMB, r.N, loadavg(), runtime.NumCPU())
+}
+
+// memoryHeader and memoryCell are the memory column: the operator process's own heap and
+// resident set when it ran apart, else its estimated heap and the shared process's RSS.
+func (r *Report) memoryHeader() string {
+	if r.Apart {
+		return "operator heap / RSS (peak)"
+	}
+	return "operator heap / process RSS"
+}
+
+func (r *Report) memoryCell() string {
+	if r.Apart {
+		return fmt.Sprintf("%.0f / %.0f (%.0f) MB", r.OperatorHeapMB, r.OperatorRSSMB, r.OperatorPeakRSSMB)
+	}
+	return fmt.Sprintf("%.1f / %.0f MB", r.OperatorHeapMB, r.RSSMB)
 }
 
 func (r *Report) slowPercent() int {
@@ -124,12 +159,7 @@ func memory() (heap, rss float64) {
 	runtime.ReadMemStats(&m)
 	heap = float64(m.HeapInuse) / (1 << 20)
 	if data, err := os.ReadFile("/proc/self/status"); err == nil {
-		for _, line := range strings.Split(string(data), "\n") {
-			if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-				kb, _ := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 64)
-				rss = kb / 1024
-			}
-		}
+		rss = statusMB(string(data), "VmRSS:")
 	}
 	return heap, rss
 }

@@ -71,10 +71,7 @@ func (t *tracker) converged(names []string, gen int64) int {
 	n := 0
 	for _, name := range names {
 		d := t.latest[name]
-		if d != nil && d.Generation == gen && d.Status.ObservedGeneration == gen &&
-			d.Status.LifecycleState == flinkv1beta1.LifecycleStable &&
-			d.Status.JobStatus.State == flinkv1beta1.JobStatusRunning &&
-			d.Status.JobManagerDeploymentStatus == flinkv1beta1.JobManagerReady {
+		if d != nil && done(d, gen) {
 			n++
 		}
 	}
@@ -89,6 +86,27 @@ func (t *tracker) observedAt(name string, gen int64) (time.Time, bool) {
 	return at, ok
 }
 
+// done reports whether d runs generation gen on a ready cluster.
+func done(d *flinkv1beta1.FlinkDeployment, gen int64) bool {
+	return d.Generation == gen && d.Status.ObservedGeneration == gen &&
+		d.Status.LifecycleState == flinkv1beta1.LifecycleStable &&
+		d.Status.JobStatus.State == flinkv1beta1.JobStatusRunning &&
+		d.Status.JobManagerDeploymentStatus == flinkv1beta1.JobManagerReady
+}
+
+// laggards are the names not yet running generation gen, in order.
+func (t *tracker) laggards(names []string, gen int64) []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []string
+	for _, name := range names {
+		if d := t.latest[name]; d == nil || !done(d, gen) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // stuck summarises the deployments of names not yet running generation gen: how many are in
 // each combination of lifecycle state, JobManager status, job state and error, most first.
 func (t *tracker) stuck(names []string, gen int64) string {
@@ -100,8 +118,7 @@ func (t *tracker) stuck(names []string, gen int64) string {
 		switch {
 		case d == nil:
 			counts["not seen"]++
-		case d.Generation != gen || d.Status.ObservedGeneration != gen || d.Status.LifecycleState != flinkv1beta1.LifecycleStable ||
-			d.Status.JobStatus.State != flinkv1beta1.JobStatusRunning || d.Status.JobManagerDeploymentStatus != flinkv1beta1.JobManagerReady:
+		case !done(d, gen):
 			msg := d.Status.Error
 			if len(msg) > 120 {
 				msg = msg[:120] + "…"

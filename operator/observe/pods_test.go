@@ -1,0 +1,80 @@
+package observe
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	"github.com/flinkop/flinkop/operator/act"
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/decide"
+)
+
+// TestPodsAreReadOnlyWhileTheJobManagerIsUnavailable: the JobManager's pods (read from the
+// API server, not cached) are listed only while its Deployment is not available, and then
+// say why; an available JobManager costs no pod read.
+func TestPodsAreReadOnlyWhileTheJobManagerIsUnavailable(t *testing.T) {
+	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	owner := []metav1.OwnerReference{{APIVersion: "flink.apache.org/v1beta1", Kind: "FlinkDeployment", Name: "a", UID: "uid-a", Controller: ptr.To(true)}}
+	labels := act.Selector("a", act.ComponentJobManager)
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "a-jm-0", Namespace: "ns", Labels: labels},
+		Status: corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{{
+			Name: act.MainContainer, RestartCount: 3, State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff", Message: "back-off"}},
+		}}},
+	}
+	for name, tc := range map[string]struct {
+		available bool
+		lists     int
+		problem   *decide.PodError
+	}{
+		"unavailable: pods say why": {lists: 1, problem: &decide.PodError{Reason: "CrashLoopBackOff", Message: "pod a-jm-0 container " + act.MainContainer + ": back-off"}},
+		"available: no pod read":    {available: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			jm := &appsv1.Deployment{
+				ObjectMeta: metav1.ObjectMeta{Name: act.JobManagerName("a"), Namespace: "ns", Generation: 1, OwnerReferences: owner, Labels: labels},
+				Spec:       appsv1.DeploymentSpec{Replicas: ptr.To(int32(1))},
+				Status:     appsv1.DeploymentStatus{ObservedGeneration: 1, Replicas: 1, UpdatedReplicas: 1},
+			}
+			if tc.available {
+				jm.Status.ReadyReplicas, jm.Status.AvailableReplicas = 1, 1
+			}
+			lists := 0
+			c := fake.NewClientBuilder().WithScheme(s).WithObjects(jm, pod).WithInterceptorFuncs(interceptor.Funcs{
+				List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+					if _, ok := list.(*corev1.PodList); ok {
+						lists++
+					}
+					return c.List(ctx, list, opts...)
+				},
+			}).Build()
+			o := &Observer{Client: c, Flink: func(*flinkv1beta1.FlinkDeployment) FlinkAPI { return &stalling{} }, RESTBudget: time.Millisecond}
+			d := &flinkv1beta1.FlinkDeployment{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ns", UID: "uid-a"}}
+			obs, err := o.Observe(t.Context(), d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if lists != tc.lists {
+				t.Errorf("%d pod lists, want %d", lists, tc.lists)
+			}
+			if diff := cmp.Diff(tc.problem, obs.PodError); diff != "" {
+				t.Errorf("pod problem (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
