@@ -99,6 +99,12 @@ func TestActionWaitingForASlotIsRetriedQuietly(t *testing.T) {
 	e := newEnv(t)
 	e.create(deployment("job", flinkv1beta1.UpgradeModeStateless))
 	e.r.Executor = &busyOnce{Executor: e.r.Executor}
+	reg := prometheus.NewRegistry()
+	m, err := metrics.New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.r.Metrics = m
 	before := e.get("job").Status
 	res, err := e.r.Reconcile(e.ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: "job"}})
 	if err != nil || res.RequeueAfter != 700*time.Millisecond {
@@ -110,6 +116,11 @@ func TestActionWaitingForASlotIsRetriedQuietly(t *testing.T) {
 	}
 	if diff := cmp.Diff(before, e.get("job").Status); diff != "" {
 		t.Errorf("status changed (-before +after):\n%s", diff)
+	}
+	exp := "# HELP flinkop_service_create_waits_total Actions put off because every cluster-IP Service create slot was taken (retried after a per-Service back-off).\n" +
+		"# TYPE flinkop_service_create_waits_total counter\nflinkop_service_create_waits_total 1\n"
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(exp), metrics.SlotWaitsName); err != nil {
+		t.Error(err)
 	}
 	e.until("job", 30, "running", running(1))
 }

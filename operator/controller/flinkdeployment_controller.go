@@ -117,6 +117,7 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	if err := r.Executor.Execute(ctx, &d, res.Action); err != nil {
 		if later := (*act.RetryLaterError)(nil); errors.As(err, &later) {
 			log.FromContext(ctx).V(1).Info("action waits for a slot", "action", res.Action.Kind, "reason", err.Error())
+			r.Metrics.SlotWait()
 			return ctrl.Result{RequeueAfter: later.After}, nil
 		}
 		log.FromContext(ctx).Error(err, "action failed", "action", res.Action.Kind)

@@ -21,6 +21,7 @@ const (
 	ReconcileErrorsName = "flinkop_reconcile_errors_total"
 	ConflictsName       = "flinkop_status_conflicts_total"
 	ThrottledName       = "flinkop_reconciles_throttled_total"
+	SlotWaitsName       = "flinkop_service_create_waits_total"
 )
 
 // Recorder records what the reconciler saw and did. It is safe for concurrent reconciles.
@@ -35,6 +36,7 @@ type Recorder struct {
 	errors    *prometheus.CounterVec
 	conflicts prometheus.Counter
 	throttled prometheus.Counter
+	slotWaits prometheus.Counter
 }
 
 // resourceState is what the recorder remembers of one resource.
@@ -70,8 +72,11 @@ func New(reg prometheus.Registerer) (*Recorder, error) {
 		throttled: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: ThrottledName, Help: "Reconciles put off because their resource was reconciled faster than the per-resource rate allows.",
 		}),
+		slotWaits: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: SlotWaitsName, Help: "Actions put off because every cluster-IP Service create slot was taken (retried after a per-Service back-off).",
+		}),
 	}
-	for _, c := range []prometheus.Collector{r.resources, r.jobMgrs, r.durations, r.snapshots, r.errors, r.conflicts, r.throttled} {
+	for _, c := range []prometheus.Collector{r.resources, r.jobMgrs, r.durations, r.snapshots, r.errors, r.conflicts, r.throttled, r.slotWaits} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -158,6 +163,14 @@ func (r *Recorder) StatusConflict() {
 		return
 	}
 	r.conflicts.Inc()
+}
+
+// SlotWait counts an action put off because no Service create slot was free.
+func (r *Recorder) SlotWait() {
+	if r == nil {
+		return
+	}
+	r.slotWaits.Inc()
 }
 
 // Throttled counts a reconcile put off by the per-resource rate limit.
