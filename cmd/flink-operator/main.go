@@ -91,7 +91,7 @@ func run() error {
 			watched = append(watched, ns)
 		}
 	}
-	mgrOpts.Cache, mgrOpts.Client = controller.CacheOptions(watched), controller.ClientOptions()
+	mgrOpts.Cache = controller.CacheOptions(watched)
 	mgr, err := ctrl.NewManager(controller.WithRateLimits(ctrl.GetConfigOrDie(), float32(qps), burst), mgrOpts)
 	if err != nil {
 		return fmt.Errorf("manager: %w", err)

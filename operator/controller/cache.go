@@ -19,18 +19,19 @@ import (
 // CacheOptions are the manager's cache options: the watched namespaces (none: all), and for
 // every kind the operator reads besides its own resources, a label selector that admits only
 // the objects it owns, so its memory does not grow with what else runs in the cluster.
-// Deployments, Services and Ingresses are the operator's when labelled
-// app.kubernetes.io/managed-by=flinkop; ConfigMaps when labelled type=flink-native-kubernetes:
-// its flink-config ConfigMaps and Flink's HA ConfigMaps. An object outside the cache is
-// invisible to the operator: a create that collides with one is resolved by an uncached read
-// (see act.Executor.Reader). Pods are not cached at all (see ClientOptions).
+// Deployments, Services, Pods and Ingresses are the operator's when labelled
+// app.kubernetes.io/managed-by=flinkop (pods through their Deployment's template); ConfigMaps
+// when labelled type=flink-native-kubernetes: its flink-config ConfigMaps and Flink's HA
+// ConfigMaps. An object outside the cache is invisible to the operator: a create that
+// collides with one is resolved by an uncached read (see act.Executor.Reader).
 //
 // The cache keeps of each object only what the operator reads (its memory per deployment is
-// what a fleet of 10,000 costs), with the strings many objects repeat shared (interned): no
-// managedFields; of an HA ConfigMap its metadata (the
-// operator only tells whether HA metadata exists, and deletes it by label); of its own
-// Deployments and flink-config ConfigMaps all but their content, which it compares by hash
-// (act.StripContent).
+// what a fleet of 10,000 costs), with the strings many objects repeat kept once (interned): no
+// managedFields; of a Pod its metadata and container statuses (the operator never writes
+// pods); of an HA ConfigMap its metadata (the operator only tells whether HA metadata exists,
+// and deletes it by label); of its own Deployments and flink-config ConfigMaps all but their
+// content, which it compares by hash (act.StripContent); of a FlinkDeployment whose last
+// stable spec is its last reconciled spec, one copy of that JSON.
 func CacheOptions(namespaces []string) cache.Options {
 	strip := interned(cache.TransformStripManagedFields())
 	ownedBy := func(t toolscache.TransformFunc) cache.ByObject {
@@ -42,6 +43,7 @@ func CacheOptions(namespaces []string) cache.Options {
 			&flinkv1beta1.FlinkDeployment{}: {Transform: interned(stripThen(shareStableSpec))},
 			&appsv1.Deployment{}:            ownedBy(interned(act.StripContent)),
 			&corev1.Service{}:               ownedBy(strip),
+			&corev1.Pod{}:                   ownedBy(interned(slimPod)),
 			&networkingv1.Ingress{}:         ownedBy(strip),
 			&corev1.ConfigMap{}: {
 				Label:     labels.SelectorFromSet(labels.Set{act.LabelType: act.TypeNative}),
@@ -58,14 +60,19 @@ func CacheOptions(namespaces []string) cache.Options {
 	return opts
 }
 
-// ClientOptions are the manager's client options: Pods are read from the API server, never
-// cached. The operator reads a resource's JobManager pods only while its JobManager
-// Deployment is not available (to say why: an image that cannot be pulled, a crash loop, an
-// OOM kill) and while the resource is being deleted; a pod cache would hold two pods per
-// deployment and take every status change a kubelet writes, for reads that a healthy fleet
-// never makes (at 10,000 deployments it held 20,000 pods, about 50 MB).
-func ClientOptions() client.Options {
-	return client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Pod{}}}}
+// slimPod keeps of a pod what the operator reads: its metadata (managedFields dropped) and
+// the statuses of its containers.
+func slimPod(obj any) (any, error) {
+	p, ok := obj.(*corev1.Pod)
+	if !ok {
+		return obj, nil
+	}
+	p.ManagedFields = nil
+	p.Spec = corev1.PodSpec{}
+	p.Status = corev1.PodStatus{
+		Phase: p.Status.Phase, InitContainerStatuses: p.Status.InitContainerStatuses, ContainerStatuses: p.Status.ContainerStatuses,
+	}
+	return p, nil
 }
 
 // stripThen drops managedFields, then applies t.

@@ -1,7 +1,6 @@
 package controller
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -11,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flinkop/flinkop/operator/act"
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/observe"
 )
 
@@ -23,12 +23,23 @@ func TestCacheTransforms(t *testing.T) {
 		return metav1.ObjectMeta{Name: "x", Namespace: "ns", Labels: labels, ManagedFields: managed}
 	}
 	slim := func(m metav1.ObjectMeta) metav1.ObjectMeta { m.ManagedFields = nil; return m }
+	running := []corev1.ContainerStatus{{Name: act.MainContainer, Ready: true, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}
+	podMeta := meta(map[string]string{act.LabelApp: "a"})
 	haMeta := meta(map[string]string{act.LabelApp: "a", observe.LabelHAConfigMapType: observe.HAConfigMapType})
 	confMeta := meta(map[string]string{act.LabelApp: "a", act.LabelType: act.TypeNative})
 	for name, tc := range map[string]struct {
 		transform func(any) (any, error)
 		in, want  any
 	}{
+		"pod": {
+			transform: slimPod,
+			in: &corev1.Pod{
+				ObjectMeta: podMeta,
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: act.MainContainer, Image: "flink:1.20"}}},
+				Status:     corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.0.0.1", ContainerStatuses: running},
+			},
+			want: &corev1.Pod{ObjectMeta: slim(podMeta), Status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: running}},
+		},
 		"HA ConfigMap": {
 			transform: slimHAConfigMap,
 			in:        &corev1.ConfigMap{ObjectMeta: haMeta, Data: map[string]string{"counter": "3"}},
@@ -39,7 +50,7 @@ func TestCacheTransforms(t *testing.T) {
 			in:        &corev1.ConfigMap{ObjectMeta: confMeta, Data: map[string]string{"config.yaml": "a: b"}},
 			want:      &corev1.ConfigMap{ObjectMeta: slim(confMeta), Data: map[string]string{"config.yaml": "a: b"}},
 		},
-		"another type passes": {transform: slimHAConfigMap, in: "tombstone", want: "tombstone"},
+		"another type passes": {transform: slimPod, in: "tombstone", want: "tombstone"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			got, err := tc.transform(tc.in)
@@ -73,6 +84,14 @@ func TestCacheOptionsWireTheTransforms(t *testing.T) {
 			obj:     &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Annotations: hashed}, Data: map[string]string{"config.yaml": "a: b"}},
 			emptied: func(o client.Object) bool { return o.(*corev1.ConfigMap).Data == nil },
 		},
+		"pod spec": {
+			obj:     &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: act.MainContainer}}}},
+			emptied: func(o client.Object) bool { return len(o.(*corev1.Pod).Spec.Containers) == 0 },
+		},
+		"FlinkDeployment managedFields": {
+			obj:     &flinkv1beta1.FlinkDeployment{ObjectMeta: metav1.ObjectMeta{ManagedFields: managed}},
+			emptied: func(o client.Object) bool { return o.GetManagedFields() == nil },
+		},
 		"Service managedFields (default)": {
 			obj:     &corev1.Service{ObjectMeta: metav1.ObjectMeta{ManagedFields: managed}},
 			emptied: func(o client.Object) bool { return o.GetManagedFields() == nil },
@@ -84,19 +103,5 @@ func TestCacheOptionsWireTheTransforms(t *testing.T) {
 				t.Errorf("cached %T kept what it should drop: %+v", tc.obj, tc.obj)
 			}
 		})
-	}
-}
-
-// TestPodsAreNotCached: the manager's client reads Pods from the API server (no informer holds
-// the fleet's pods), and the cache options name no Pod.
-func TestPodsAreNotCached(t *testing.T) {
-	isPod := func(o client.Object) bool { _, ok := o.(*corev1.Pod); return ok }
-	if opts := ClientOptions(); opts.Cache == nil || !slices.ContainsFunc(opts.Cache.DisableFor, isPod) {
-		t.Errorf("client options %+v do not read Pods past the cache", opts.Cache)
-	}
-	for kind := range CacheOptions(nil).ByObject {
-		if isPod(kind) {
-			t.Error("the cache options still configure a Pod informer")
-		}
 	}
 }

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 	"unsafe"
@@ -32,6 +33,8 @@ func TestInternedSharesRepeatedStrings(t *testing.T) {
 		if _, err := interned(identity)(o); err != nil {
 			t.Fatal(err)
 		}
+		runtime.GC() // objects arrive far apart: sharing must outlive collections
+		runtime.GC()
 	}
 	if a.Namespace != want.Namespace || a.Labels["app"] != "job-00001" || a.Annotations["flinkop.io/content-hash"] != "abc" || a.OwnerReferences[0] != want.OwnerReferences[0] {
 		t.Fatalf("content changed: %+v", a.ObjectMeta)
@@ -84,5 +87,18 @@ func TestStableSpecShared(t *testing.T) {
 				t.Errorf("shared: %v, want %v", got, tc.shared)
 			}
 		})
+	}
+}
+
+// TestInternerIsBounded: a full interner starts afresh instead of growing.
+func TestInternerIsBounded(t *testing.T) {
+	i := &interner{m: map[string]string{}, max: 2}
+	for _, s := range []string{"a", "b", "c", "a", ""} {
+		if got := i.intern(s); got != s {
+			t.Fatalf("intern(%q) = %q", s, got)
+		}
+		if len(i.m) > 2 {
+			t.Fatalf("%d strings held, want at most 2", len(i.m))
+		}
 	}
 }

@@ -119,7 +119,7 @@ func TestLeaderFailoverDoesNothingTwice(t *testing.T) {
 		lease, renew, retry, skip := testLease, testRenew, testRetry, true
 		mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 			Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-			Controller: ctrlconfig.Controller{SkipNameValidation: &skip}, Cache: controller.CacheOptions(nil), Client: controller.ClientOptions(),
+			Controller: ctrlconfig.Controller{SkipNameValidation: &skip}, Cache: controller.CacheOptions(nil),
 			LeaderElection: true, LeaderElectionID: electionID, LeaderElectionNamespace: ns,
 			LeaseDuration: &lease, RenewDeadline: &renew, RetryPeriod: &retry,
 		})

@@ -114,7 +114,7 @@ func startManagerWith(t *testing.T, before func(context.Context, client.Client))
 	skip := true // each test starts a manager with the same controller names
 	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
 		Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-		Controller: ctrlconfig.Controller{SkipNameValidation: &skip}, Cache: controller.CacheOptions(nil), Client: controller.ClientOptions(),
+		Controller: ctrlconfig.Controller{SkipNameValidation: &skip}, Cache: controller.CacheOptions(nil),
 	})
 	if err != nil {
 		t.Fatal(err)

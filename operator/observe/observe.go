@@ -72,12 +72,13 @@ func (o *Observer) Observe(ctx context.Context, d *flinkv1beta1.FlinkDeployment)
 	if obs.TaskManager, err = o.deployment(ctx, d, act.TaskManagerName(d.Name)); err != nil {
 		return obs, err
 	}
-	if obs.JobManager != nil && !obs.JobManager.Available {
-		// Pods say why a JobManager is not available; an available one needs no reading
-		// (they are read from the API server: see controller.ClientOptions).
+	if jm := obs.JobManager; jm != nil && (!jm.Available || jm.ReadyReplicas < jm.Replicas) {
+		// Pods say why a JobManager (or a standby) is not ready; with every one ready there
+		// is nothing to read.
 		if obs.PodError, obs.JobManagerNeverStarted, err = o.jobManagerPods(ctx, d); err != nil {
 			return obs, err
 		}
+		obs.JobManagerNeverStarted = obs.JobManagerNeverStarted && !jm.Available
 	}
 	if obs.HAMetadata, err = o.haMetadata(ctx, d); err != nil {
 		return obs, err

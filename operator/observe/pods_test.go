@@ -21,9 +21,9 @@ import (
 	"github.com/flinkop/flinkop/operator/decide"
 )
 
-// TestPodsAreReadOnlyWhileTheJobManagerIsUnavailable: the JobManager's pods (read from the
-// API server, not cached) are listed only while its Deployment is not available, and then
-// say why; an available JobManager costs no pod read.
+// TestPodsAreReadOnlyWhileTheJobManagerIsUnavailable: the JobManager's pods are listed only
+// while its Deployment is not available or one of its JobManagers is not ready, and then say
+// why; with every JobManager ready no pod is read.
 func TestPodsAreReadOnlyWhileTheJobManagerIsUnavailable(t *testing.T) {
 	s := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(s); err != nil {
@@ -37,13 +37,16 @@ func TestPodsAreReadOnlyWhileTheJobManagerIsUnavailable(t *testing.T) {
 			Name: act.MainContainer, RestartCount: 3, State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff", Message: "back-off"}},
 		}}},
 	}
+	crashLoop := &decide.PodError{Reason: "CrashLoopBackOff", Message: "pod a-jm-0 container " + act.MainContainer + ": back-off"}
 	for name, tc := range map[string]struct {
 		available bool
+		replicas  int32 // JobManagers (1 unless set)
 		lists     int
 		problem   *decide.PodError
 	}{
-		"unavailable: pods say why": {lists: 1, problem: &decide.PodError{Reason: "CrashLoopBackOff", Message: "pod a-jm-0 container " + act.MainContainer + ": back-off"}},
-		"available: no pod read":    {available: true},
+		"unavailable: pods say why":              {lists: 1, problem: crashLoop},
+		"available: no pod read":                 {available: true},
+		"a standby not ready: pods say why (HA)": {available: true, replicas: 2, lists: 1, problem: crashLoop},
 	} {
 		t.Run(name, func(t *testing.T) {
 			jm := &appsv1.Deployment{
@@ -51,11 +54,15 @@ func TestPodsAreReadOnlyWhileTheJobManagerIsUnavailable(t *testing.T) {
 				Spec:       appsv1.DeploymentSpec{Replicas: ptr.To(int32(1))},
 				Status:     appsv1.DeploymentStatus{ObservedGeneration: 1, Replicas: 1, UpdatedReplicas: 1},
 			}
+			if tc.replicas > 1 {
+				jm.Spec.Replicas, jm.Status.Replicas, jm.Status.UpdatedReplicas = ptr.To(tc.replicas), tc.replicas, tc.replicas
+			}
 			if tc.available {
 				jm.Status.ReadyReplicas, jm.Status.AvailableReplicas = 1, 1
 			}
 			lists := 0
-			c := fake.NewClientBuilder().WithScheme(s).WithObjects(jm, pod).WithInterceptorFuncs(interceptor.Funcs{
+			byApp := func(o client.Object) []string { return []string{o.GetLabels()[act.LabelApp]} }
+			c := fake.NewClientBuilder().WithScheme(s).WithObjects(jm, pod).WithIndex(&corev1.ConfigMap{}, act.IndexApp, byApp).WithIndex(&corev1.Pod{}, act.IndexApp, byApp).WithInterceptorFuncs(interceptor.Funcs{
 				List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
 					if _, ok := list.(*corev1.PodList); ok {
 						lists++
@@ -63,7 +70,7 @@ func TestPodsAreReadOnlyWhileTheJobManagerIsUnavailable(t *testing.T) {
 					return c.List(ctx, list, opts...)
 				},
 			}).Build()
-			o := &Observer{Client: c, Flink: func(*flinkv1beta1.FlinkDeployment) FlinkAPI { return &stalling{} }, RESTBudget: time.Millisecond}
+			o := &Observer{Client: c, Lister: act.AppLister{Indexed: true}, Flink: func(*flinkv1beta1.FlinkDeployment) FlinkAPI { return &stalling{} }, RESTBudget: time.Millisecond}
 			d := &flinkv1beta1.FlinkDeployment{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ns", UID: "uid-a"}}
 			obs, err := o.Observe(t.Context(), d)
 			if err != nil {
