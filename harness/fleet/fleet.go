@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -156,6 +157,9 @@ func (f *fleet) run(ctx context.Context) (*Report, error) {
 	f.rep.Failures = f.api.failures() // before the operator stops: its cut-off calls are no failures
 	stopOperator()
 	<-done
+	if f.proc != nil && err == nil {
+		_ = os.RemoveAll(f.proc.dir) // kept after a failure: its log
+	}
 	return f.rep, err
 }
 

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flinkop/flinkop/fakeflink"
+	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
@@ -29,7 +30,10 @@ func (f *fleet) phases(ctx context.Context) error {
 	f.rep.ConvergeWritesByKind = f.api.writesByKind()
 	f.logf("converged in %s with %d API writes", f.rep.Converge.Round(time.Millisecond), f.rep.ConvergeWrites)
 	if f.proc != nil {
-		f.rep.OperatorCPU = f.proc.cpu(ctx)
+		var err error
+		if f.rep.OperatorCPU, err = f.proc.cpu(ctx); err != nil {
+			return err
+		}
 	}
 
 	if err := f.steady(ctx); err != nil {
@@ -74,8 +78,11 @@ func (f *fleet) phases(ctx context.Context) error {
 func (f *fleet) steady(ctx context.Context) error {
 	writes, calls, before := f.api.writes.Load(), f.rest.calls.Load(), f.api.writesByKind()
 	var cpu time.Duration
+	var err error
 	if f.proc != nil {
-		cpu = f.proc.cpu(ctx)
+		if cpu, err = f.proc.cpu(ctx); err != nil {
+			return err
+		}
 	}
 	start := time.Now()
 	f.logf("holding steady for %s", f.cfg.Steady)
@@ -84,7 +91,6 @@ func (f *fleet) steady(ctx context.Context) error {
 	f.rep.SteadyWritesByKind = subtract(f.api.writesByKind(), before)
 	f.rep.SteadyRESTPerDeployment = float64(f.rest.calls.Load()-calls) / float64(f.cfg.N)
 	f.rep.SteadyWindow = f.cfg.Steady
-	var err error
 	if f.rep.SteadyEvents, err = f.eventsSince(ctx, start); err != nil {
 		return err
 	}
@@ -93,7 +99,11 @@ func (f *fleet) steady(ctx context.Context) error {
 		f.rep.OperatorHeapMB = operatorHeapMB()
 		return writeHeapProfile(f.cfg.HeapProfile)
 	}
-	f.rep.SteadyCPU = f.proc.cpu(ctx) - cpu
+	end, err := f.proc.cpu(ctx)
+	if err != nil {
+		return err
+	}
+	f.rep.SteadyCPU = end - cpu
 	f.rep.OperatorHeapMB, f.rep.OperatorRSSMB, f.rep.OperatorPeakRSSMB, err = f.proc.memory(ctx, f.cfg.HeapProfile)
 	return err
 }
@@ -105,6 +115,7 @@ func (f *fleet) operatorHeap(ctx context.Context) float64 {
 	}
 	heap, _, _, err := f.proc.memory(ctx, "")
 	if err != nil {
+		f.logf("operator heap: %v", err)
 		return -1
 	}
 	return heap
@@ -140,13 +151,16 @@ func (f *fleet) until(ctx context.Context, what string, gen int64) error {
 // its TaskManagers, slots and jobs (the few laggards of a phase are worth a closer look).
 func (f *fleet) explain(gen int64) {
 	for _, name := range f.tracker.laggards(f.names, gen) {
-		f.sim.Do(namespace, name, func(c *fakeflink.Cluster) {
+		found := f.sim.Do(namespace, act.JobManagerName(name), func(c *fakeflink.Cluster) {
 			var jobs []string
 			for _, j := range c.Jobs() {
 				jobs = append(jobs, fmt.Sprintf("%s %s p=%d", j.ID, j.Status, j.Parallelism()))
 			}
 			f.logf("  %s: up=%t task managers %v, slots %d used of %d, jobs %v", name, c.Up(), c.TaskManagers(), c.UsedSlots(), c.TotalSlots(), jobs)
 		})
+		if !found {
+			f.logf("  %s: no simulated JobManager", name)
+		}
 	}
 }
 

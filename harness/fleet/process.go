@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"maps"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -30,6 +29,7 @@ import (
 // simulator and the fakeflink clusters.
 type operatorProcess struct {
 	cmd *exec.Cmd
+	dir string // its kubeconfig, options and log
 	// metrics and pprof are the base URLs of its metrics and pprof endpoints.
 	metrics, pprof string
 }
@@ -46,7 +46,7 @@ func (f *fleet) startProcess(ctx context.Context) (<-chan struct{}, error) {
 	if err != nil {
 		return nil, err
 	}
-	restURL, err := serve(ctx, f.rest)
+	restURL, err := serve(ctx, restProxy(f.rest))
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +84,7 @@ func (f *fleet) startProcess(ctx context.Context) (<-chan struct{}, error) {
 		return nil, fmt.Errorf("operator process: %w", err)
 	}
 	f.rep.Apart = true
-	f.proc = &operatorProcess{cmd: cmd, metrics: "http://" + metricsAddr, pprof: "http://" + pprofAddr}
+	f.proc = &operatorProcess{cmd: cmd, dir: dir, metrics: "http://" + metricsAddr, pprof: "http://" + pprofAddr}
 	f.logf("operator process %d: %s, log %s", cmd.Process.Pid, f.cfg.OperatorBinary, logPath)
 	done := make(chan struct{})
 	go func() {
@@ -94,7 +94,12 @@ func (f *fleet) startProcess(ctx context.Context) (<-chan struct{}, error) {
 			f.logf("operator process: %v (see %s)", err, logPath)
 		}
 	}()
-	return done, f.proc.ready(ctx, done)
+	if err := f.proc.ready(ctx, done); err != nil {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		<-done
+		return nil, fmt.Errorf("%w (see %s)", err, logPath)
+	}
+	return done, nil
 }
 
 // serveAPIProxy serves the API server to the operator process over plain HTTP on loopback,
@@ -117,24 +122,23 @@ func (f *fleet) serveAPIProxy(ctx context.Context) (string, error) {
 	})
 }
 
-// ServeHTTP makes the REST transport an HTTP proxy for the operator process's Flink calls.
-func (t *slowTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Host == "" {
-		http.Error(w, "only proxy requests are served here", http.StatusBadRequest)
-		return
+// restProxy serves the REST transport as an HTTP proxy for the operator process's Flink
+// calls (absolute-form requests, as HTTP_PROXY makes them).
+func restProxy(t *slowTransport) http.Handler {
+	rp := &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			r.Out.URL.Scheme, r.Out.URL.Host, r.Out.Host = r.In.URL.Scheme, r.In.URL.Host, r.In.URL.Host
+		},
+		Transport: t,
+		ErrorLog:  log.New(io.Discard, "", 0),
 	}
-	out := r.Clone(r.Context())
-	out.RequestURI = ""
-	out.Header.Del("Proxy-Connection")
-	resp, err := t.RoundTrip(out)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadGateway)
-		return
-	}
-	defer func() { _ = resp.Body.Close() }()
-	maps.Copy(w.Header(), resp.Header)
-	w.WriteHeader(resp.StatusCode)
-	_, _ = io.Copy(w, resp.Body)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Host == "" {
+			http.Error(w, "only proxy requests are served here", http.StatusBadRequest)
+			return
+		}
+		rp.ServeHTTP(w, r)
+	})
 }
 
 // serve serves h on a loopback port until ctx ends and returns its URL.
@@ -171,6 +175,9 @@ func writeKubeconfig(path, server string) error {
 	return nil
 }
 
+// metricsClient reads the operator process's endpoints; a wedged process fails the read.
+var metricsClient = &http.Client{Timeout: 30 * time.Second}
+
 // ready waits until the process serves its metrics.
 func (p *operatorProcess) ready(ctx context.Context, exited <-chan struct{}) error {
 	deadline := time.Now().Add(time.Minute)
@@ -194,7 +201,7 @@ func (p *operatorProcess) get(ctx context.Context, url string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := metricsClient.Do(req)
 	if err != nil {
 		return nil, err
 	}
@@ -230,12 +237,9 @@ func (p *operatorProcess) memory(ctx context.Context, profile string) (heap, rss
 }
 
 // cpu is the CPU time the process used so far.
-func (p *operatorProcess) cpu(ctx context.Context) time.Duration {
+func (p *operatorProcess) cpu(ctx context.Context) (time.Duration, error) {
 	s, err := p.metric(ctx, "process_cpu_seconds_total")
-	if err != nil {
-		return 0
-	}
-	return time.Duration(s * float64(time.Second))
+	return time.Duration(s * float64(time.Second)), err
 }
 
 // metric reads one unlabelled sample of the process's metrics.
@@ -246,7 +250,11 @@ func (p *operatorProcess) metric(ctx context.Context, name string) (float64, err
 	}
 	for _, line := range strings.Split(string(data), "\n") {
 		if v, ok := strings.CutPrefix(line, name+" "); ok {
-			return strconv.ParseFloat(strings.TrimSpace(v), 64)
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil {
+				return 0, fmt.Errorf("operator metric %s: %w", name, err)
+			}
+			return f, nil
 		}
 	}
 	return 0, fmt.Errorf("operator metrics: no %s", name)

@@ -23,7 +23,7 @@ func TestRESTProxy(t *testing.T) {
 		return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"X-Host": {req.URL.Host}}, Body: io.NopCloser(strings.NewReader(req.URL.Path))}, nil
 	})}
 	rt.setSlow([]string{"job-2"})
-	proxy, err := serve(ctx, rt)
+	proxy, err := serve(ctx, restProxy(rt))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestRESTProxy(t *testing.T) {
 }
 
 func TestCountEvents(t *testing.T) {
-	since := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	since := time.Date(2026, 11, 25, 12, 0, 0, 5e8, time.UTC) // within a second
 	ev := func(reason string, created time.Duration, series *time.Duration) eventsv1.Event {
 		e := eventsv1.Event{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(since.Add(created))}, Type: "Normal", Reason: reason}
 		if series != nil {
@@ -66,14 +66,24 @@ func TestCountEvents(t *testing.T) {
 	}
 	later, earlier := time.Minute, -time.Minute
 	got := countEvents([]eventsv1.Event{
-		ev("Deployed", -time.Hour, nil),        // before the window
-		ev("Deployed", time.Second, nil),       // created in it
-		ev("Recovered", -time.Hour, &later),    // a series that recurred in it
-		ev("Recovered", -time.Hour, &earlier),  // a series over before it
-		ev("Recovered", 2*time.Second, &later), // created and recurring: once
+		ev("Deployed", -time.Hour, nil),                 // before the window
+		ev("Deployed", time.Second, nil),                // created in it
+		eventAt("Started", since.Add(time.Millisecond)), // first occurred in its first second
+		ev("Recovered", -time.Hour, &later),             // a series that recurred in it
+		ev("Recovered", -time.Hour, &earlier),           // a series over before it
+		ev("Recovered", 2*time.Second, &later),          // created and recurring: once
 	}, since)
-	if diff := cmp.Diff(map[string]int64{"Normal Deployed": 1, "Normal Recovered": 2}, got); diff != "" {
+	if diff := cmp.Diff(map[string]int64{"Normal Deployed": 1, "Normal Recovered": 2, "Normal Started": 1}, got); diff != "" {
 		t.Errorf("countEvents (-want +got):\n%s", diff)
+	}
+}
+
+// eventAt is an Event that first occurred at (eventTime) and was stored a second later than
+// the second it occurred in (creationTimestamp has whole seconds).
+func eventAt(reason string, at time.Time) eventsv1.Event {
+	return eventsv1.Event{
+		ObjectMeta: metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(at.Truncate(time.Second))},
+		EventTime:  metav1.NewMicroTime(at), Type: "Normal", Reason: reason,
 	}
 }
 

@@ -50,7 +50,8 @@ type Report struct {
 	Latency, SlowLatency []time.Duration
 	// HungCalls are the REST calls to hung JobManagers during the last phase.
 	HungCalls int64
-	// SteadyEvents are the Events created or recurring at steady state, by type and reason.
+	// SteadyEvents are the Events written at steady state, by type and reason (see
+	// eventsSince).
 	SteadyEvents map[string]int64
 	// HeapMB and RSSMB are this process's at steady state (with the API server's client, the
 	// pod simulator and the fakeflink clusters, and the operator unless it runs apart).
@@ -95,7 +96,7 @@ func (r *Report) Write(w io.Writer) {
 		r.ConvergeWrites, float64(r.ConvergeWrites)/float64(r.N), r.SteadyWindow, r.SteadyWrites, r.SteadyRESTPerDeployment)
 	_, _ = fmt.Fprintf(w, "Writes per deployment to converge, by request: %s.\n", r.perDeployment())
 	_, _ = fmt.Fprintf(w, "Writes at steady state, by request: %s.\n", mostFirst(r.SteadyWritesByKind, func(n int64) string { return strconv.FormatInt(n, 10) }))
-	_, _ = fmt.Fprintf(w, "Events at steady state (created or recurring), by type and reason: %s.\n", mostFirst(r.SteadyEvents, func(n int64) string { return strconv.FormatInt(n, 10) }))
+	_, _ = fmt.Fprintf(w, "Events written at steady state (new, or a series written), by type and reason: %s.\n", mostFirst(r.SteadyEvents, func(n int64) string { return strconv.FormatInt(n, 10) }))
 	_, _ = fmt.Fprintf(w, "Requests the API server failed or did not answer: %s.\n", mostFirst(r.Failures, func(n int64) string { return strconv.FormatInt(n, 10) }))
 	_, _ = fmt.Fprintf(w, "REST calls to the hung JobManagers while the healthy ones changed: %d (each waits for the client timeout).\n", r.HungCalls)
 	if r.Bystanders {
