@@ -26,28 +26,28 @@ import (
 // collides with one is resolved by an uncached read (see act.Executor.Reader).
 //
 // The cache keeps of each object only what the operator reads (its memory per deployment is
-// what a fleet of 10,000 costs), with the strings many objects repeat kept once (interned): no
-// managedFields; of a Pod its metadata and container statuses (the operator never writes
-// pods); of an HA ConfigMap its metadata (the operator only tells whether HA metadata exists,
-// and deletes it by label); of its own Deployments and flink-config ConfigMaps all but their
-// content, which it compares by hash (act.StripContent); of a FlinkDeployment whose last
-// stable spec is its last reconciled spec, one copy of that JSON.
+// what a fleet of 10,000 costs): no managedFields; of a Pod its metadata and container
+// statuses (the operator never writes pods); of an HA ConfigMap its metadata (the operator
+// only tells whether HA metadata exists, and deletes it by label); of its own Deployments and
+// flink-config ConfigMaps all but their content, which it compares by hash
+// (act.StripContent); of a FlinkDeployment whose last stable spec is its last reconciled
+// spec, one copy of that JSON.
 func CacheOptions(namespaces []string) cache.Options {
-	strip := interned(cache.TransformStripManagedFields())
+	strip := cache.TransformStripManagedFields()
 	ownedBy := func(t toolscache.TransformFunc) cache.ByObject {
 		return cache.ByObject{Label: labels.SelectorFromSet(labels.Set{act.LabelManagedBy: act.ManagedBy}), Transform: t}
 	}
 	opts := cache.Options{
 		DefaultTransform: strip,
 		ByObject: map[client.Object]cache.ByObject{
-			&flinkv1beta1.FlinkDeployment{}: {Transform: interned(stripThen(shareStableSpec))},
-			&appsv1.Deployment{}:            ownedBy(interned(act.StripContent)),
+			&flinkv1beta1.FlinkDeployment{}: {Transform: stripThen(shareStableSpec)},
+			&appsv1.Deployment{}:            ownedBy(act.StripContent),
 			&corev1.Service{}:               ownedBy(strip),
-			&corev1.Pod{}:                   ownedBy(interned(slimPod)),
+			&corev1.Pod{}:                   ownedBy(slimPod),
 			&networkingv1.Ingress{}:         ownedBy(strip),
 			&corev1.ConfigMap{}: {
 				Label:     labels.SelectorFromSet(labels.Set{act.LabelType: act.TypeNative}),
-				Transform: interned(slimHAConfigMap),
+				Transform: slimHAConfigMap,
 			},
 		},
 	}
