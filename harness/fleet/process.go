@@ -175,9 +175,6 @@ func writeKubeconfig(path, server string) error {
 	return nil
 }
 
-// metricsClient reads the operator process's endpoints; a wedged process fails the read.
-var metricsClient = &http.Client{Timeout: 30 * time.Second}
-
 // ready waits until the process serves its metrics.
 func (p *operatorProcess) ready(ctx context.Context, exited <-chan struct{}) error {
 	deadline := time.Now().Add(time.Minute)
@@ -196,12 +193,15 @@ func (p *operatorProcess) ready(ctx context.Context, exited <-chan struct{}) err
 	return errors.New("operator process did not serve its metrics within a minute")
 }
 
+// get reads one of the process's endpoints; a wedged process fails the read in 30 s.
 func (p *operatorProcess) get(ctx context.Context, url string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := metricsClient.Do(req)
+	resp, err := http.DefaultTransport.RoundTrip(req)
 	if err != nil {
 		return nil, err
 	}
