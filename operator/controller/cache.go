@@ -40,7 +40,7 @@ func CacheOptions(namespaces []string) cache.Options {
 	opts := cache.Options{
 		DefaultTransform: strip,
 		ByObject: map[client.Object]cache.ByObject{
-			&flinkv1beta1.FlinkDeployment{}: {Transform: stripThen(shareStableSpec)},
+			&flinkv1beta1.FlinkDeployment{}: {Transform: slimFlinkDeployment},
 			&appsv1.Deployment{}:            ownedBy(act.StripContent),
 			&corev1.Service{}:               ownedBy(strip),
 			&corev1.Pod{}:                   ownedBy(slimPod),
@@ -75,23 +75,12 @@ func slimPod(obj any) (any, error) {
 	return p, nil
 }
 
-// stripThen drops managedFields, then applies t.
-func stripThen(t toolscache.TransformFunc) toolscache.TransformFunc {
-	strip := cache.TransformStripManagedFields()
-	return func(obj any) (any, error) {
-		obj, err := strip(obj)
-		if err != nil {
-			return obj, err
-		}
-		return t(obj)
-	}
-}
-
-// shareStableSpec keeps one copy of a FlinkDeployment's spec JSON where its last stable spec
-// is the spec last reconciled (every running deployment that was not changed since): the two
-// status fields are its largest strings.
-func shareStableSpec(obj any) (any, error) {
+// slimFlinkDeployment drops a FlinkDeployment's managedFields and keeps one copy of its spec
+// JSON where its last stable spec is the spec last reconciled (every running deployment that
+// was not changed since): the two status fields are its largest strings.
+func slimFlinkDeployment(obj any) (any, error) {
 	if d, ok := obj.(*flinkv1beta1.FlinkDeployment); ok {
+		d.ManagedFields = nil
 		if rs := &d.Status.ReconciliationStatus; rs.LastStableSpec == rs.LastReconciledSpec {
 			rs.LastStableSpec = rs.LastReconciledSpec
 		}

@@ -20,15 +20,9 @@ import (
 // as missing (the false "missing and cannot be recovered" a 1,000-deployment fleet showed);
 // before the deploy, and without a reader (the broken variant), the cache's answer stands.
 func TestDeploymentMissingFromTheCacheIsConfirmed(t *testing.T) {
-	s := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(s); err != nil {
-		t.Fatal(err)
-	}
+	s := kubeScheme(t)
 	d := &flinkv1beta1.FlinkDeployment{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ns", UID: "uid-a"}}
-	jm := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{
-		Name: act.JobManagerName("a"), Namespace: "ns",
-		OwnerReferences: []metav1.OwnerReference{{APIVersion: "flink.apache.org/v1beta1", Kind: "FlinkDeployment", Name: "a", UID: "uid-a", Controller: ptr.To(true)}},
-	}}
+	jm := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: act.JobManagerName("a"), Namespace: "ns", OwnerReferences: controlledByA()}}
 	cache := fake.NewClientBuilder().WithScheme(s).Build()
 	server := fake.NewClientBuilder().WithScheme(s).WithObjects(jm).Build()
 	for name, tc := range map[string]struct {
@@ -55,4 +49,20 @@ func TestDeploymentMissingFromTheCacheIsConfirmed(t *testing.T) {
 			}
 		})
 	}
+}
+
+// kubeScheme is a scheme of Kubernetes' own kinds, for the fake clients of these tests.
+func kubeScheme(t *testing.T) *runtime.Scheme {
+	t.Helper()
+	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// controlledByA makes an object controlled by the FlinkDeployment ns/a (UID uid-a) of these
+// tests.
+func controlledByA() []metav1.OwnerReference {
+	return []metav1.OwnerReference{{APIVersion: "flink.apache.org/v1beta1", Kind: "FlinkDeployment", Name: "a", UID: "uid-a", Controller: ptr.To(true)}}
 }

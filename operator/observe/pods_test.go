@@ -9,8 +9,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -25,11 +23,7 @@ import (
 // while its Deployment is not available or one of its JobManagers is not ready, and then say
 // why; with every JobManager ready no pod is read.
 func TestPodsAreReadOnlyWhileTheJobManagerIsUnavailable(t *testing.T) {
-	s := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(s); err != nil {
-		t.Fatal(err)
-	}
-	owner := []metav1.OwnerReference{{APIVersion: "flink.apache.org/v1beta1", Kind: "FlinkDeployment", Name: "a", UID: "uid-a", Controller: ptr.To(true)}}
+	s := kubeScheme(t)
 	labels := act.Selector("a", act.ComponentJobManager)
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "a-jm-0", Namespace: "ns", Labels: labels},
@@ -50,7 +44,7 @@ func TestPodsAreReadOnlyWhileTheJobManagerIsUnavailable(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			jm := &appsv1.Deployment{
-				ObjectMeta: metav1.ObjectMeta{Name: act.JobManagerName("a"), Namespace: "ns", Generation: 1, OwnerReferences: owner, Labels: labels},
+				ObjectMeta: metav1.ObjectMeta{Name: act.JobManagerName("a"), Namespace: "ns", Generation: 1, OwnerReferences: controlledByA(), Labels: labels},
 				Spec:       appsv1.DeploymentSpec{Replicas: ptr.To(int32(1))},
 				Status:     appsv1.DeploymentStatus{ObservedGeneration: 1, Replicas: 1, UpdatedReplicas: 1},
 			}
