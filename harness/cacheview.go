@@ -2,11 +2,12 @@ package harness
 
 import (
 	"context"
+	"reflect"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -22,9 +23,14 @@ import (
 func CacheView(c client.WithWatch) client.WithWatch {
 	return interceptor.NewClient(c, interceptor.Funcs{
 		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-			err := c.Get(ctx, key, obj, opts...)
+			if err := c.Get(ctx, key, obj, opts...); err != nil {
+				return err
+			}
+			if !controller.Cached(obj) {
+				return apierrors.NewNotFound(schema.GroupResource{Resource: strings.ToLower(reflect.TypeOf(obj).Elem().Name()) + "s"}, key.Name)
+			}
 			controller.SlimForCache(obj)
-			return err
+			return nil
 		},
 		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
 			if err := c.List(ctx, list, opts...); err != nil {
@@ -41,14 +47,24 @@ func CacheView(c client.WithWatch) client.WithWatch {
 	})
 }
 
-// slimList applies controller.SlimForCache to every item of list.
+// slimList keeps of list the items the manager's cache holds (controller.Cached), each cut
+// down by controller.SlimForCache.
 func slimList(list client.ObjectList) error {
-	return meta.EachListItem(list, func(o runtime.Object) error {
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return err
+	}
+	kept := items[:0]
+	for _, o := range items {
 		if obj, ok := o.(client.Object); ok {
+			if !controller.Cached(obj) {
+				continue
+			}
 			controller.SlimForCache(obj)
 		}
-		return nil
-	})
+		kept = append(kept, o)
+	}
+	return meta.SetList(list, kept)
 }
 
 // validated runs a create or update unless the API server's validation would refuse obj

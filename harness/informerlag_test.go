@@ -24,7 +24,7 @@ func TestInformerLag(t *testing.T) {
 	ctx := context.Background()
 	dep := func(name string) *appsv1.Deployment {
 		d := &appsv1.Deployment{}
-		d.Namespace, d.Name, d.Labels = w.Namespace, name, map[string]string{"app": "x"}
+		d.Namespace, d.Name, d.Labels = w.Namespace, name, map[string]string{"app": "x", act.LabelManagedBy: act.ManagedBy}
 		return d
 	}
 	if err := w.Client.Create(ctx, dep("old")); err != nil {

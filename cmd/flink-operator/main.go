@@ -13,9 +13,12 @@ package main
 import (
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 
+	"github.com/KimMachineGun/automemlimit/memlimit"
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -59,6 +62,13 @@ func run() error {
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+	// The Go heap's soft limit: 90 % of the container's memory limit (its cgroup), unless
+	// GOMEMLIMIT is set, or AUTOMEMLIMIT (a ratio, or off). Near the limit the collector runs
+	// more often instead of the pod being OOM-killed.
+	if _, err := memlimit.Set(memlimit.WithProvider(memlimit.FromCgroup),
+		memlimit.WithLogger(slog.New(logr.ToSlogHandler(ctrl.Log.WithName("memlimit"))))); err != nil {
+		return fmt.Errorf("GOMEMLIMIT: %w", err)
+	}
 
 	opts, flat, err := config.Load(configFile)
 	if err != nil {

@@ -28,6 +28,7 @@ func fleetBench(args []string) error {
 	bystanders := fs.Bool("bystanders", false, fmt.Sprintf("at the end, add %d ConfigMaps and %d Pods that are not the operator's and measure its heap again", fleet.BystanderConfigMaps, fleet.BystanderPods))
 	convergeOnly := fs.Bool("converge-only", false, "stop after the steady state (no wave, no latency phases, no single-writer floor): for 10,000 deployments")
 	operator := fs.String("operator-binary", "", "run this flink-operator binary as its own process and measure its heap, resident set and CPU apart (default: the operator runs inside flinksim)")
+	memLimit := fs.String("operator-gomemlimit", "", "the GOMEMLIMIT of the operator process (with --operator-binary), e.g. 270MiB")
 	timeout := fs.Duration("timeout", 30*time.Minute, "bound on each phase")
 	heapProfile := fs.String("heapprofile", "", "write the heap profile at steady state to this file")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (operator, API server client, pod simulator) to this file")
@@ -52,7 +53,7 @@ func fleetBench(args []string) error {
 	rep, err := fleet.Run(ctx, fleet.Config{
 		N: *n, SlowPercent: *slow, Parallelism: *parallelism, Changes: *changes, Steady: *steady, ReconcileInterval: *interval, Timeout: *timeout, Log: os.Stdout,
 		Bystanders: *bystanders, ConvergeOnly: *convergeOnly, HeapProfile: *heapProfile,
-		OperatorBinary: *operator,
+		OperatorBinary: *operator, OperatorMemoryLimit: *memLimit,
 	})
 	if rep != nil {
 		// Also after an error: the phases measured before it are worth reading.

@@ -58,6 +58,9 @@ type Config struct {
 	// so that its heap, resident set and CPU time are measured apart from the harness's (the
 	// default runs the operator in this process and estimates its heap from the profile).
 	OperatorBinary string
+	// OperatorMemoryLimit, when set, is the Go soft memory limit of that process (its
+	// GOMEMLIMIT, e.g. 270MiB): what the operator's memory limit in its manifest sets.
+	OperatorMemoryLimit string
 	// Timeout bounds each phase.
 	Timeout time.Duration
 	// Log receives progress lines (nil: none).

@@ -76,6 +76,9 @@ func (f *fleet) startProcess(ctx context.Context) (<-chan struct{}, error) {
 	}
 	cmd := exec.CommandContext(ctx, f.cfg.OperatorBinary, args...)
 	cmd.Env = append(os.Environ(), "HTTP_PROXY="+restURL, "http_proxy="+restURL, "NO_PROXY=", "no_proxy=")
+	if f.cfg.OperatorMemoryLimit != "" {
+		cmd.Env = append(cmd.Env, "GOMEMLIMIT="+f.cfg.OperatorMemoryLimit)
+	}
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 30 * time.Second

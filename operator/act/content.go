@@ -44,8 +44,9 @@ func stampContentHash(obj client.Object) {
 }
 
 // StripContent drops the content of a Deployment or ConfigMap that carries
-// AnnotationContentHash (a Deployment keeps its replicas, selector and strategy), and every
-// object's managedFields: a cache transform. Other objects pass unchanged.
+// AnnotationContentHash (a Deployment keeps of its spec only its replicas, which scaling
+// changes in place), and every object's managedFields: a cache transform. Other objects pass
+// unchanged.
 func StripContent(obj any) (any, error) {
 	o, ok := obj.(client.Object)
 	if !ok {
@@ -57,7 +58,7 @@ func StripContent(obj any) (any, error) {
 	}
 	switch t := o.(type) {
 	case *appsv1.Deployment:
-		t.Spec.Template = corev1.PodTemplateSpec{}
+		t.Spec = appsv1.DeploymentSpec{Replicas: t.Spec.Replicas}
 	case *corev1.ConfigMap:
 		t.Data, t.BinaryData = nil, nil
 	}

@@ -66,9 +66,25 @@ func (e *Executor) precheck(ctx context.Context, d *flinkv1beta1.FlinkDeployment
 	if err := e.Lister.List(ctx, e.Client, &cms, d.Namespace, e.HASelector(d)); err != nil {
 		return wrap("list HA ConfigMaps", err)
 	}
+	name := ""
 	if len(cms.Items) > 0 {
+		name = cms.Items[0].Name
+	} else {
+		// A JobManager joins its cluster's ConfigMap by name, whatever its labels: one the
+		// cache cannot see (not labelled as Flink labels it) is read past it, once per first
+		// deploy.
+		leader := cm(d.Namespace, d.Name+"-cluster-config-map")
+		err := e.reader().Get(ctx, client.ObjectKeyFromObject(leader), leader)
+		if err != nil && !apierrors.IsNotFound(err) {
+			return wrap("get "+describe(leader), err)
+		}
+		if err == nil {
+			name = leader.Name
+		}
+	}
+	if name != "" {
 		return fmt.Errorf("HA ConfigMap %s %w (this resource has no cluster yet; another Flink cluster in the namespace uses cluster id %s): remove it or rename the resource",
-			cms.Items[0].Name, ErrNotOwned, d.Name)
+			name, ErrNotOwned, d.Name)
 	}
 	return nil
 }
@@ -82,11 +98,12 @@ func (e *Executor) deleteHA(ctx context.Context, d *flinkv1beta1.FlinkDeployment
 	return wrap("delete HA ConfigMaps", err)
 }
 
-// podsLeft reports whether pods of d's cluster are still there (terminating JobManagers may
-// still write HA metadata, so the flink-config ConfigMap, which marks the cluster as d's,
-// goes last).
+// podsLeft reports whether JobManager pods of d's cluster are still there (terminating
+// JobManagers may still write HA metadata, so the flink-config ConfigMap, which marks the
+// cluster as d's, goes last). TaskManagers never write HA metadata, and the manager's cache
+// holds no TaskManager pods.
 func (e *Executor) podsLeft(ctx context.Context, d *flinkv1beta1.FlinkDeployment) (bool, error) {
 	var pods corev1.PodList
-	err := e.Lister.List(ctx, e.Client, &pods, d.Namespace, client.MatchingLabels{LabelApp: d.Name, LabelManagedBy: ManagedBy})
+	err := e.Lister.List(ctx, e.Client, &pods, d.Namespace, JobManagerPods(d.Name))
 	return len(pods.Items) > 0, wrap("list pods", err)
 }

@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // Labels, annotations and names the operator puts on the objects it renders.
@@ -67,4 +69,10 @@ func JobID(uid string, generation int64) string {
 // Selector are the labels selecting a resource's pods of one component.
 func Selector(name, component string) map[string]string {
 	return map[string]string{LabelApp: name, LabelComponent: component}
+}
+
+// JobManagerPods selects the JobManager pods of deployment name that the operator rendered:
+// the only pods the manager's cache holds.
+func JobManagerPods(name string) client.MatchingLabels {
+	return client.MatchingLabels{LabelApp: name, LabelComponent: ComponentJobManager, LabelManagedBy: ManagedBy}
 }

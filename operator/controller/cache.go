@@ -19,19 +19,20 @@ import (
 // CacheOptions are the manager's cache options: the watched namespaces (none: all), and for
 // every kind the operator reads besides its own resources, a label selector that admits only
 // the objects it owns, so its memory does not grow with what else runs in the cluster.
-// Deployments, Services, Pods and Ingresses are the operator's when labelled
-// app.kubernetes.io/managed-by=flinkop (pods through their Deployment's template); ConfigMaps
-// when labelled type=flink-native-kubernetes: its flink-config ConfigMaps and Flink's HA
-// ConfigMaps. An object outside the cache is invisible to the operator: a create that
+// Deployments, Services and Ingresses are the operator's when labelled
+// app.kubernetes.io/managed-by=flinkop; of its pods (labelled through their Deployment's
+// template) it reads only JobManagers', also labelled component=jobmanager; ConfigMaps are
+// read when labelled type=flink-native-kubernetes: its flink-config ConfigMaps and Flink's
+// HA ConfigMaps. An object outside the cache is invisible to the operator: a create that
 // collides with one is resolved by an uncached read (see act.Executor.Reader).
 //
 // The cache keeps of each object only what the operator reads (its memory per deployment is
 // what a fleet of 10,000 costs): no managedFields; of a Pod its metadata and container
 // statuses (the operator never writes pods); of an HA ConfigMap its metadata (the operator
-// only tells whether HA metadata exists, and deletes it by label); of its own Deployments and
-// flink-config ConfigMaps all but their content, which it compares by hash
-// (act.StripContent); of a FlinkDeployment whose last stable spec is its last reconciled
-// spec, one copy of that JSON.
+// only tells whether HA metadata exists, and deletes it by label); of its own Deployments
+// their metadata, replicas and status, and of its flink-config ConfigMaps their metadata: it
+// compares their content by hash (act.StripContent); of a FlinkDeployment whose last stable
+// spec is its last reconciled spec, one copy of that JSON.
 func CacheOptions(namespaces []string) cache.Options {
 	strip := cache.TransformStripManagedFields()
 	ownedBy := func(t toolscache.TransformFunc) cache.ByObject {
@@ -43,8 +44,11 @@ func CacheOptions(namespaces []string) cache.Options {
 			&flinkv1beta1.FlinkDeployment{}: {Transform: slimFlinkDeployment},
 			&appsv1.Deployment{}:            ownedBy(act.StripContent),
 			&corev1.Service{}:               ownedBy(strip),
-			&corev1.Pod{}:                   ownedBy(slimPod),
-			&networkingv1.Ingress{}:         ownedBy(strip),
+			&corev1.Pod{}: {
+				Label:     labels.SelectorFromSet(labels.Set{act.LabelManagedBy: act.ManagedBy, act.LabelComponent: act.ComponentJobManager}),
+				Transform: slimPod,
+			},
+			&networkingv1.Ingress{}: ownedBy(strip),
 			&corev1.ConfigMap{}: {
 				Label:     labels.SelectorFromSet(labels.Set{act.LabelType: act.TypeNative}),
 				Transform: slimHAConfigMap,
@@ -104,6 +108,18 @@ func slimHAConfigMap(obj any) (any, error) {
 
 // cacheTransforms are the transforms of CacheOptions, which SlimForCache applies.
 var cacheTransforms = CacheOptions(nil)
+
+// Cached reports whether the manager's cache holds obj: whether its labels match the label
+// selector CacheOptions gives its kind (every object of a kind without one). The harness hides
+// the others from the operator, as the cache does.
+func Cached(obj client.Object) bool {
+	for kind, by := range cacheTransforms.ByObject {
+		if by.Label != nil && reflect.TypeOf(kind) == reflect.TypeOf(obj) {
+			return by.Label.Matches(labels.Set(obj.GetLabels()))
+		}
+	}
+	return true
+}
 
 // SlimForCache cuts obj down to what the manager's cache keeps of it: the transform
 // CacheOptions gives its kind, else the default. The harness serves the operator's reads

@@ -57,8 +57,9 @@ func newEnv(t *testing.T) *env {
 	opts.ReconcileInterval = 30 * time.Second
 	rec := record.NewFakeRecorder(1000)
 	opts.FlinkClientTimeout = time.Second
-	// The reconciler reads what its cache would hold; the simulator and the test read whole.
-	r := controller.Setup{Options: opts, Transport: sim, Clock: clk}.Reconciler(harness.CacheView(c), rec)
+	// The reconciler reads what its cache would hold, and past it through APIReader; the
+	// simulator and the test read whole.
+	r := controller.Setup{Options: opts, Transport: sim, Clock: clk, APIReader: c}.Reconciler(harness.CacheView(c), rec)
 	return &env{t: t, ctx: context.Background(), clock: clk, client: c, sim: sim, rec: rec, r: r}
 }
 

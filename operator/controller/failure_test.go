@@ -122,7 +122,7 @@ func TestDeletionWaitsForATerminatingJobManagerPod(t *testing.T) {
 	// The pod writes HA metadata as it shuts down, then goes.
 	late := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
 		Namespace: ns, Name: "slow-late-config-map",
-		Labels: map[string]string{act.LabelApp: "slow", observe.LabelHAConfigMapType: observe.HAConfigMapType},
+		Labels: map[string]string{act.LabelApp: "slow", act.LabelType: act.TypeNative, observe.LabelHAConfigMapType: observe.HAConfigMapType},
 	}}
 	if err := e.client.Create(e.ctx, late); err != nil {
 		t.Fatal(err)

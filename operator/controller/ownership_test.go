@@ -88,19 +88,28 @@ func TestCollidingNamesDoNotFight(t *testing.T) {
 
 // Another Flink cluster in the namespace keeps HA metadata under the cluster id "orders". A
 // FlinkDeployment "orders" (next to that cluster's Deployment, or not) never deploys a first
-// JobManager that would join it, and its deletion leaves that metadata alone.
+// JobManager that would join it, and its deletion leaves that metadata alone. A JobManager
+// finds its cluster's ConfigMap by name, so one without Flink's labels (which the manager's
+// cache does not hold) counts too.
 func TestForeignHAMetadataIsNeverTouched(t *testing.T) {
-	for name, withDeployment := range map[string]bool{"alone": false, "next to its Deployment": true} {
+	flinks := map[string]string{"app": "orders", "type": "flink-native-kubernetes", "configmap-type": "high-availability"}
+	for name, tc := range map[string]struct {
+		labels         map[string]string
+		withDeployment bool
+	}{
+		"alone":                  {labels: flinks},
+		"next to its Deployment": {labels: flinks, withDeployment: true},
+		"alone, unlabelled":      {},
+	} {
 		t.Run(name, func(t *testing.T) {
 			e := newEnv(t)
 			ha := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
-				Name: "orders-cluster-config-map", Namespace: ns,
-				Labels: map[string]string{"app": "orders", "configmap-type": "high-availability"},
+				Name: "orders-cluster-config-map", Namespace: ns, Labels: tc.labels,
 			}, Data: map[string]string{"checkpointID-1": "theirs"}}
 			if err := e.client.Create(e.ctx, ha); err != nil {
 				t.Fatal(err)
 			}
-			if withDeployment {
+			if tc.withDeployment {
 				one := int32(1)
 				labels := map[string]string{"app": "orders-standalone"}
 				dep := &appsv1.Deployment{

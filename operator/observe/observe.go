@@ -139,7 +139,7 @@ func (o *Observer) deployment(ctx context.Context, d *flinkv1beta1.FlinkDeployme
 // pulled or its container created).
 func (o *Observer) jobManagerPods(ctx context.Context, d *flinkv1beta1.FlinkDeployment) (*decide.PodError, bool, error) {
 	var pods corev1.PodList
-	if err := o.Lister.List(ctx, o.Client, &pods, d.Namespace, client.MatchingLabels(act.Selector(d.Name, act.ComponentJobManager))); err != nil {
+	if err := o.Lister.List(ctx, o.Client, &pods, d.Namespace, act.JobManagerPods(d.Name)); err != nil {
 		return nil, false, fmt.Errorf("list JobManager pods: %w", err)
 	}
 	var problem *decide.PodError
@@ -180,9 +180,12 @@ func HAClusterID(d *flinkv1beta1.FlinkDeployment) string {
 	return d.Name
 }
 
-// HASelector selects the HA ConfigMaps of a deployment.
+// HASelector selects the HA ConfigMaps of a deployment by the labels Flink gives them (its
+// KubernetesUtils: app=<cluster-id>, type=flink-native-kubernetes,
+// configmap-type=high-availability). It names Flink's type label, as the manager's cache
+// does: the operator deletes by it only what it can see.
 func HASelector(d *flinkv1beta1.FlinkDeployment) client.MatchingLabels {
-	return client.MatchingLabels{act.LabelApp: HAClusterID(d), LabelHAConfigMapType: HAConfigMapType}
+	return client.MatchingLabels{act.LabelApp: HAClusterID(d), act.LabelType: act.TypeNative, LabelHAConfigMapType: HAConfigMapType}
 }
 
 // haMetadata reports whether d's HA metadata exists: HA ConfigMaps of its cluster id while d
@@ -217,70 +220,6 @@ func IsJobHAConfigMap(cm *corev1.ConfigMap) bool {
 		return !strings.HasSuffix(cm.Name, "-cluster-config-map")
 	}
 	return strings.HasSuffix(cm.Name, "-jobmanager-leader")
-}
-
-// observeDeletion adds what deletion waits for: the objects left, and a session cluster's jobs.
-func (o *Observer) observeDeletion(ctx context.Context, d *flinkv1beta1.FlinkDeployment, obs *decide.Observation) error {
-	var err error
-	if obs.Leftovers, err = o.leftovers(ctx, d); err != nil {
-		return err
-	}
-	if obs.Ingress != nil {
-		obs.Leftovers = append(obs.Leftovers, "ingress/"+act.IngressName(d.Name))
-	}
-	if d.Spec.Job == nil {
-		obs.SessionJobs, err = o.sessionJobs(ctx, d)
-	}
-	return err
-}
-
-// sessionJobs names the FlinkSessionJobs that target the session deployment d, sorted.
-func (o *Observer) sessionJobs(ctx context.Context, d *flinkv1beta1.FlinkDeployment) ([]string, error) {
-	var jobs flinkv1beta1.FlinkSessionJobList
-	if err := o.Client.List(ctx, &jobs, client.InNamespace(d.Namespace)); err != nil {
-		return nil, fmt.Errorf("list FlinkSessionJobs: %w", err)
-	}
-	var out []string
-	for _, j := range jobs.Items {
-		if j.Spec.DeploymentName == d.Name {
-			out = append(out, j.Name)
-		}
-	}
-	slices.Sort(out)
-	return out, nil
-}
-
-func (o *Observer) leftovers(ctx context.Context, d *flinkv1beta1.FlinkDeployment) ([]string, error) {
-	sel := client.MatchingLabels{act.LabelApp: d.Name, act.LabelManagedBy: act.ManagedBy}
-	var out []string
-	var svcs corev1.ServiceList
-	if err := o.Client.List(ctx, &svcs, client.InNamespace(d.Namespace), sel); err != nil {
-		return nil, err
-	}
-	for _, s := range svcs.Items {
-		if metav1.IsControlledBy(&s, d) {
-			out = append(out, "service/"+s.Name)
-		}
-	}
-	var cms corev1.ConfigMapList
-	if err := o.Lister.List(ctx, o.Client, &cms, d.Namespace, sel); err != nil {
-		return nil, err
-	}
-	for _, c := range cms.Items {
-		if metav1.IsControlledBy(&c, d) {
-			out = append(out, "configmap/"+c.Name)
-		}
-	}
-	// A JobManager pod that is still shutting down may write HA metadata after it was deleted:
-	// deletion waits for the pods, so that its last pass removes what they wrote.
-	var pods corev1.PodList
-	if err := o.Lister.List(ctx, o.Client, &pods, d.Namespace, sel); err != nil {
-		return nil, err
-	}
-	for _, p := range pods.Items {
-		out = append(out, "pod/"+p.Name)
-	}
-	return out, nil
 }
 
 func (o *Observer) ingress(ctx context.Context, d *flinkv1beta1.FlinkDeployment) (*decide.IngressState, error) {

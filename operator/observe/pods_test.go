@@ -24,7 +24,7 @@ import (
 // why; with every JobManager ready no pod is read.
 func TestPodsAreReadOnlyWhileTheJobManagerIsUnavailable(t *testing.T) {
 	s := kubeScheme(t)
-	labels := act.Selector("a", act.ComponentJobManager)
+	labels := map[string]string(act.JobManagerPods("a"))
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "a-jm-0", Namespace: "ns", Labels: labels},
 		Status: corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{{

@@ -1,0 +1,55 @@
+package harness
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/flinkop/flinkop/operator/act"
+)
+
+// TestCacheViewHidesWhatTheCacheDoesNotHold: the operator's view shows only the objects the
+// manager's cache would hold (its JobManager pods, not TaskManager pods or another's), to
+// reads and to lists, and those cut down as the cache cuts them.
+func TestCacheViewHidesWhatTheCacheDoesNotHold(t *testing.T) {
+	pod := func(name string, labels map[string]string) *corev1.Pod {
+		return &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", Labels: labels},
+			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "i"}}},
+		}
+	}
+	tm := map[string]string{act.LabelApp: "a", act.LabelComponent: act.ComponentTaskManager, act.LabelManagedBy: act.ManagedBy}
+	raw := fake.NewClientBuilder().WithObjects(
+		pod("jm", act.JobManagerPods("a")), pod("tm", tm), pod("other", map[string]string{act.LabelApp: "a"}),
+	).Build()
+	view := CacheView(raw)
+	var pods corev1.PodList
+	if err := view.List(t.Context(), &pods, client.InNamespace("ns")); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range pods.Items {
+		names = append(names, p.Name)
+		if len(p.Spec.Containers) > 0 {
+			t.Errorf("pod %s kept its spec", p.Name)
+		}
+	}
+	slices.Sort(names)
+	if diff := cmp.Diff([]string{"jm"}, names); diff != "" {
+		t.Errorf("listed pods (-want +got):\n%s", diff)
+	}
+	for _, name := range []string{"tm", "other"} {
+		if err := view.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: name}, &corev1.Pod{}); !apierrors.IsNotFound(err) {
+			t.Errorf("get pod %s: %v, want not found", name, err)
+		}
+	}
+	if err := view.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: "jm"}, &corev1.Pod{}); err != nil {
+		t.Errorf("get pod jm: %v", err)
+	}
+}

@@ -1,0 +1,120 @@
+package observe
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flinkop/flinkop/operator/act"
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/decide"
+)
+
+// observeDeletion adds what deletion waits for: the objects left, and a session cluster's jobs.
+func (o *Observer) observeDeletion(ctx context.Context, d *flinkv1beta1.FlinkDeployment, obs *decide.Observation) error {
+	var err error
+	if obs.Leftovers, err = o.leftovers(ctx, d); err != nil {
+		return err
+	}
+	if obs.Ingress != nil {
+		obs.Leftovers = append(obs.Leftovers, "ingress/"+act.IngressName(d.Name))
+	}
+	if len(obs.Leftovers) == 0 {
+		if obs.Leftovers, err = o.leftoversPastCache(ctx, d); err != nil {
+			return err
+		}
+	}
+	if d.Spec.Job == nil {
+		obs.SessionJobs, err = o.sessionJobs(ctx, d)
+	}
+	return err
+}
+
+// sessionJobs names the FlinkSessionJobs that target the session deployment d, sorted.
+func (o *Observer) sessionJobs(ctx context.Context, d *flinkv1beta1.FlinkDeployment) ([]string, error) {
+	var jobs flinkv1beta1.FlinkSessionJobList
+	if err := o.Client.List(ctx, &jobs, client.InNamespace(d.Namespace)); err != nil {
+		return nil, fmt.Errorf("list FlinkSessionJobs: %w", err)
+	}
+	var out []string
+	for _, j := range jobs.Items {
+		if j.Spec.DeploymentName == d.Name {
+			out = append(out, j.Name)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+func (o *Observer) leftovers(ctx context.Context, d *flinkv1beta1.FlinkDeployment) ([]string, error) {
+	sel := client.MatchingLabels{act.LabelApp: d.Name, act.LabelManagedBy: act.ManagedBy}
+	var out []string
+	var svcs corev1.ServiceList
+	if err := o.Client.List(ctx, &svcs, client.InNamespace(d.Namespace), sel); err != nil {
+		return nil, err
+	}
+	for _, s := range svcs.Items {
+		if metav1.IsControlledBy(&s, d) {
+			out = append(out, "service/"+s.Name)
+		}
+	}
+	var cms corev1.ConfigMapList
+	if err := o.Lister.List(ctx, o.Client, &cms, d.Namespace, sel); err != nil {
+		return nil, err
+	}
+	for _, c := range cms.Items {
+		if metav1.IsControlledBy(&c, d) {
+			out = append(out, "configmap/"+c.Name)
+		}
+	}
+	// A JobManager pod that is still shutting down may write HA metadata after it was deleted:
+	// deletion waits for those pods, so that its last pass removes what they wrote.
+	var pods corev1.PodList
+	if err := o.Lister.List(ctx, o.Client, &pods, d.Namespace, act.JobManagerPods(d.Name)); err != nil {
+		return nil, err
+	}
+	for _, p := range pods.Items {
+		out = append(out, "pod/"+p.Name)
+	}
+	return out, nil
+}
+
+// leftoversPastCache reads past the cache, by name, the objects of d's cluster that deletion
+// removes, once the cache shows none left: an informer that has not yet seen one (created a
+// moment before the deletion) must not let the finalizer go while it stays behind. A few
+// reads by name, once per deletion that is about to finish.
+func (o *Observer) leftoversPastCache(ctx context.Context, d *flinkv1beta1.FlinkDeployment) ([]string, error) {
+	if o.Reader == nil {
+		return nil, nil
+	}
+	objs := []struct {
+		kind, name string
+		obj        client.Object
+	}{
+		{"configmap", act.ConfigMapName(d.Name), &corev1.ConfigMap{}},
+		{"deployment", act.JobManagerName(d.Name), &appsv1.Deployment{}},
+		{"deployment", act.TaskManagerName(d.Name), &appsv1.Deployment{}},
+		{"service", act.RESTServiceName(d.Name), &corev1.Service{}},
+		{"service", act.InternalServiceName(d.Name), &corev1.Service{}},
+	}
+	var out []string
+	for _, x := range objs {
+		err := o.Reader.Get(ctx, client.ObjectKey{Namespace: d.Namespace, Name: x.name}, x.obj)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("get %s/%s past the cache: %w", x.kind, x.name, err)
+		}
+		if metav1.IsControlledBy(x.obj, d) {
+			out = append(out, x.kind+"/"+x.name)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,59 @@
+package observe
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/flinkop/flinkop/operator/act"
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+)
+
+// TestDeletionLooksPastALaggingCache: while a resource is deleted, objects of its cluster the
+// cache has not seen yet (created a moment before the deletion) are read past it by name and
+// hold the deletion; objects there that the resource does not control do not.
+func TestDeletionLooksPastALaggingCache(t *testing.T) {
+	s := kubeScheme(t)
+	cm := func(name string, owners []metav1.OwnerReference) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", OwnerReferences: owners}}
+	}
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: act.RESTServiceName("a"), Namespace: "ns", OwnerReferences: controlledByA()}}
+	for name, tc := range map[string]struct {
+		server []client.Object
+		reader bool
+		want   []string
+	}{
+		"the server holds the cluster's objects": {
+			server: []client.Object{cm(act.ConfigMapName("a"), controlledByA()), svc}, reader: true,
+			want: []string{"configmap/" + act.ConfigMapName("a"), "service/" + act.RESTServiceName("a")},
+		},
+		"the server holds another's ConfigMap of that name": {server: []client.Object{cm(act.ConfigMapName("a"), nil)}, reader: true},
+		"nothing is left":          {reader: true},
+		"no reader past the cache": {server: []client.Object{svc}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			cache := fake.NewClientBuilder().WithScheme(s).Build()
+			o := &Observer{Client: cache, Flink: func(*flinkv1beta1.FlinkDeployment) FlinkAPI { return &stalling{} }, RESTBudget: time.Millisecond}
+			if tc.reader {
+				o.Reader = fake.NewClientBuilder().WithScheme(s).WithObjects(tc.server...).Build()
+			}
+			now := metav1.Now()
+			d := &flinkv1beta1.FlinkDeployment{
+				ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ns", UID: "uid-a", DeletionTimestamp: &now},
+				Spec:       flinkv1beta1.FlinkDeploymentSpec{Job: &flinkv1beta1.JobSpec{}},
+			}
+			obs, err := o.Observe(t.Context(), d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, obs.Leftovers); diff != "" {
+				t.Errorf("leftovers (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
