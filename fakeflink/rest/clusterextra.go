@@ -239,7 +239,7 @@ func aggregate(per map[string]map[string]float64, r *http.Request) []map[string]
 	}
 	for _, name := range get {
 		if !names[name] {
-			continue
+			return []map[string]any{} // one name without values empties the answer, as in Flink
 		}
 		var vals []float64
 		for _, id := range slices.Sorted(maps.Keys(per)) {

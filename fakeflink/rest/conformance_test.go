@@ -209,6 +209,16 @@ func TestRESTConformsToFlinkSpec(t *testing.T) {
 	vertex := fakeflink.VertexIDs(job)[0]
 	api.expect(t, "GET", "/jobs/"+job+"/vertices/"+vertex+"/subtasks/metrics?get=numRecordsOut,busyTimeMsPerSecond&agg=sum,max", nil, 200)
 	api.expect(t, "GET", "/jobs/"+job+"/vertices/"+vertex+"/subtasks/metrics", nil, 200)
+	// Flink's aggregating metric handlers answer nothing at all when one requested metric has
+	// no values (AbstractAggregatingMetricsHandler).
+	for _, p := range []string{
+		"/jobs/" + job + "/vertices/" + vertex + "/subtasks/metrics?get=numRecordsOut,noSuchMetric",
+		"/jobs/metrics?get=uptime,noSuchMetric", "/taskmanagers/metrics?get=Status.JVM.CPU.Load,noSuchMetric",
+	} {
+		if body := strings.TrimSpace(string(api.expect(t, "GET", p, nil, 200))); body != "[]" {
+			t.Errorf("GET %s = %s, want []", p, body)
+		}
+	}
 	exerciseReadEndpoints(t, api, session, job)
 
 	cp := api.trigger(t, "/jobs/"+job+"/checkpoints", map[string]any{"checkpointType": "FULL"})

@@ -1,0 +1,132 @@
+package workload
+
+import (
+	"fmt"
+	"time"
+)
+
+// Vertex is one vertex of a job's chain: its name, and the records one of its subtasks
+// processes per second while busy all the time.
+type Vertex struct {
+	Name     string
+	Capacity float64
+}
+
+// Spec is a job's workload: its chain of vertices (the source first), its input, and how long
+// it processes nothing after each (re)start while its tasks deploy and restore their state.
+type Spec struct {
+	Vertices    []Vertex
+	Input       Schedule
+	RestartTime time.Duration
+}
+
+// Capacity is the records per second the chain processes with parallelism p (one entry per
+// vertex): its slowest vertex's, and the index of that vertex (the first of equals).
+func (s Spec) Capacity(p []int) (float64, int) {
+	best, at := -1.0, 0
+	for i, v := range s.Vertices {
+		if c := float64(p[i]) * v.Capacity; best < 0 || c < best {
+			best, at = c, i
+		}
+	}
+	return best, at
+}
+
+// Model is one run of a job over its workload. The zero value is not usable: see New.
+type Model struct {
+	spec Spec
+	// began is when the input began; position the input consumed.
+	began    time.Time
+	position float64
+	// at is how far the model has advanced; down the end of the current restart.
+	at, down time.Time
+	// rate is the throughput over the last step, in records per second.
+	rate float64
+}
+
+// New starts a job at started, restored to position (the input it had consumed) of an input
+// that began at began: it processes nothing for spec.RestartTime.
+func New(spec Spec, began, started time.Time, position float64) *Model {
+	return &Model{spec: spec, began: began, position: position, at: started, down: started.Add(spec.RestartTime)}
+}
+
+// Restart restarts the job at t (a failover or a rescale): nothing is processed until
+// t plus the restart time; the position is kept.
+func (m *Model) Restart(t time.Time) {
+	m.Advance(t, nil)
+	m.down = t.Add(m.spec.RestartTime)
+}
+
+// Position is the input the job has consumed: the source's offset.
+func (m *Model) Position() float64 { return m.position }
+
+// Backlog is the input that arrived and was not yet consumed.
+func (m *Model) Backlog() float64 {
+	return max(m.spec.Input.Arrived(m.at.Sub(m.began))-m.position, 0)
+}
+
+// Advance runs the job up to now with parallelism p (one entry per vertex; nil: the job has
+// no running tasks and processes nothing), in steps of at most a second.
+func (m *Model) Advance(now time.Time, p []int) {
+	capacity := 0.0
+	if p != nil {
+		capacity, _ = m.spec.Capacity(p)
+	}
+	for m.at.Before(now) {
+		next := m.at.Add(min(time.Second, now.Sub(m.at)))
+		dt := next.Sub(m.at).Seconds()
+		moved := 0.0
+		if working := next.Sub(maxTime(m.at, m.down)); working > 0 && capacity > 0 {
+			arrived := m.spec.Input.Arrived(next.Sub(m.began))
+			moved = max(min(m.position+capacity*working.Seconds(), arrived)-m.position, 0)
+		}
+		m.position += moved
+		m.rate = moved / dt
+		m.at = next
+	}
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// VertexMetrics are the metrics of one vertex over the last second, summed over its
+// subtasks except the times, which are each subtask's (every subtask does the same share).
+type VertexMetrics struct {
+	BusyTimeMsPerSecond          float64
+	BackPressuredTimeMsPerSecond float64
+	IdleTimeMsPerSecond          float64
+	NumRecordsInPerSecond        float64
+	NumRecordsOutPerSecond       float64
+	// PendingRecords is the source's backlog (0 for other vertices).
+	PendingRecords float64
+}
+
+// Metrics are the vertices' metrics over the last step, with parallelism p. A vertex busy
+// less than all the time waits: on its output (backpressured) when it is upstream of the
+// slowest vertex while a backlog waits, for input (idle) otherwise.
+func (m *Model) Metrics(p []int) ([]VertexMetrics, error) {
+	if len(p) != len(m.spec.Vertices) {
+		return nil, fmt.Errorf("parallelism of %d vertices for a chain of %d", len(p), len(m.spec.Vertices))
+	}
+	_, slowest := m.spec.Capacity(p)
+	backlog := m.Backlog()
+	out := make([]VertexMetrics, len(p))
+	for i, v := range m.spec.Vertices {
+		busy := min(1000*m.rate/(float64(p[i])*v.Capacity), 1000)
+		vm := VertexMetrics{BusyTimeMsPerSecond: busy, NumRecordsInPerSecond: m.rate, NumRecordsOutPerSecond: m.rate}
+		if backlog > 0 && i < slowest && m.rate > 0 {
+			vm.BackPressuredTimeMsPerSecond = 1000 - busy
+		} else {
+			vm.IdleTimeMsPerSecond = 1000 - busy
+		}
+		if i == 0 {
+			vm.NumRecordsInPerSecond, vm.PendingRecords = 0, backlog
+		}
+		out[i] = vm
+	}
+	return out, nil
+}
