@@ -3,7 +3,6 @@ package harness
 import (
 	"context"
 	"reflect"
-	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -11,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/flinkop/flinkop/operator/controller"
@@ -23,13 +23,18 @@ import (
 func CacheView(c client.WithWatch) client.WithWatch {
 	return interceptor.NewClient(c, interceptor.Funcs{
 		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-			if err := c.Get(ctx, key, obj, opts...); err != nil {
+			read := obj.DeepCopyObject().(client.Object)
+			if err := c.Get(ctx, key, read, opts...); err != nil {
 				return err
 			}
-			if !controller.Cached(obj) {
-				return apierrors.NewNotFound(schema.GroupResource{Resource: strings.ToLower(reflect.TypeOf(obj).Elem().Name()) + "s"}, key.Name)
+			if !controller.Cached(read) {
+				// As the cache answers: NotFound, and obj left as it was.
+				gvk, _ := apiutil.GVKForObject(obj, c.Scheme())
+				gvr, _ := meta.UnsafeGuessKindToResource(gvk)
+				return apierrors.NewNotFound(gvr.GroupResource(), key.Name)
 			}
-			controller.SlimForCache(obj)
+			controller.SlimForCache(read)
+			reflect.ValueOf(obj).Elem().Set(reflect.ValueOf(read).Elem())
 			return nil
 		},
 		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -45,9 +46,19 @@ func TestCacheViewHidesWhatTheCacheDoesNotHold(t *testing.T) {
 		t.Errorf("listed pods (-want +got):\n%s", diff)
 	}
 	for _, name := range []string{"tm", "other"} {
-		if err := view.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: name}, &corev1.Pod{}); !apierrors.IsNotFound(err) {
-			t.Errorf("get pod %s: %v, want not found", name, err)
+		var got corev1.Pod
+		err := view.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: name}, &got)
+		if !apierrors.IsNotFound(err) || !strings.Contains(err.Error(), `pods "`+name+`" not found`) || got.Name != "" {
+			t.Errorf("get pod %s: %v (read %q), want pods %q not found and nothing read", name, err, got.Name, name)
 		}
+	}
+	cms := fake.NewClientBuilder().WithObjects(
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "flinks", Namespace: "ns", Labels: map[string]string{act.LabelType: act.TypeNative}}},
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "someone-elses", Namespace: "ns"}},
+	).Build()
+	var list corev1.ConfigMapList
+	if err := CacheView(cms).List(t.Context(), &list); err != nil || len(list.Items) != 1 || list.Items[0].Name != "flinks" {
+		t.Errorf("listed ConfigMaps %v (%v), want only the one with Flink's type label", list.Items, err)
 	}
 	if err := view.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: "jm"}, &corev1.Pod{}); err != nil {
 		t.Errorf("get pod jm: %v", err)

@@ -41,7 +41,8 @@ Durable state, as the Flink image keeps it: checkpoints and savepoints under fil
 (state.checkpoints.dir, state.savepoints.dir) are files (<path>/_metadata) on whatever volume is
 mounted there, and job results live under high-availability.storageDir/job-result-store. With
 high-availability.type: kubernetes the HA metadata (job and latest checkpoint) is kept in
-ConfigMaps labelled app=<cluster-id>,configmap-type=high-availability in kubernetes.namespace,
+ConfigMaps labelled app=<cluster-id>,type=flink-native-kubernetes,configmap-type=high-availability
+in kubernetes.namespace (read by name, as Flink reads them),
 through the in-cluster API under the pod's ServiceAccount (it needs get/list/create/update/delete
 on configmaps). Other directories keep snapshots in memory.
 

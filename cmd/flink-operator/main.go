@@ -64,11 +64,10 @@ func run() error {
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 	// The Go heap's soft limit: 90 % of the container's memory limit (its cgroup), unless
 	// GOMEMLIMIT is set, or AUTOMEMLIMIT (a ratio, or off). Near the limit the collector runs
-	// more often instead of the pod being OOM-killed.
-	if _, err := memlimit.Set(memlimit.WithProvider(memlimit.FromCgroup),
-		memlimit.WithLogger(slog.New(logr.ToSlogHandler(ctrl.Log.WithName("memlimit"))))); err != nil {
-		return fmt.Errorf("GOMEMLIMIT: %w", err)
-	}
+	// more often instead of the pod being OOM-killed. A limit it cannot read (no cgroup) is
+	// logged and leaves Go's default: no reason not to start.
+	_, _ = memlimit.Set(memlimit.WithProvider(memlimit.FromCgroup),
+		memlimit.WithLogger(slog.New(logr.ToSlogHandler(ctrl.Log.WithName("memlimit")))))
 
 	opts, flat, err := config.Load(configFile)
 	if err != nil {

@@ -35,6 +35,9 @@ func fleetBench(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if *memLimit != "" && *operator == "" {
+		return fmt.Errorf("--operator-gomemlimit needs --operator-binary: the operator runs in this process otherwise")
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ctrl.SetLogger(logr.Discard())

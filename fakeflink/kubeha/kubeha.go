@@ -78,22 +78,22 @@ func decode(s string, v any) error {
 }
 
 // Load implements fakeflink.HAStore: the jobs with a job graph, each with the latest
-// checkpoint of its job ConfigMap.
+// checkpoint of its job ConfigMap. As Flink does, it reads the ConfigMaps by name, whatever
+// their labels.
 func (h *ConfigMapHA) Load(clusterID string) (map[string]fakeflink.HAJob, error) {
-	var cms corev1.ConfigMapList
-	err := h.Client.List(context.Background(), &cms, client.InNamespace(h.Namespace),
-		client.MatchingLabels{act.LabelApp: clusterID, observe.LabelHAConfigMapType: observe.HAConfigMapType})
-	if err != nil {
-		return nil, err
-	}
-	byName := map[string]*corev1.ConfigMap{}
-	for i := range cms.Items {
-		byName[cms.Items[i].Name] = &cms.Items[i]
+	ctx := context.Background()
+	get := func(name string) (*corev1.ConfigMap, error) {
+		var cm corev1.ConfigMap
+		err := h.Client.Get(ctx, client.ObjectKey{Namespace: h.Namespace, Name: name}, &cm)
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return &cm, err
 	}
 	out := map[string]fakeflink.HAJob{}
-	cluster := byName[ClusterConfigMapName(clusterID)]
-	if cluster == nil {
-		return out, nil
+	cluster, err := get(ClusterConfigMapName(clusterID))
+	if err != nil || cluster == nil {
+		return out, err
 	}
 	for key, value := range cluster.Data {
 		jobID, ok := strings.CutPrefix(key, JobGraphKeyPrefix)
@@ -107,7 +107,11 @@ func (h *ConfigMapHA) Load(clusterID string) (map[string]fakeflink.HAJob, error)
 		if err := decode(value, &j.Program); err != nil {
 			return nil, fmt.Errorf("HA ConfigMap %s key %s: %w", cluster.Name, key, err)
 		}
-		if cm := byName[JobConfigMapName(clusterID, jobID)]; cm != nil {
+		cm, err := get(JobConfigMapName(clusterID, jobID))
+		if err != nil {
+			return nil, err
+		}
+		if cm != nil {
 			if err := latestCheckpoint(cm, &j); err != nil {
 				return nil, err
 			}

@@ -49,6 +49,17 @@ func TestFlinkLayout(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Load (-want +got):\n%s", diff)
 	}
+	// As Flink, it reads them by name: ConfigMaps that lost their labels still count.
+	for _, name := range []string{ClusterConfigMapName("orders"), JobConfigMapName("orders", job)} {
+		cm := get(t, c, name)
+		cm.Labels = nil
+		if err := c.Update(context.Background(), cm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := ha.Load("orders"); err != nil || cmp.Diff(want, got) != "" {
+		t.Errorf("Load of unlabelled ConfigMaps: %v, %v", got, err)
+	}
 
 	if err := ha.Remove("orders", job); err != nil {
 		t.Fatal(err)

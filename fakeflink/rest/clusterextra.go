@@ -69,10 +69,10 @@ func (s *Server) clusterExtraRoutes() {
 		return http.StatusOK, map[string]any{"status": map[string]string{"id": "COMPLETED"}, "operation": map[string]any{}}, nil
 	})
 	s.handle("GET /taskmanagers/metrics", func(c *fakeflink.Cluster, r *http.Request) (int, any, error) {
-		per := map[string]map[string]float64{}
+		per := map[string]map[string]string{}
 		for id := range c.TaskManagers() {
 			if selected(r, "taskmanagers", id) {
-				per[id] = numeric(taskManagerMetrics(c, id))
+				per[id] = taskManagerMetrics(c, id)
 			}
 		}
 		return http.StatusOK, aggregate(per, r), nil
@@ -206,19 +206,11 @@ func selected(r *http.Request, param, id string) bool {
 	return len(ids) == 0 || slices.Contains(ids, id)
 }
 
-func numeric(m map[string]string) map[string]float64 {
-	out := map[string]float64{}
-	for k, v := range m {
-		if f, err := strconv.ParseFloat(v, 64); err == nil {
-			out[k] = f
-		}
-	}
-	return out
-}
-
 // aggregate answers an aggregated metrics request over several components: without ?get the
-// metric names, with it min/max/avg/sum/skew (or those named in ?agg) of each named metric.
-func aggregate(per map[string]map[string]float64, r *http.Request) []map[string]any {
+// metric names, with it min/max/avg/sum/skew (or those named in ?agg) of each named metric. As
+// in Flink, a named metric no component has empties the whole answer, and one that is not
+// numeric is left out.
+func aggregate(per map[string]map[string]string, r *http.Request) []map[string]any {
 	names := map[string]bool{}
 	for _, m := range per {
 		for k := range m {
@@ -242,10 +234,16 @@ func aggregate(per map[string]map[string]float64, r *http.Request) []map[string]
 			return []map[string]any{} // one name without values empties the answer, as in Flink
 		}
 		var vals []float64
+		numeric := true
 		for _, id := range slices.Sorted(maps.Keys(per)) {
 			if v, ok := per[id][name]; ok {
-				vals = append(vals, v)
+				f, err := strconv.ParseFloat(v, 64)
+				numeric = numeric && err == nil
+				vals = append(vals, f)
 			}
+		}
+		if !numeric {
+			continue
 		}
 		entry := map[string]any{"id": name}
 		for _, a := range aggs {

@@ -19,7 +19,7 @@ func (s *Server) metricRoutes() {
 		return http.StatusOK, metricValues(m, r), nil
 	}))
 	s.handle("GET /jobs/metrics", func(c *fakeflink.Cluster, r *http.Request) (int, any, error) {
-		per := map[string]map[string]float64{}
+		per := map[string]map[string]string{}
 		for _, j := range c.Jobs() {
 			if !selected(r, "jobs", j.ID) {
 				continue
@@ -28,7 +28,7 @@ func (s *Server) metricRoutes() {
 			if err != nil {
 				return 0, nil, err
 			}
-			per[j.ID] = numeric(m)
+			per[j.ID] = m
 		}
 		return http.StatusOK, aggregate(per, r), nil
 	})

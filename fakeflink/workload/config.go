@@ -44,8 +44,8 @@ func FromConfig(conf map[string]string, dur func(string) (time.Duration, error))
 		caps = v
 	}
 	parts := strings.Split(caps, ",")
-	if len(parts) < 1 || len(parts) > MaxVertices {
-		return Spec{}, true, fmt.Errorf("%s: %d vertices, want 1 to %d", KeyCapacities, len(parts), MaxVertices)
+	if len(parts) > MaxVertices {
+		return Spec{}, true, fmt.Errorf("%s: %d vertices, want at most %d", KeyCapacities, len(parts), MaxVertices)
 	}
 	for i, p := range parts {
 		c, err := parseRate(p)

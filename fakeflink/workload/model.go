@@ -50,11 +50,27 @@ func New(spec Spec, began, started time.Time, position float64) *Model {
 	return &Model{spec: spec, began: began, position: position, at: started, down: started.Add(spec.RestartTime)}
 }
 
-// Restart restarts the job at t (a failover or a rescale): nothing is processed until
-// t plus the restart time; the position is kept.
-func (m *Model) Restart(t time.Time) {
-	m.Advance(t, nil)
+// Restart restarts the job at t (a failover or a rescale), having run with parallelism p
+// until then: nothing is processed until t plus the restart time; the position is kept.
+func (m *Model) Restart(t time.Time, p []int) error {
+	if err := m.Advance(t, p); err != nil {
+		return err
+	}
 	m.down = t.Add(m.spec.RestartTime)
+	return nil
+}
+
+// check refuses a parallelism that does not give every vertex at least one subtask.
+func (m *Model) check(p []int) error {
+	if len(p) != len(m.spec.Vertices) {
+		return fmt.Errorf("parallelism of %d vertices for a chain of %d", len(p), len(m.spec.Vertices))
+	}
+	for i, n := range p {
+		if n < 1 {
+			return fmt.Errorf("vertex %d: parallelism %d, want at least 1", i, n)
+		}
+	}
+	return nil
 }
 
 // Position is the input the job has consumed: the source's offset.
@@ -65,11 +81,14 @@ func (m *Model) Backlog() float64 {
 	return max(m.spec.Input.Arrived(m.at.Sub(m.began))-m.position, 0)
 }
 
-// Advance runs the job up to now with parallelism p (one entry per vertex; nil: the job has
-// no running tasks and processes nothing), in steps of at most a second.
-func (m *Model) Advance(now time.Time, p []int) {
+// Advance runs the job up to now with parallelism p (one entry per vertex, each at least 1;
+// nil: the job has no running tasks and processes nothing), in steps of at most a second.
+func (m *Model) Advance(now time.Time, p []int) error {
 	capacity := 0.0
 	if p != nil {
+		if err := m.check(p); err != nil {
+			return err
+		}
 		capacity, _ = m.spec.Capacity(p)
 	}
 	for m.at.Before(now) {
@@ -84,6 +103,7 @@ func (m *Model) Advance(now time.Time, p []int) {
 		m.rate = moved / dt
 		m.at = next
 	}
+	return nil
 }
 
 func maxTime(a, b time.Time) time.Time {
@@ -93,7 +113,7 @@ func maxTime(a, b time.Time) time.Time {
 	return b
 }
 
-// VertexMetrics are the metrics of one vertex over the last second, summed over its
+// VertexMetrics are the metrics of one vertex over the last step, summed over its
 // subtasks except the times, which are each subtask's (every subtask does the same share).
 type VertexMetrics struct {
 	BusyTimeMsPerSecond          float64
@@ -105,12 +125,13 @@ type VertexMetrics struct {
 	PendingRecords float64
 }
 
-// Metrics are the vertices' metrics over the last step, with parallelism p. A vertex busy
-// less than all the time waits: on its output (backpressured) when it is upstream of the
-// slowest vertex while a backlog waits, for input (idle) otherwise.
+// Metrics are the vertices' metrics over the last step of Advance (a second, or what was
+// left of the time advanced), with parallelism p. A vertex busy less than all the time waits:
+// on its output (backpressured) when it is upstream of the slowest vertex while a backlog
+// waits, for input (idle) otherwise.
 func (m *Model) Metrics(p []int) ([]VertexMetrics, error) {
-	if len(p) != len(m.spec.Vertices) {
-		return nil, fmt.Errorf("parallelism of %d vertices for a chain of %d", len(p), len(m.spec.Vertices))
+	if err := m.check(p); err != nil {
+		return nil, err
 	}
 	_, slowest := m.spec.Capacity(p)
 	backlog := m.Backlog()

@@ -64,7 +64,9 @@ func TestModel(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			m := New(chain(t, tc.input, tc.restart), t0, t0, 0)
-			m.Advance(t0.Add(tc.run), tc.p)
+			if err := m.Advance(t0.Add(tc.run), tc.p); err != nil {
+				t.Fatal(err)
+			}
 			got, err := m.Metrics(tc.p)
 			if err != nil {
 				t.Fatal(err)
@@ -106,10 +108,11 @@ func TestModelConservesInput(t *testing.T) {
 
 // The property fails on a broken model that processes input that has not arrived yet.
 func TestModelPropertyCatchesABrokenModel(t *testing.T) {
-	ahead := func(m *Model, now time.Time, p []int) {
+	ahead := func(m *Model, now time.Time, p []int) error {
 		c, _ := m.spec.Capacity(p)
 		m.position += c * now.Sub(m.at).Seconds()
 		m.at = now
+		return nil
 	}
 	steps := []modelStep{{p: []int{4, 4, 4}, run: 10 * time.Second}}
 	if err := runModel(Constant(100), 0, steps, ahead); err == nil {
@@ -128,17 +131,21 @@ type modelStep struct {
 
 // runModel runs a chain of three vertices over steps with advance, checking the model's
 // properties after each.
-func runModel(s Schedule, restart time.Duration, steps []modelStep, advance func(*Model, time.Time, []int)) error {
+func runModel(s Schedule, restart time.Duration, steps []modelStep, advance func(*Model, time.Time, []int) error) error {
 	spec := Spec{Vertices: []Vertex{{"a", 300}, {"b", 700}, {"c", 450}}, Input: s, RestartTime: restart}
 	m := New(spec, t0, t0, 0)
 	now := t0
 	for _, st := range steps {
 		if st.restart {
-			m.Restart(now)
+			if err := m.Restart(now, st.p); err != nil {
+				return err
+			}
 		}
 		before := m.Position()
 		now = now.Add(st.run)
-		advance(m, now, st.p)
+		if err := advance(m, now, st.p); err != nil {
+			return err
+		}
 		arrived := s.Arrived(now.Sub(t0))
 		if d := m.Position() + m.Backlog() - arrived; math.Abs(d) > 1e-6*max(arrived, 1) {
 			return fmt.Errorf("consumed %.1f + backlog %.1f != arrived %.1f", m.Position(), m.Backlog(), arrived)
@@ -161,4 +168,17 @@ func runModel(s Schedule, restart time.Duration, steps []modelStep, advance func
 		}
 	}
 	return nil
+}
+
+// A parallelism that does not give every vertex a subtask is refused, never a panic or a NaN.
+func TestModelRefusesBadParallelism(t *testing.T) {
+	for name, p := range map[string][]int{"too few vertices": {1}, "too many": {1, 1, 1}, "a vertex without subtasks": {1, 0}} {
+		m := New(chain(t, "constant:10", 0), t0, t0, 0)
+		if err := m.Advance(t0.Add(time.Second), p); err == nil {
+			t.Errorf("%s: Advance accepted %v", name, p)
+		}
+		if _, err := m.Metrics(p); err == nil {
+			t.Errorf("%s: Metrics accepted %v", name, p)
+		}
+	}
 }

@@ -134,7 +134,7 @@ func parseSteps(args string, dur func(string) (time.Duration, error)) (Schedule,
 		return out, fmt.Errorf("steps: %d steps, at most %d", len(parts), MaxSteps)
 	}
 	for _, p := range parts {
-		at, rate, ok := strings.Cut(p, "=")
+		at, rate, ok := strings.Cut(strings.TrimSpace(p), "=")
 		if !ok {
 			return out, fmt.Errorf("steps: %q is not <time>=<rate>", p)
 		}
@@ -151,6 +151,11 @@ func parseSteps(args string, dur func(string) (time.Duration, error)) (Schedule,
 	slices.SortStableFunc(out.steps, func(a, b step) int { return cmpDur(a.at, b.at) })
 	if out.steps[0].at != 0 {
 		return out, fmt.Errorf("steps: the first step must start at 0")
+	}
+	for i := 1; i < len(out.steps); i++ {
+		if out.steps[i].at == out.steps[i-1].at {
+			return out, fmt.Errorf("steps: two steps at %s", out.steps[i].at)
+		}
 	}
 	return out, nil
 }

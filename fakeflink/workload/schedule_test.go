@@ -118,6 +118,7 @@ func TestScheduleRefusals(t *testing.T) {
 		"a repeated argument":              "sine:base=100,base=200,amplitude=20,period=1h",
 		"a burst longer than its interval": "bursts:base=1,peak=2,every=1m,length=2m",
 		"an empty burst":                   "bursts:base=1,peak=2,every=1m,length=0s",
+		"two steps at one time":            "steps:0s=1,1m=2,60s=3",
 	} {
 		if _, err := ParseSchedule(s, time.ParseDuration); err == nil {
 			t.Errorf("%s: %q was accepted", name, s)

@@ -71,8 +71,8 @@ func (e *Executor) precheck(ctx context.Context, d *flinkv1beta1.FlinkDeployment
 		name = cms.Items[0].Name
 	} else {
 		// A JobManager joins its cluster's ConfigMap by name, whatever its labels: one the
-		// cache cannot see (not labelled as Flink labels it) is read past it, once per first
-		// deploy.
+		// cache cannot see (not labelled as Flink labels it) is read past it, once per deploy
+		// while the cache shows no cluster of the resource's own.
 		leader := cm(d.Namespace, d.Name+"-cluster-config-map")
 		err := e.reader().Get(ctx, client.ObjectKeyFromObject(leader), leader)
 		if err != nil && !apierrors.IsNotFound(err) {
@@ -83,6 +83,11 @@ func (e *Executor) precheck(ctx context.Context, d *flinkv1beta1.FlinkDeployment
 		}
 	}
 	if name != "" {
+		// The cache may not have seen the resource's own cluster yet (a deploy that failed
+		// part-way, retried before its informers caught up): ask the API server before refusing.
+		if owns, err := OwnsCluster(ctx, e.reader(), d); err != nil || owns {
+			return err
+		}
 		return fmt.Errorf("HA ConfigMap %s %w (this resource has no cluster yet; another Flink cluster in the namespace uses cluster id %s): remove it or rename the resource",
 			name, ErrNotOwned, d.Name)
 	}

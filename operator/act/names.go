@@ -5,6 +5,9 @@ import (
 	"encoding/hex"
 	"fmt"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -69,6 +72,22 @@ func JobID(uid string, generation int64) string {
 // Selector are the labels selecting a resource's pods of one component.
 func Selector(name, component string) map[string]string {
 	return map[string]string{LabelApp: name, LabelComponent: component}
+}
+
+// CachedLabels are the labels an object of obj's kind needs for the manager's cache to hold
+// it (nil: every object of the kind): the operator's own labels on its Deployments, Services
+// and Ingresses, and on its pods only JobManagers'; Flink's type label on ConfigMaps (the
+// flink-config ConfigMaps, which the operator labels so, and Flink's HA ConfigMaps).
+func CachedLabels(obj client.Object) map[string]string {
+	switch obj.(type) {
+	case *corev1.Pod:
+		return map[string]string{LabelManagedBy: ManagedBy, LabelComponent: ComponentJobManager}
+	case *corev1.ConfigMap:
+		return map[string]string{LabelType: TypeNative}
+	case *appsv1.Deployment, *corev1.Service, *networkingv1.Ingress:
+		return map[string]string{LabelManagedBy: ManagedBy}
+	}
+	return nil
 }
 
 // JobManagerPods selects the JobManager pods of deployment name that the operator rendered:

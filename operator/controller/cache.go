@@ -17,7 +17,8 @@ import (
 )
 
 // CacheOptions are the manager's cache options: the watched namespaces (none: all), and for
-// every kind the operator reads besides its own resources, a label selector that admits only
+// every kind the operator reads besides its own resources, a label selector (act.CachedLabels)
+// that admits only
 // the objects it owns, so its memory does not grow with what else runs in the cluster.
 // Deployments, Services and Ingresses are the operator's when labelled
 // app.kubernetes.io/managed-by=flinkop; of its pods (labelled through their Deployment's
@@ -35,24 +36,18 @@ import (
 // spec is its last reconciled spec, one copy of that JSON.
 func CacheOptions(namespaces []string) cache.Options {
 	strip := cache.TransformStripManagedFields()
-	ownedBy := func(t toolscache.TransformFunc) cache.ByObject {
-		return cache.ByObject{Label: labels.SelectorFromSet(labels.Set{act.LabelManagedBy: act.ManagedBy}), Transform: t}
+	owned := func(obj client.Object, t toolscache.TransformFunc) cache.ByObject {
+		return cache.ByObject{Label: labels.SelectorFromSet(act.CachedLabels(obj)), Transform: t}
 	}
 	opts := cache.Options{
 		DefaultTransform: strip,
 		ByObject: map[client.Object]cache.ByObject{
 			&flinkv1beta1.FlinkDeployment{}: {Transform: slimFlinkDeployment},
-			&appsv1.Deployment{}:            ownedBy(act.StripContent),
-			&corev1.Service{}:               ownedBy(strip),
-			&corev1.Pod{}: {
-				Label:     labels.SelectorFromSet(labels.Set{act.LabelManagedBy: act.ManagedBy, act.LabelComponent: act.ComponentJobManager}),
-				Transform: slimPod,
-			},
-			&networkingv1.Ingress{}: ownedBy(strip),
-			&corev1.ConfigMap{}: {
-				Label:     labels.SelectorFromSet(labels.Set{act.LabelType: act.TypeNative}),
-				Transform: slimHAConfigMap,
-			},
+			&appsv1.Deployment{}:            owned(&appsv1.Deployment{}, act.StripContent),
+			&corev1.Service{}:               owned(&corev1.Service{}, strip),
+			&corev1.Pod{}:                   owned(&corev1.Pod{}, slimPod),
+			&networkingv1.Ingress{}:         owned(&networkingv1.Ingress{}, strip),
+			&corev1.ConfigMap{}:             owned(&corev1.ConfigMap{}, slimHAConfigMap),
 		},
 	}
 	if len(namespaces) > 0 {

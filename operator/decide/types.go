@@ -33,7 +33,8 @@ type Observation struct {
 	SessionJobs []string
 	// Ingress is the web UI Ingress, nil when there is none.
 	Ingress *IngressState
-	// Leftovers names the other objects the resource still owns (Services, ConfigMaps).
+	// Leftovers names the other objects the resource still owns (Deployments, Services,
+	// ConfigMaps, JobManager pods, the Ingress), as kind/name.
 	Leftovers []string
 	// Version is the JobManager's GET /config version and revision, read once per deploy
 	// (while status.clusterInfo has no flink-version); nil when not read.

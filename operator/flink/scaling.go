@@ -70,7 +70,8 @@ func (c *Client) JobMetrics(ctx context.Context, jobID string, names ...string) 
 }
 
 // SubtaskMetrics returns metrics of a vertex aggregated over its subtasks (aggs: min, max,
-// avg, sum, skew; none means all).
+// avg, sum, skew; none means all). Flink answers nothing at all when one of names has no
+// values: ask for an optional metric on its own.
 func (c *Client) SubtaskMetrics(ctx context.Context, jobID, vertexID string, names, aggs []string) ([]AggregatedMetric, error) {
 	q := url.Values{}
 	if len(names) > 0 {

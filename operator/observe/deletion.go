@@ -9,6 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flinkop/flinkop/operator/act"
@@ -25,13 +27,13 @@ func (o *Observer) observeDeletion(ctx context.Context, d *flinkv1beta1.FlinkDep
 	if obs.Ingress != nil {
 		obs.Leftovers = append(obs.Leftovers, "ingress/"+act.IngressName(d.Name))
 	}
-	if len(obs.Leftovers) == 0 {
-		if obs.Leftovers, err = o.leftoversPastCache(ctx, d); err != nil {
+	if d.Spec.Job == nil {
+		if obs.SessionJobs, err = o.sessionJobs(ctx, d); err != nil {
 			return err
 		}
 	}
-	if d.Spec.Job == nil {
-		obs.SessionJobs, err = o.sessionJobs(ctx, d)
+	if len(obs.Leftovers) == 0 && len(obs.SessionJobs) == 0 && d.Status.ReconciliationStatus.LastReconciledSpec != "" {
+		obs.Leftovers, err = o.leftoversPastCache(ctx, d)
 	}
 	return err
 }
@@ -86,33 +88,42 @@ func (o *Observer) leftovers(ctx context.Context, d *flinkv1beta1.FlinkDeploymen
 }
 
 // leftoversPastCache reads past the cache, by name, the objects of d's cluster that deletion
-// removes, once the cache shows none left: an informer that has not yet seen one (created a
-// moment before the deletion) must not let the finalizer go while it stays behind. A few
-// reads by name, once per deletion that is about to finish.
+// removes, once the cache shows none left and nothing else holds the deletion: an informer
+// that has not yet seen one (created a moment before the deletion) must not let the finalizer
+// go while it stays behind. It reads metadata only, and counts only objects the cache will
+// hold once it catches up (act.CachedLabels), which deletion then removes; one the cache never
+// holds (a flink-config ConfigMap of an older Flinkop, without Flink's type label) is left to
+// Kubernetes' garbage collection through its owner reference, or it would hold the deletion
+// forever. Five reads by name, once per deletion that is about to finish, and none for a
+// resource that never recorded a spec.
 func (o *Observer) leftoversPastCache(ctx context.Context, d *flinkv1beta1.FlinkDeployment) ([]string, error) {
 	if o.Reader == nil {
 		return nil, nil
 	}
 	objs := []struct {
 		kind, name string
-		obj        client.Object
+		typed      client.Object
+		gvk        schema.GroupVersionKind
 	}{
-		{"configmap", act.ConfigMapName(d.Name), &corev1.ConfigMap{}},
-		{"deployment", act.JobManagerName(d.Name), &appsv1.Deployment{}},
-		{"deployment", act.TaskManagerName(d.Name), &appsv1.Deployment{}},
-		{"service", act.RESTServiceName(d.Name), &corev1.Service{}},
-		{"service", act.InternalServiceName(d.Name), &corev1.Service{}},
+		{"configmap", act.ConfigMapName(d.Name), &corev1.ConfigMap{}, corev1.SchemeGroupVersion.WithKind("ConfigMap")},
+		{"deployment", act.JobManagerName(d.Name), &appsv1.Deployment{}, appsv1.SchemeGroupVersion.WithKind("Deployment")},
+		{"deployment", act.TaskManagerName(d.Name), &appsv1.Deployment{}, appsv1.SchemeGroupVersion.WithKind("Deployment")},
+		{"service", act.RESTServiceName(d.Name), &corev1.Service{}, corev1.SchemeGroupVersion.WithKind("Service")},
+		{"service", act.InternalServiceName(d.Name), &corev1.Service{}, corev1.SchemeGroupVersion.WithKind("Service")},
 	}
 	var out []string
 	for _, x := range objs {
-		err := o.Reader.Get(ctx, client.ObjectKey{Namespace: d.Namespace, Name: x.name}, x.obj)
+		m := &metav1.PartialObjectMetadata{}
+		m.SetGroupVersionKind(x.gvk)
+		err := o.Reader.Get(ctx, client.ObjectKey{Namespace: d.Namespace, Name: x.name}, m)
 		if apierrors.IsNotFound(err) {
 			continue
 		}
 		if err != nil {
 			return nil, fmt.Errorf("get %s/%s past the cache: %w", x.kind, x.name, err)
 		}
-		if metav1.IsControlledBy(x.obj, d) {
+		cached := labels.SelectorFromSet(act.CachedLabels(x.typed)).Matches(labels.Set(m.Labels))
+		if cached && m.DeletionTimestamp == nil && metav1.IsControlledBy(m, d) {
 			out = append(out, x.kind+"/"+x.name)
 		}
 	}

@@ -16,25 +16,33 @@ import (
 
 // TestDeletionLooksPastALaggingCache: while a resource is deleted, objects of its cluster the
 // cache has not seen yet (created a moment before the deletion) are read past it by name and
-// hold the deletion; objects there that the resource does not control do not.
+// hold the deletion; objects there that the resource does not control, or that the cache will
+// never hold (an older flink-config ConfigMap without Flink's type label), do not.
 func TestDeletionLooksPastALaggingCache(t *testing.T) {
 	s := kubeScheme(t)
-	cm := func(name string, owners []metav1.OwnerReference) *corev1.ConfigMap {
-		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", OwnerReferences: owners}}
+	cm := func(name string, labels map[string]string, owners []metav1.OwnerReference) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", Labels: labels, OwnerReferences: owners}}
 	}
-	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: act.RESTServiceName("a"), Namespace: "ns", OwnerReferences: controlledByA()}}
+	flinks := map[string]string{act.LabelType: act.TypeNative}
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{
+		Name: act.RESTServiceName("a"), Namespace: "ns", OwnerReferences: controlledByA(),
+		Labels: map[string]string{act.LabelManagedBy: act.ManagedBy},
+	}}
 	for name, tc := range map[string]struct {
-		server []client.Object
-		reader bool
-		want   []string
+		server      []client.Object
+		reader      bool
+		neverSynced bool
+		want        []string
 	}{
 		"the server holds the cluster's objects": {
-			server: []client.Object{cm(act.ConfigMapName("a"), controlledByA()), svc}, reader: true,
+			server: []client.Object{cm(act.ConfigMapName("a"), flinks, controlledByA()), svc}, reader: true,
 			want: []string{"configmap/" + act.ConfigMapName("a"), "service/" + act.RESTServiceName("a")},
 		},
-		"the server holds another's ConfigMap of that name": {server: []client.Object{cm(act.ConfigMapName("a"), nil)}, reader: true},
-		"nothing is left":          {reader: true},
-		"no reader past the cache": {server: []client.Object{svc}},
+		"the server holds another's ConfigMap of that name": {server: []client.Object{cm(act.ConfigMapName("a"), flinks, nil)}, reader: true},
+		"an older ConfigMap the cache never holds":          {server: []client.Object{cm(act.ConfigMapName("a"), nil, controlledByA())}, reader: true},
+		"nothing is left":                {reader: true},
+		"no reader past the cache":       {server: []client.Object{svc}},
+		"a resource that never deployed": {server: []client.Object{svc}, reader: true, neverSynced: true},
 	} {
 		t.Run(name, func(t *testing.T) {
 			cache := fake.NewClientBuilder().WithScheme(s).Build()
@@ -46,6 +54,9 @@ func TestDeletionLooksPastALaggingCache(t *testing.T) {
 			d := &flinkv1beta1.FlinkDeployment{
 				ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ns", UID: "uid-a", DeletionTimestamp: &now},
 				Spec:       flinkv1beta1.FlinkDeploymentSpec{Job: &flinkv1beta1.JobSpec{}},
+			}
+			if !tc.neverSynced {
+				d.Status.ReconciliationStatus.LastReconciledSpec = "{}"
 			}
 			obs, err := o.Observe(t.Context(), d)
 			if err != nil {

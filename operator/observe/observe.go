@@ -57,7 +57,9 @@ type Observer struct {
 	// Reader reads past the cache (nil: never). A Deployment the cache does not hold while
 	// the status says it was deployed is read there before it counts as missing: the cache
 	// may see the status write before the create (the informers do not keep order), and a
-	// missing JobManager Deployment is a recovery, or an error.
+	// missing JobManager Deployment is a recovery, or an error. A deletion that the cache
+	// shows finished reads the cluster's objects there before the finalizer goes (see
+	// leftoversPastCache).
 	Reader client.Reader
 }
 
