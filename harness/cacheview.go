@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	"github.com/flinkop/flinkop/operator/act"
 	"github.com/flinkop/flinkop/operator/controller"
 )
 
@@ -27,7 +28,7 @@ func CacheView(c client.WithWatch) client.WithWatch {
 			if err := c.Get(ctx, key, read, opts...); err != nil {
 				return err
 			}
-			if !controller.Cached(read) {
+			if !act.Cached(read) {
 				// As the cache answers: NotFound, and obj left as it was.
 				gvk, _ := apiutil.GVKForObject(obj, c.Scheme())
 				gvr, _ := meta.UnsafeGuessKindToResource(gvk)
@@ -52,7 +53,7 @@ func CacheView(c client.WithWatch) client.WithWatch {
 	})
 }
 
-// slimList keeps of list the items the manager's cache holds (controller.Cached), each cut
+// slimList keeps of list the items the manager's cache holds (act.Cached), each cut
 // down by controller.SlimForCache.
 func slimList(list client.ObjectList) error {
 	items, err := meta.ExtractList(list)
@@ -62,7 +63,7 @@ func slimList(list client.ObjectList) error {
 	kept := items[:0]
 	for _, o := range items {
 		if obj, ok := o.(client.Object); ok {
-			if !controller.Cached(obj) {
+			if !act.Cached(obj) {
 				continue
 			}
 			controller.SlimForCache(obj)

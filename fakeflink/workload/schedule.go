@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -50,7 +51,7 @@ func (s Schedule) Rate(t time.Duration) float64 {
 	}
 	switch s.kind {
 	case "steps":
-		i, _ := slices.BinarySearchFunc(s.steps, t, func(st step, t time.Duration) int { return cmpDur(st.at, t) })
+		i, _ := slices.BinarySearchFunc(s.steps, t, func(st step, t time.Duration) int { return cmp.Compare(st.at, t) })
 		if i == len(s.steps) || s.steps[i].at > t {
 			i--
 		}
@@ -97,16 +98,6 @@ func (s Schedule) Arrived(t time.Duration) float64 {
 	return s.base * sec
 }
 
-func cmpDur(a, b time.Duration) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // ParseSchedule reads a schedule (durations read by dur, as Flink reads them):
 //
 //	constant:1000
@@ -148,7 +139,7 @@ func parseSteps(args string, dur func(string) (time.Duration, error)) (Schedule,
 		}
 		out.steps = append(out.steps, step{at: d, rate: r})
 	}
-	slices.SortStableFunc(out.steps, func(a, b step) int { return cmpDur(a.at, b.at) })
+	slices.SortStableFunc(out.steps, func(a, b step) int { return cmp.Compare(a.at, b.at) })
 	if out.steps[0].at != 0 {
 		return out, fmt.Errorf("steps: the first step must start at 0")
 	}

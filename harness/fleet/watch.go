@@ -66,16 +66,7 @@ func (t *tracker) see(d *flinkv1beta1.FlinkDeployment, at time.Time) {
 
 // converged counts the deployments of names running generation gen on a ready cluster.
 func (t *tracker) converged(names []string, gen int64) int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	n := 0
-	for _, name := range names {
-		d := t.latest[name]
-		if d != nil && done(d, gen) {
-			n++
-		}
-	}
-	return n
+	return len(names) - len(t.laggards(names, gen))
 }
 
 // observedAt is when the operator was first seen to have observed generation gen of name.

@@ -73,7 +73,7 @@ func (e *Executor) precheck(ctx context.Context, d *flinkv1beta1.FlinkDeployment
 		// A JobManager joins its cluster's ConfigMap by name, whatever its labels: one the
 		// cache cannot see (not labelled as Flink labels it) is read past it, once per deploy
 		// while the cache shows no cluster of the resource's own.
-		leader := cm(d.Namespace, d.Name+"-cluster-config-map")
+		leader := cm(d.Namespace, HAClusterConfigMapName(d.Name))
 		err := e.reader().Get(ctx, client.ObjectKeyFromObject(leader), leader)
 		if err != nil && !apierrors.IsNotFound(err) {
 			return wrap("get "+describe(leader), err)

@@ -9,8 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 )
@@ -48,9 +46,9 @@ func TestAppLister(t *testing.T) {
 		pod("a-jm", "a", ComponentJobManager), pod("a-tm", "a", ComponentTaskManager),
 		pod("b-jm", "b", ComponentJobManager), pod("other", "", ""),
 	}
-	withIndex := fake.NewClientBuilder().WithScheme(scheme(t)).WithObjects(objs...).
+	withIndex := fake.NewClientBuilder().WithObjects(objs...).
 		WithIndex(&corev1.Pod{}, IndexApp, idx[IndexApp+"/Pod"]).Build()
-	plain := fake.NewClientBuilder().WithScheme(scheme(t)).WithObjects(objs...).Build()
+	plain := fake.NewClientBuilder().WithObjects(objs...).Build()
 	for name, tc := range map[string]struct {
 		lister  AppLister
 		reader  client.Reader
@@ -84,13 +82,4 @@ func pod(name, app, component string) *corev1.Pod {
 		p.Labels[LabelApp], p.Labels[LabelComponent] = app, component
 	}
 	return p
-}
-
-func scheme(t *testing.T) *runtime.Scheme {
-	t.Helper()
-	s := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(s); err != nil {
-		t.Fatal(err)
-	}
-	return s
 }

@@ -8,6 +8,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -62,6 +63,10 @@ func ConfigMapName(name string) string { return "flink-config-" + name }
 // cluster id (<cluster-id>-cluster-config-map, <cluster-id>-<job-id>-config-map, …).
 func HAConfigMapPrefix(clusterID string) string { return clusterID + "-" }
 
+// HAClusterConfigMapName is the ConfigMap Flink's Kubernetes HA services keep for a cluster
+// id (its leader and job graphs): the one a new JobManager joins.
+func HAClusterConfigMapName(clusterID string) string { return clusterID + "-cluster-config-map" }
+
 // JobID derives the job id of one deployment of a resource: stable for a (uid, generation)
 // pair, so a repeated deploy of the same generation never makes a second job.
 func JobID(uid string, generation int64) string {
@@ -88,6 +93,12 @@ func CachedLabels(obj client.Object) map[string]string {
 		return map[string]string{LabelManagedBy: ManagedBy}
 	}
 	return nil
+}
+
+// Cached reports whether the manager's cache holds obj: whether its labels carry
+// CachedLabels of its kind.
+func Cached(obj client.Object) bool {
+	return labels.SelectorFromSet(CachedLabels(obj)).Matches(labels.Set(obj.GetLabels()))
 }
 
 // JobManagerPods selects the JobManager pods of deployment name that the operator rendered:

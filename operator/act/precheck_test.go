@@ -37,8 +37,8 @@ func TestPrecheckHAMetadata(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := &Executor{
-				Client: fake.NewClientBuilder().WithScheme(scheme(t)).WithObjects(tc.cache...).Build(),
-				Reader: fake.NewClientBuilder().WithScheme(scheme(t)).WithObjects(tc.server...).Build(),
+				Client: fake.NewClientBuilder().WithObjects(tc.cache...).Build(),
+				Reader: fake.NewClientBuilder().WithObjects(tc.server...).Build(),
 				HASelector: func(d *flinkv1beta1.FlinkDeployment) client.MatchingLabels {
 					return client.MatchingLabels{LabelApp: d.Name, LabelType: TypeNative, "configmap-type": "high-availability"}
 				},

@@ -104,18 +104,6 @@ func slimHAConfigMap(obj any) (any, error) {
 // cacheTransforms are the transforms of CacheOptions, which SlimForCache applies.
 var cacheTransforms = CacheOptions(nil)
 
-// Cached reports whether the manager's cache holds obj: whether its labels match the label
-// selector CacheOptions gives its kind (every object of a kind without one). The harness hides
-// the others from the operator, as the cache does.
-func Cached(obj client.Object) bool {
-	for kind, by := range cacheTransforms.ByObject {
-		if by.Label != nil && reflect.TypeOf(kind) == reflect.TypeOf(obj) {
-			return by.Label.Matches(labels.Set(obj.GetLabels()))
-		}
-	}
-	return true
-}
-
 // SlimForCache cuts obj down to what the manager's cache keeps of it: the transform
 // CacheOptions gives its kind, else the default. The harness serves the operator's reads
 // through it, so every scenario runs the operator on what its cache would hold.

@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -101,18 +101,19 @@ func (o *Observer) leftoversPastCache(ctx context.Context, d *flinkv1beta1.Flink
 		return nil, nil
 	}
 	objs := []struct {
-		kind, name string
-		typed      client.Object
-		gvk        schema.GroupVersionKind
+		name  string
+		typed client.Object // its kind's CachedLabels
+		gvk   schema.GroupVersionKind
 	}{
-		{"configmap", act.ConfigMapName(d.Name), &corev1.ConfigMap{}, corev1.SchemeGroupVersion.WithKind("ConfigMap")},
-		{"deployment", act.JobManagerName(d.Name), &appsv1.Deployment{}, appsv1.SchemeGroupVersion.WithKind("Deployment")},
-		{"deployment", act.TaskManagerName(d.Name), &appsv1.Deployment{}, appsv1.SchemeGroupVersion.WithKind("Deployment")},
-		{"service", act.RESTServiceName(d.Name), &corev1.Service{}, corev1.SchemeGroupVersion.WithKind("Service")},
-		{"service", act.InternalServiceName(d.Name), &corev1.Service{}, corev1.SchemeGroupVersion.WithKind("Service")},
+		{act.ConfigMapName(d.Name), &corev1.ConfigMap{}, corev1.SchemeGroupVersion.WithKind("ConfigMap")},
+		{act.JobManagerName(d.Name), &appsv1.Deployment{}, appsv1.SchemeGroupVersion.WithKind("Deployment")},
+		{act.TaskManagerName(d.Name), &appsv1.Deployment{}, appsv1.SchemeGroupVersion.WithKind("Deployment")},
+		{act.RESTServiceName(d.Name), &corev1.Service{}, corev1.SchemeGroupVersion.WithKind("Service")},
+		{act.InternalServiceName(d.Name), &corev1.Service{}, corev1.SchemeGroupVersion.WithKind("Service")},
 	}
 	var out []string
 	for _, x := range objs {
+		kind := strings.ToLower(x.gvk.Kind)
 		m := &metav1.PartialObjectMetadata{}
 		m.SetGroupVersionKind(x.gvk)
 		err := o.Reader.Get(ctx, client.ObjectKey{Namespace: d.Namespace, Name: x.name}, m)
@@ -120,11 +121,11 @@ func (o *Observer) leftoversPastCache(ctx context.Context, d *flinkv1beta1.Flink
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("get %s/%s past the cache: %w", x.kind, x.name, err)
+			return nil, fmt.Errorf("get %s/%s past the cache: %w", kind, x.name, err)
 		}
-		cached := labels.SelectorFromSet(act.CachedLabels(x.typed)).Matches(labels.Set(m.Labels))
-		if cached && m.DeletionTimestamp == nil && metav1.IsControlledBy(m, d) {
-			out = append(out, x.kind+"/"+x.name)
+		x.typed.SetLabels(m.Labels)
+		if act.Cached(x.typed) && m.DeletionTimestamp == nil && metav1.IsControlledBy(m, d) {
+			out = append(out, kind+"/"+x.name)
 		}
 	}
 	return out, nil

@@ -19,7 +19,6 @@ import (
 // hold the deletion; objects there that the resource does not control, or that the cache will
 // never hold (an older flink-config ConfigMap without Flink's type label), do not.
 func TestDeletionLooksPastALaggingCache(t *testing.T) {
-	s := kubeScheme(t)
 	cm := func(name string, labels map[string]string, owners []metav1.OwnerReference) *corev1.ConfigMap {
 		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", Labels: labels, OwnerReferences: owners}}
 	}
@@ -45,10 +44,10 @@ func TestDeletionLooksPastALaggingCache(t *testing.T) {
 		"a resource that never deployed": {server: []client.Object{svc}, reader: true, neverSynced: true},
 	} {
 		t.Run(name, func(t *testing.T) {
-			cache := fake.NewClientBuilder().WithScheme(s).Build()
+			cache := fake.NewClientBuilder().Build()
 			o := &Observer{Client: cache, Flink: func(*flinkv1beta1.FlinkDeployment) FlinkAPI { return &stalling{} }, RESTBudget: time.Millisecond}
 			if tc.reader {
-				o.Reader = fake.NewClientBuilder().WithScheme(s).WithObjects(tc.server...).Build()
+				o.Reader = fake.NewClientBuilder().WithObjects(tc.server...).Build()
 			}
 			now := metav1.Now()
 			d := &flinkv1beta1.FlinkDeployment{

@@ -5,8 +5,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -20,11 +18,10 @@ import (
 // as missing (the false "missing and cannot be recovered" a 1,000-deployment fleet showed);
 // before the deploy, and without a reader (the broken variant), the cache's answer stands.
 func TestDeploymentMissingFromTheCacheIsConfirmed(t *testing.T) {
-	s := kubeScheme(t)
 	d := &flinkv1beta1.FlinkDeployment{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ns", UID: "uid-a"}}
 	jm := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: act.JobManagerName("a"), Namespace: "ns", OwnerReferences: controlledByA()}}
-	cache := fake.NewClientBuilder().WithScheme(s).Build()
-	server := fake.NewClientBuilder().WithScheme(s).WithObjects(jm).Build()
+	cache := fake.NewClientBuilder().Build()
+	server := fake.NewClientBuilder().WithObjects(jm).Build()
 	for name, tc := range map[string]struct {
 		status flinkv1beta1.JobManagerDeploymentStatus
 		reader client.Reader
@@ -49,16 +46,6 @@ func TestDeploymentMissingFromTheCacheIsConfirmed(t *testing.T) {
 			}
 		})
 	}
-}
-
-// kubeScheme is a scheme of Kubernetes' own kinds, for the fake clients of these tests.
-func kubeScheme(t *testing.T) *runtime.Scheme {
-	t.Helper()
-	s := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(s); err != nil {
-		t.Fatal(err)
-	}
-	return s
 }
 
 // controlledByA makes an object controlled by the FlinkDeployment ns/a (UID uid-a) of these

@@ -23,7 +23,6 @@ import (
 // while its Deployment is not available or one of its JobManagers is not ready, and then say
 // why; with every JobManager ready no pod is read.
 func TestPodsAreReadOnlyWhileTheJobManagerIsUnavailable(t *testing.T) {
-	s := kubeScheme(t)
 	labels := map[string]string(act.JobManagerPods("a"))
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "a-jm-0", Namespace: "ns", Labels: labels},
@@ -56,7 +55,7 @@ func TestPodsAreReadOnlyWhileTheJobManagerIsUnavailable(t *testing.T) {
 			}
 			lists := 0
 			byApp := func(o client.Object) []string { return []string{o.GetLabels()[act.LabelApp]} }
-			c := fake.NewClientBuilder().WithScheme(s).WithObjects(jm, pod).WithIndex(&corev1.ConfigMap{}, act.IndexApp, byApp).WithIndex(&corev1.Pod{}, act.IndexApp, byApp).WithInterceptorFuncs(interceptor.Funcs{
+			c := fake.NewClientBuilder().WithObjects(jm, pod).WithIndex(&corev1.ConfigMap{}, act.IndexApp, byApp).WithIndex(&corev1.Pod{}, act.IndexApp, byApp).WithInterceptorFuncs(interceptor.Funcs{
 				List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
 					if _, ok := list.(*corev1.PodList); ok {
 						lists++
