@@ -48,6 +48,10 @@ help: ## Show this help.
 demo: ## Run the operator's main job in the simulated world (no cluster needed).
 	go run ./cmd/flinksim demo --timeline flinksim-timeline.html
 
+.PHONY: autoscale-demo
+autoscale-demo: ## Run a day of a sine-shaped input under the autoscaler and chart it (flinksim-autoscale.html).
+	go run ./cmd/flinksim autoscale --out flinksim-autoscale.html
+
 .PHONY: sandbox
 sandbox: envtest-assets ## Run the operator + pod simulator + fakeflink on a real kube-apiserver; kubectl works against it.
 	go run ./cmd/flinksim sandbox --kubeconfig flinksim.kubeconfig

@@ -199,8 +199,8 @@ func (c *Cluster) RemoveTaskManager(id string) {
 		if !holdsSlots(j.Status) {
 			continue
 		}
-		if j.parallelism <= free {
-			free -= j.parallelism
+		if j.slots() <= free {
+			free -= j.slots()
 			continue
 		}
 		c.failJob(j, "java.util.concurrent.TimeoutException",
@@ -224,7 +224,7 @@ func (c *Cluster) UsedSlots() int {
 	n := 0
 	for _, j := range c.jobs {
 		if holdsSlots(j.Status) {
-			n += j.parallelism
+			n += j.slots()
 		}
 	}
 	return n

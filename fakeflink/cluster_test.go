@@ -303,8 +303,9 @@ func TestAdaptiveRescale(t *testing.T) {
 	id, _ := c.RunJar(jar.ID, RunRequest{Parallelism: 2})
 	w.advance(12*time.Second, c)
 	req := map[string][2]int{}
-	for _, v := range VertexIDs(id) {
-		req[v] = [2]int{1, 4}
+	job, _ := c.Job(id)
+	for _, v := range job.Vertices() {
+		req[v.ID] = [2]int{1, 4}
 	}
 	if err := c.SetResourceRequirements(id, req); err != nil {
 		t.Fatal(err)

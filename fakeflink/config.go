@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/flinkop/flinkop/fakeflink/workload"
 )
 
 // Configuration keys the fake reads. Everything else in the configuration is kept and served
@@ -163,7 +165,35 @@ func ProgramFromConfig(c map[string]string, jarURI, entryClass string, args []st
 	if err := p.applyRates(cf); err != nil {
 		return p, err
 	}
-	return p, nil
+	return p, p.applyVertices(c)
+}
+
+// applyVertices reads the program's workload, parallelism overrides and max parallelism.
+func (p *Program) applyVertices(c map[string]string) error {
+	keys := workloadKeys(c)
+	spec, err := readWorkload(keys)
+	if err != nil {
+		return err
+	}
+	if spec != nil {
+		if p.Records > 0 {
+			return fmt.Errorf("%s: a workload is a streaming job's; this job is bounded", workload.KeyInput)
+		}
+		p.WorkloadConfig = keys
+	}
+	if v, ok := c[KeyParallelismOverrides]; ok {
+		if p.ParallelismOverrides, err = parseOverrides(v); err != nil {
+			return err
+		}
+	}
+	if v, ok := c[KeyMaxParallelism]; ok {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n == 0 || n < -1 || n > UpperMaxParallelism {
+			return fmt.Errorf("%s %q: want -1 (unset) or 1 to %d", KeyMaxParallelism, v, UpperMaxParallelism)
+		}
+		p.MaxParallelism = max(n, 0)
+	}
+	return nil
 }
 
 func (p *Program) applyRates(cf conf) error {

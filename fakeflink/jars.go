@@ -84,36 +84,22 @@ func (c *Cluster) RunJar(jarID string, req RunRequest) (string, error) {
 	return id, nil
 }
 
-// VertexIDs are the ids of a job's two vertices (source, sink), derived from the job id.
-func VertexIDs(jobID string) [2]string {
-	return [2]string{vertexID(jobID, 1), vertexID(jobID, 2)}
-}
-
-func vertexID(jobID string, n int) string {
-	if len(jobID) < 32 {
-		jobID = fmt.Sprintf("%032s", jobID)
-	}
-	return fmt.Sprintf("%s%08x", jobID[:24], n)
-}
-
-// VertexNames are the names of a job's two vertices.
-var VertexNames = [2]string{"Source: fake-source", "Sink: fake-sink"}
-
-// ResourceRequirements returns the per-vertex parallelism bounds of a job.
+// ResourceRequirements returns the per-vertex parallelism bounds of a job, by vertex id.
 func (c *Cluster) ResourceRequirements(jobID string) (map[string][2]int, error) {
 	j, err := c.Job(jobID)
 	if err != nil {
 		return nil, err
 	}
 	out := map[string][2]int{}
-	for _, v := range VertexIDs(j.ID) {
-		out[v] = [2]int{1, j.parallelism}
+	for _, v := range j.Vertices() {
+		out[v.ID] = [2]int{1, v.Parallelism}
 	}
 	return out, nil
 }
 
-// SetResourceRequirements rescales a job in place (adaptive scheduler only): the job restarts
-// from its latest checkpoint with the largest upper bound as its parallelism.
+// SetResourceRequirements rescales a job in place (adaptive scheduler only): every vertex
+// takes its upper bound as its parallelism, and a running job whose parallelism changed
+// restarts from its latest checkpoint.
 func (c *Cluster) SetResourceRequirements(jobID string, req map[string][2]int) error {
 	j, err := c.Job(jobID)
 	if err != nil {
@@ -122,28 +108,58 @@ func (c *Cluster) SetResourceRequirements(jobID string, req map[string][2]int) e
 	if len(req) == 0 {
 		return errorf(KindBadRequest, "Request body does not specify resource requirements.")
 	}
+	next, errs := validateRequirements(j.Vertices(), req)
+	if len(errs) > 0 {
+		return errorf(KindBadRequest, "%s", strings.Join(errs, "\n"))
+	}
 	if !c.settings.Adaptive {
 		return errorf(KindInternal, "java.lang.UnsupportedOperationException: The DefaultScheduler does not support changing the parallelism without a job restart. This feature is currently only expected to work with the AdaptiveScheduler.")
 	}
-	p := 0
-	vertices := VertexIDs(j.ID)
-	for v, b := range req {
-		if !slices.Contains(vertices[:], v) {
-			return errorf(KindBadRequest, "Job vertex %s does not exist.", v)
-		}
-		p = max(p, b[1])
-	}
-	if p == j.parallelism || j.Status.IsTerminal() {
-		j.parallelism = p
-		return nil
-	}
-	j.parallelism = p
-	if j.Status == StatusRunning {
+	changed := !slices.Equal(next, j.parallelisms())
+	j.vertexPar, j.parallelism = next, slices.Max(next)
+	if changed && j.Status == StatusRunning {
 		now := c.Now()
 		_ = j.setStatus(StatusRestarting, now)
 		j.nextAction = now
 	}
 	return nil
+}
+
+// validateRequirements checks requested parallelism bounds as Flink's
+// JobResourceRequirements.validate does (a bound of -1 is 1 below, the max parallelism
+// above), and returns each vertex's new parallelism (its upper bound) or every error.
+func validateRequirements(vertices []Vertex, req map[string][2]int) ([]int, []string) {
+	var errs []string
+	next := make([]int, len(vertices))
+	for i, v := range vertices {
+		b, ok := req[v.ID]
+		if !ok {
+			errs = append(errs, fmt.Sprintf("The request is incomplete, missing job vertex [%s] resource requirements.", v.ID))
+			continue
+		}
+		lo, hi := b[0], b[1]
+		if lo == -1 {
+			lo = 1
+		}
+		if hi == -1 {
+			hi = v.MaxParallelism
+		}
+		switch {
+		case lo < 1 || hi < 1:
+			errs = append(errs, fmt.Sprintf("Both, the requested lower bound [%d] and upper bound [%d] for job vertex [%s] must be greater than zero.", lo, hi, v.ID))
+		case lo > hi:
+			errs = append(errs, fmt.Sprintf("The requested lower bound [%d] for job vertex [%s] is higher than the upper bound [%d].", lo, v.ID, hi))
+		case hi > v.MaxParallelism:
+			errs = append(errs, fmt.Sprintf("The newly requested parallelism %d for the job vertex %s exceeds its maximum parallelism %d.", hi, v.ID, v.MaxParallelism))
+		}
+		next[i] = hi
+	}
+	for _, id := range slices.Sorted(maps.Keys(req)) {
+		if !slices.ContainsFunc(vertices, func(v Vertex) bool { return v.ID == id }) {
+			errs = append(errs, fmt.Sprintf("Job vertex [%s] was not found in the JobGraph.", id))
+		}
+	}
+	return next, errs
 }
 
 // Config returns the cluster's effective configuration, sorted by key.

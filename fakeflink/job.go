@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/flinkop/flinkop/fakeflink/workload"
 )
 
 // JobStatus is a Flink job state.
@@ -67,6 +69,14 @@ type Program struct {
 	// Records is the input length of a bounded job, which FINISHES on reaching it; 0 means
 	// unbounded.
 	Records int64
+	// WorkloadConfig are the job's fakeflink.workload.* keys (see package workload): a job
+	// with an input runs the workload model instead of the constant rate.
+	WorkloadConfig map[string]string `json:",omitempty"`
+	// ParallelismOverrides are vertices' parallelism by vertex id
+	// (pipeline.jobvertex-parallelism-overrides).
+	ParallelismOverrides map[string]int `json:",omitempty"`
+	// MaxParallelism is pipeline.max-parallelism (0: Flink's default per vertex).
+	MaxParallelism int `json:",omitempty"`
 }
 
 // Job is one job on the fake JobManager.
@@ -74,7 +84,9 @@ type Job struct {
 	ID      string
 	Program Program
 	Status  JobStatus
-	// Timestamps holds when the job first entered each state.
+	// Timestamps holds when the job last entered each state: Flink's execution graph
+	// overwrites a state's timestamp on each transition (DefaultExecutionGraph.transitionState),
+	// so RUNNING is when the job last started running.
 	Timestamps map[JobStatus]time.Time
 	StartTime  time.Time
 	EndTime    time.Time
@@ -85,6 +97,15 @@ type Job struct {
 	offset       int64
 	runningSince time.Time
 	parallelism  int
+	// vertexPar are the vertices' parallelism where it differs from the job's (0: the job's).
+	vertexPar []int
+	// work is the job's workload (nil: the constant rate); model its run while RUNNING, of an
+	// input that began at inputBegan.
+	work       *workload.Spec
+	model      *workload.Model
+	inputBegan time.Time
+	// adoptedMax are the vertices' max parallelism taken from the state restored (0: none).
+	adoptedMax []int
 
 	// nextAction is when the job's pending state change (start, restart, cancel) happens.
 	nextAction     time.Time
@@ -121,10 +142,17 @@ type Exception struct {
 	Time       time.Time
 }
 
-// Offset is the job's state at time t.
+// Offset is the job's state at time t. A job with a workload advances its model to t (a t
+// before the model's time reads its position then).
 func (j *Job) Offset(t time.Time) int64 {
 	if j.Status != StatusRunning || t.Before(j.runningSince) {
 		return j.offset
+	}
+	if j.model != nil {
+		if err := j.model.Advance(t, j.parallelisms()); err != nil {
+			return j.offset
+		}
+		return int64(j.model.Position())
 	}
 	off := j.offset + t.Sub(j.runningSince).Milliseconds()*j.Program.RecordsPerSecond/1000
 	if j.Program.Records > 0 && off > j.Program.Records {
@@ -133,8 +161,8 @@ func (j *Job) Offset(t time.Time) int64 {
 	return off
 }
 
-// Parallelism is the job's current parallelism.
-func (j *Job) Parallelism() int { return j.parallelism }
+// Parallelism is the job's current parallelism: its largest vertex's, the slots it holds.
+func (j *Job) Parallelism() int { return j.slots() }
 
 // Restored is the snapshot the job's current run restored from, or nil.
 func (j *Job) Restored() *Snapshot { return j.restored }
@@ -158,12 +186,14 @@ func (j *Job) setStatus(to JobStatus, now time.Time) error {
 	}
 	if j.Status == StatusRunning {
 		j.offset = j.Offset(now)
+		j.model = nil
 	}
 	j.Status = to
-	j.LastModification = now
-	if _, seen := j.Timestamps[to]; !seen {
-		j.Timestamps[to] = now
+	if to == StatusRunning {
+		j.startModel(now)
 	}
+	j.LastModification = now
+	j.Timestamps[to] = now
 	if to.IsTerminal() {
 		j.EndTime = now
 	}

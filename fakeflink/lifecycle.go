@@ -22,6 +22,11 @@ func (c *Cluster) submit(prog Program, id, restorePath string) *Job {
 	}
 	c.jobs[id] = j
 	c.order = append(c.order, id)
+	if err := c.buildVertices(j); err != nil {
+		c.recordException(j, "org.apache.flink.runtime.client.JobInitializationException", "Could not start the JobMaster. "+err.Error(), now)
+		_ = j.setStatus(StatusFailed, now)
+		return j
+	}
 	if restorePath != "" {
 		snap, ok := c.opts.Store.Get(restorePath)
 		if !ok {
@@ -31,6 +36,12 @@ func (c *Cluster) submit(prog Program, id, restorePath string) *Job {
 			return j
 		}
 		j.offset, j.restored, j.checkpointSeq = snap.Offset, &snap, snap.ID
+		j.inputBegan = snap.InputBegan
+		if err := j.restoreKeyGroups(snap); err != nil {
+			c.recordException(j, "org.apache.flink.runtime.client.JobInitializationException", "Could not start the JobMaster. java.lang.IllegalStateException: "+err.Error(), now)
+			_ = j.setStatus(StatusFailed, now)
+			return j
+		}
 	}
 	c.starts = append(c.starts, JobStart{JobID: id, Time: now, RestorePath: restorePath, Offset: j.offset})
 	if c.settings.HAEnabled {
@@ -95,7 +106,7 @@ func (c *Cluster) tickJob(j *Job, now time.Time) {
 
 // schedule moves a CREATED or RESTARTING job to RUNNING when enough slots are free.
 func (c *Cluster) schedule(j *Job, now time.Time) {
-	if c.totalSlots()-c.UsedSlots() < j.parallelism {
+	if c.totalSlots()-c.UsedSlots() < j.slots() {
 		if j.Status == StatusRestarting {
 			_ = j.setStatus(StatusCreated, now)
 		}

@@ -168,7 +168,7 @@ func (c *Cluster) takeSavepoint(j *Job, req SavepointRequest, now time.Time) Sna
 	j.checkpointSeq++
 	snap := Snapshot{
 		Path: fmt.Sprintf("%s/savepoint-%s-%012x", trimSlash(dir), j.ID[:6], c.opts.Rand.Uint64()&0xffffffffffff),
-		Kind: KindSavepoint, JobID: j.ID, ID: j.checkpointSeq, Offset: j.Offset(now), Time: now, Format: format,
+		Kind: KindSavepoint, JobID: j.ID, ID: j.checkpointSeq, Offset: j.Offset(now), Time: now, Format: format, InputBegan: j.inputBegan, MaxParallelism: j.keyGroups(),
 	}
 	c.opts.Store.Put(snap)
 	j.checkpoints = append(j.checkpoints, snap)
@@ -197,7 +197,7 @@ func (c *Cluster) periodicCheckpoint(j *Job, at time.Time) {
 // configured), older ones beyond the retained count are deleted, and HA points at it.
 func (c *Cluster) takeCheckpoint(j *Job, at time.Time) Snapshot {
 	j.checkpointSeq++
-	snap := Snapshot{Kind: KindCheckpoint, JobID: j.ID, ID: j.checkpointSeq, Offset: j.Offset(at), Time: at, Format: "FULL"}
+	snap := Snapshot{Kind: KindCheckpoint, JobID: j.ID, ID: j.checkpointSeq, Offset: j.Offset(at), Time: at, Format: "FULL", InputBegan: j.inputBegan, MaxParallelism: j.keyGroups()}
 	if c.settings.CheckpointsDir == "" {
 		snap.Path = "<checkpoint-not-externally-addressable>"
 		j.checkpoints = append(j.checkpoints, snap)

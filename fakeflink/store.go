@@ -34,6 +34,12 @@ type Snapshot struct {
 	Time time.Time `json:"time"`
 	// Format is CANONICAL or NATIVE for savepoints, FULL or INCREMENTAL for checkpoints.
 	Format string `json:"format"`
+	// InputBegan is when the input of a job with a workload began: a job that restores the
+	// snapshot reads the same input on.
+	InputBegan time.Time `json:"inputBegan,omitzero"`
+	// MaxParallelism are the vertices' max parallelism (their key groups) when the snapshot
+	// was taken, by vertex id: a job restoring it keeps them.
+	MaxParallelism map[string]int `json:"maxParallelism,omitempty"`
 }
 
 // Store is the durable fake file system where checkpoints and savepoints live. One Store is

@@ -9,6 +9,7 @@
 //	flinksim sandbox [--kubeconfig FILE]
 //	flinksim fleet [--n N] [--slow P] [--parallelism W] [--changes C] [--steady D] [--bystanders]
 //	flinksim services [--n N] [--at 4,16,64,256]
+//	flinksim autoscale [--duration D] [--every D] [--out FILE] [-D key=value]...
 package main
 
 import (
@@ -36,7 +37,8 @@ const usage = `usage:
   flinksim sweep [--seeds N] [--base-seed S] [--workers W] [--steps A]
   flinksim sandbox [--kubeconfig FILE]
   flinksim fleet [--n N] [--slow P] [--parallelism W] [--changes C] [--steady D] [--bystanders]
-  flinksim services [--n N] [--at 4,16,64,256]`
+  flinksim services [--n N] [--at 4,16,64,256]
+  flinksim autoscale [--duration D] [--every D] [--out FILE] [-D key=value]...`
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -63,6 +65,8 @@ func run(args []string) error {
 		return fleetBench(args[1:])
 	case "services":
 		return services(args[1:])
+	case "autoscale":
+		return autoscaleDemo(args[1:])
 	}
 	fmt.Fprintln(os.Stderr, usage)
 	return fmt.Errorf("unknown command %q", args[0])

@@ -23,6 +23,13 @@ func TestCommands(t *testing.T) {
 		"services at zero at once":  {args: []string{"services", "--at", "4,0"}, wantErr: "not a positive number"},
 		"services with no creates":  {args: []string{"services", "--n", "0"}, wantErr: "--n must be positive"},
 		"services with an argument": {args: []string{"services", "extra"}, wantErr: "no arguments"},
+		"autoscale a day":           {args: []string{"autoscale", "--out", filepath.Join(dir, "a.html")}},
+		"autoscale a bad option": {
+			args: []string{"autoscale", "--out", filepath.Join(dir, "b.html"), "-D", "job.autoscaler.utilization.target=3"}, wantErr: "utilization.target",
+		},
+		"autoscale no workload": {
+			args: []string{"autoscale", "--out", filepath.Join(dir, "b.html"), "-D", "fakeflink.workload.input=bursts:oops"}, wantErr: "fakeflink.workload.input",
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -34,6 +41,9 @@ func TestCommands(t *testing.T) {
 				t.Fatalf("run %v: error %v, want one containing %q", tc.args, err, tc.wantErr)
 			}
 		})
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "a.html")); err != nil || strings.Count(string(data), "stroke-dasharray") < 2 {
+		t.Errorf("the autoscale chart marks fewer than two decisions (%v)", err)
 	}
 	if data, err := os.ReadFile(filepath.Join(dir, "t.txt")); err != nil || !strings.Contains(string(data), "SavepointCompleted") {
 		t.Errorf("the run's text timeline lacks the savepoint (%v):\n%s", err, data)

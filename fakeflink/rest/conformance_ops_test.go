@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/flinkop/flinkop/fakeflink"
 )
 
 // exerciseReadEndpoints calls the read-only operations of a running job, its vertices, the
@@ -16,7 +14,7 @@ import (
 // with each other (task counts and parallelism, subtasks and TaskManagers).
 func exerciseReadEndpoints(t *testing.T, api *api, session *serverCluster, job string) {
 	t.Helper()
-	vertex := fakeflink.VertexIDs(job)[0]
+	vertex := vertexIDs(t, session, job)[0]
 	tm := slices.Sorted(maps.Keys(session.TaskManagers()))[0]
 	v := "/jobs/" + job + "/vertices/" + vertex
 	for _, p := range []string{

@@ -206,7 +206,7 @@ func TestRESTConformsToFlinkSpec(t *testing.T) {
 	} {
 		api.expect(t, "GET", p, nil, 200)
 	}
-	vertex := fakeflink.VertexIDs(job)[0]
+	vertex := vertexIDs(t, session, job)[0]
 	api.expect(t, "GET", "/jobs/"+job+"/vertices/"+vertex+"/subtasks/metrics?get=numRecordsOut,busyTimeMsPerSecond&agg=sum,max", nil, 200)
 	api.expect(t, "GET", "/jobs/"+job+"/vertices/"+vertex+"/subtasks/metrics", nil, 200)
 	// Flink's aggregating metric handlers answer nothing at all when one requested metric has
@@ -237,7 +237,7 @@ func TestRESTConformsToFlinkSpec(t *testing.T) {
 	api.decode(t, api.expect(t, "GET", "/jobs/"+job+"/savepoints/"+sp, nil, 200), &spRes)
 
 	reqs := map[string]any{}
-	for _, id := range fakeflink.VertexIDs(job) {
+	for _, id := range vertexIDs(t, session, job) {
 		reqs[id] = map[string]any{"parallelism": map[string]int{"lowerBound": 1, "upperBound": 3}}
 	}
 	api.expect(t, "PUT", "/jobs/"+job+"/resource-requirements", reqs, 200)

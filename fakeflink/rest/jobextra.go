@@ -2,6 +2,7 @@ package rest
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -73,17 +74,22 @@ func restartStrategy(c *fakeflink.Cluster) string {
 	return "Cluster level default restart strategy"
 }
 
-// jobPlan is the job's JSON plan: the source feeding the sink.
+// jobPlan is the job's JSON plan: a chain of vertices from the source to the sink, each fed
+// by the one before it (forward for the plain source and sink, by key in a workload's chain).
 func jobPlan(j *fakeflink.Job) map[string]any {
-	ids := fakeflink.VertexIDs(j.ID)
+	vs := j.Vertices()
+	ship := "FORWARD"
+	if j.HasWorkload() {
+		ship = "HASH"
+	}
 	nodes := []map[string]any{}
-	for i, id := range ids {
+	for i, v := range vs {
 		node := map[string]any{
-			"id": id, "parallelism": j.Parallelism(), "operator": "", "operator_strategy": "",
-			"description": fakeflink.VertexNames[i], "optimizer_properties": map[string]any{},
+			"id": v.ID, "parallelism": v.Parallelism, "operator": "", "operator_strategy": "",
+			"description": v.Name, "optimizer_properties": map[string]any{},
 		}
-		if i == 1 {
-			node["inputs"] = []map[string]any{{"num": 0, "id": ids[0], "ship_strategy": "FORWARD", "exchange": "pipelined_bounded"}}
+		if i > 0 {
+			node["inputs"] = []map[string]any{{"num": 0, "id": vs[i-1].ID, "ship_strategy": ship, "exchange": "pipelined_bounded"}}
 		}
 		nodes = append(nodes, node)
 	}
@@ -106,16 +112,13 @@ func checkpointSubtasks(_ *fakeflink.Cluster, j *fakeflink.Job, r *http.Request)
 		return 0, nil, &fakeflink.Error{Kind: fakeflink.KindNotFound, Msg: "Could not find checkpointing statistics for checkpoint " + r.PathValue("checkpointid") + "."}
 	}
 	vid := r.PathValue("vertexid")
-	found := false
-	for _, v := range fakeflink.VertexIDs(j.ID) {
-		found = found || v == vid
-	}
-	if !found {
+	at := slices.IndexFunc(j.Vertices(), func(v fakeflink.Vertex) bool { return v.ID == vid })
+	if at < 0 {
 		return 0, nil, &fakeflink.Error{Kind: fakeflink.KindNotFound, Msg: "There is no checkpoint statistics for task " + vid + "."}
 	}
 	ack := snap.Time.UnixMilli()
 	subtasks := []map[string]any{}
-	for i := range j.Parallelism() {
+	for i := range j.Vertices()[at].Parallelism {
 		subtasks = append(subtasks, map[string]any{
 			"index": i, "status": "completed", "className": "completed", "ack_timestamp": ack, "end_to_end_duration": 0,
 			"state_size": 0, "checkpointed_size": 0,

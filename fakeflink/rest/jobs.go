@@ -156,7 +156,7 @@ func jobDetails(c *fakeflink.Cluster, j *fakeflink.Job) map[string]any {
 	return map[string]any{
 		"jid": j.ID, "name": j.Program.Name, "state": j.Status, "start-time": j.StartTime.UnixMilli(),
 		"end-time": endMillis(j), "duration": duration(c, j), "last-modification": j.LastModification.UnixMilli(),
-		"tasks": taskCounts(j, 2*j.Parallelism(), true), "pending-operators": 0,
+		"tasks": taskCounts(j, j.Tasks(), true), "pending-operators": 0,
 	}
 }
 
@@ -176,25 +176,26 @@ func jobDetailsInfo(c *fakeflink.Cluster, j *fakeflink.Job) map[string]any {
 			timestamps[string(st)] = t.UnixMilli()
 		}
 	}
-	ids := fakeflink.VertexIDs(j.ID)
+	vs := j.Vertices()
 	offset := j.Offset(c.Now())
 	var vertices []map[string]any
-	for i, id := range ids {
+	for i, v := range vs {
 		read, write := offset, offset
 		if i == 0 {
 			read = 0
-		} else {
+		}
+		if i == len(vs)-1 {
 			write = 0
 		}
 		vertices = append(vertices, map[string]any{
-			"id": id, "slotSharingGroupId": j.ID[:16] + "0000000000000001", "name": fakeflink.VertexNames[i],
-			"maxParallelism": 128, "parallelism": j.Parallelism(), "status": executionState(j.Status),
+			"id": v.ID, "slotSharingGroupId": j.ID[:16] + "0000000000000001", "name": v.Name,
+			"maxParallelism": v.MaxParallelism, "parallelism": v.Parallelism, "status": executionState(j.Status),
 			"start-time": j.StartTime.UnixMilli(), "end-time": endMillis(j), "duration": duration(c, j),
-			"tasks": taskCounts(j, j.Parallelism(), false),
+			"tasks": taskCounts(j, v.Parallelism, false),
 			"metrics": map[string]any{
 				"read-bytes": read * 8, "read-bytes-complete": true, "write-bytes": write * 8, "write-bytes-complete": true,
 				"read-records": read, "read-records-complete": true, "write-records": write, "write-records-complete": true,
-				"accumulated-backpressured-time": 0, "accumulated-idle-time": 0, "accumulated-busy-time": 0.0,
+				"accumulated-backpressured-time": 0, "accumulated-idle-time": 0, "accumulated-busy-time": j.AccumulatedBusyMs(i, c.Now()),
 			},
 		})
 	}
@@ -202,7 +203,7 @@ func jobDetailsInfo(c *fakeflink.Cluster, j *fakeflink.Job) map[string]any {
 		"jid": j.ID, "name": j.Program.Name, "isStoppable": false, "state": j.Status,
 		"start-time": j.StartTime.UnixMilli(), "end-time": endMillis(j), "duration": duration(c, j),
 		"maxParallelism": -1, "now": c.Now().UnixMilli(), "timestamps": timestamps, "job-type": jobType(j),
-		"status-counts": taskCounts(j, 2*j.Parallelism(), false), "pending-operators": 0,
+		"status-counts": taskCounts(j, j.Tasks(), false), "pending-operators": 0,
 		"plan":     jobPlan(j),
 		"vertices": vertices,
 	}

@@ -2,10 +2,8 @@ package rest
 
 import (
 	"maps"
-	"math"
 	"net/http"
 	"slices"
-	"strings"
 
 	"github.com/flinkop/flinkop/fakeflink"
 )
@@ -32,7 +30,7 @@ func (s *Server) metricRoutes() {
 		}
 		return http.StatusOK, aggregate(per, r), nil
 	})
-	s.handle("GET /jobs/{jobid}/vertices/{vertexid}/subtasks/metrics", withJob(subtaskMetrics))
+	s.handle("GET /jobs/{jobid}/vertices/{vertexid}/subtasks/metrics", withVertex(subtaskMetrics))
 	s.handle("GET /jobs/{jobid}/resource-requirements", func(c *fakeflink.Cluster, r *http.Request) (int, any, error) {
 		req, err := c.ResourceRequirements(r.PathValue("jobid"))
 		if err != nil {
@@ -63,59 +61,6 @@ func (s *Server) metricRoutes() {
 		}
 		return http.StatusOK, map[string]any{}, nil
 	})
-}
-
-// subtaskMetrics aggregates per-subtask metrics of a vertex: the source's numRecordsOut sums to
-// the job's offset.
-func subtaskMetrics(c *fakeflink.Cluster, j *fakeflink.Job, r *http.Request) (int, any, error) {
-	ids := fakeflink.VertexIDs(j.ID)
-	vertex := slices.Index(ids[:], r.PathValue("vertexid"))
-	if vertex < 0 {
-		return 0, nil, &fakeflink.Error{Kind: fakeflink.KindNotFound, Msg: "JobVertexID " + r.PathValue("vertexid") + " not found"}
-	}
-	p := j.Parallelism()
-	offset := j.Offset(c.Now())
-	rate := float64(0)
-	if j.Status == fakeflink.StatusRunning {
-		rate = float64(j.Program.RecordsPerSecond)
-	}
-	totals := map[string]float64{
-		"numRecordsIn": float64(offset), "numRecordsInPerSecond": rate,
-		"numRecordsOut": float64(offset), "numRecordsOutPerSecond": rate,
-		"busyTimeMsPerSecond": 500, "backPressuredTimeMsPerSecond": 0, "idleTimeMsPerSecond": 500,
-	}
-	if vertex == 0 {
-		totals["numRecordsIn"], totals["numRecordsInPerSecond"] = 0, 0
-	}
-	names := splitList(r.URL.Query().Get("get"))
-	if len(names) == 0 {
-		out := []map[string]string{}
-		for _, k := range slices.Sorted(maps.Keys(totals)) {
-			out = append(out, map[string]string{"id": k})
-		}
-		return http.StatusOK, out, nil
-	}
-	aggs := splitList(strings.ToLower(r.URL.Query().Get("agg")))
-	if len(aggs) == 0 {
-		aggs = []string{"min", "max", "avg", "sum", "skew"}
-	}
-	out := []map[string]any{}
-	for _, name := range names {
-		total, ok := totals[name]
-		if !ok {
-			return http.StatusOK, []map[string]any{}, nil // one name without values empties the answer
-		}
-		per := total / float64(p)
-		vals := map[string]float64{"min": math.Floor(per), "max": math.Ceil(per), "avg": per, "sum": total, "skew": 0}
-		entry := map[string]any{"id": name}
-		for _, a := range aggs {
-			if v, ok := vals[a]; ok {
-				entry[a] = v
-			}
-		}
-		out = append(out, entry)
-	}
-	return http.StatusOK, out, nil
 }
 
 // metricValues answers a metric collection request (a bare JSON array): without ?get the

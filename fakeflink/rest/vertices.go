@@ -20,7 +20,7 @@ func (s *Server) vertexRoutes() {
 			subtasks = append(subtasks, subtaskInfo(c, v, i))
 		}
 		return http.StatusOK, map[string]any{
-			"id": v.id, "name": v.name(), "parallelism": v.parallelism(), "maxParallelism": 128,
+			"id": v.id, "name": v.name(), "parallelism": v.parallelism(), "maxParallelism": v.info.MaxParallelism,
 			"now": c.Now().UnixMilli(), "subtasks": subtasks, "aggregated": aggregated(c, v),
 		}, nil
 	}))
@@ -110,10 +110,11 @@ type vertex struct {
 	job   *fakeflink.Job
 	index int
 	id    string
+	info  fakeflink.Vertex
 }
 
-func (v vertex) name() string     { return fakeflink.VertexNames[v.index] }
-func (v vertex) parallelism() int { return v.job.Parallelism() }
+func (v vertex) name() string     { return v.info.Name }
+func (v vertex) parallelism() int { return v.info.Parallelism }
 
 // endpoint is the host:port of the TaskManager running subtask i ("(unassigned)" when none).
 func (v vertex) endpoint(c *fakeflink.Cluster, i int) string {
@@ -138,12 +139,12 @@ func slotOwner(c *fakeflink.Cluster, slot int) string {
 func withVertex(h func(c *fakeflink.Cluster, v vertex, r *http.Request) (int, any, error)) handlerFunc {
 	return withJob(func(c *fakeflink.Cluster, j *fakeflink.Job, r *http.Request) (int, any, error) {
 		id := r.PathValue("vertexid")
-		ids := fakeflink.VertexIDs(j.ID)
-		i := slices.Index(ids[:], id)
+		vs := j.Vertices()
+		i := slices.IndexFunc(vs, func(v fakeflink.Vertex) bool { return v.ID == id })
 		if i < 0 {
 			return http.StatusNotFound, errorBody{Errors: []string{fmt.Sprintf("No vertex with ID '%s' exists.", id)}}, nil
 		}
-		return h(c, vertex{job: j, index: i, id: id}, r)
+		return h(c, vertex{job: j, index: i, id: id, info: vs[i]}, r)
 	})
 }
 
@@ -222,7 +223,8 @@ func ioMetrics(c *fakeflink.Cluster, v vertex, i int) map[string]any {
 	return map[string]any{
 		"read-bytes": read * 8, "read-bytes-complete": true, "write-bytes": write * 8, "write-bytes-complete": true,
 		"read-records": read, "read-records-complete": true, "write-records": write, "write-records-complete": true,
-		"accumulated-backpressured-time": 0, "accumulated-idle-time": 0, "accumulated-busy-time": 0.0,
+		"accumulated-backpressured-time": 0, "accumulated-idle-time": 0,
+		"accumulated-busy-time": v.job.AccumulatedBusyMs(v.index, c.Now()) / float64(max(1, v.parallelism())),
 	}
 }
 
@@ -251,26 +253,6 @@ func vertexTaskManagers(c *fakeflink.Cluster, v vertex) []map[string]any {
 		})
 	}
 	return out
-}
-
-// subtaskMetricValues are the metrics one subtask reports.
-func subtaskMetricValues(c *fakeflink.Cluster, v vertex, i int) map[string]string {
-	n := share(v.job.Offset(c.Now()), v.parallelism(), i)
-	rate := 0.0
-	if v.job.Status == fakeflink.StatusRunning {
-		rate = float64(v.job.Program.RecordsPerSecond) / float64(max(1, v.parallelism()))
-	}
-	in, inRate, out, outRate := n, rate, n, rate
-	if v.index == 0 {
-		in, inRate = 0, 0
-	}
-	f := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
-	return map[string]string{
-		"numRecordsIn": strconv.FormatInt(in, 10), "numRecordsInPerSecond": f(inRate),
-		"numRecordsOut": strconv.FormatInt(out, 10), "numRecordsOutPerSecond": f(outRate),
-		"busyTimeMsPerSecond": "500", "idleTimeMsPerSecond": "500", "backPressuredTimeMsPerSecond": "0",
-		"currentInputWatermark": strconv.FormatInt(minWatermark(c, v.job), 10),
-	}
 }
 
 // minWatermark is Long.MIN_VALUE (no watermark yet) until the job runs, then the clock.

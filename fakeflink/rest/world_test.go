@@ -80,3 +80,17 @@ func (w *restWorld) advance(d time.Duration, clusters ...*serverCluster) {
 		}
 	}
 }
+
+// vertexIDs are the ids of a job's vertices, the source first.
+func vertexIDs(t *testing.T, c *serverCluster, job string) []string {
+	t.Helper()
+	j, err := c.Job(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, v := range j.Vertices() {
+		out = append(out, v.ID)
+	}
+	return out
+}

@@ -35,9 +35,10 @@ func (s Spec) Capacity(p []int) (float64, int) {
 // Model is one run of a job over its workload. The zero value is not usable: see New.
 type Model struct {
 	spec Spec
-	// began is when the input began; position the input consumed.
-	began    time.Time
-	position float64
+	// began is when the input began; position the input consumed, runStart its position when
+	// the current run (re)started.
+	began              time.Time
+	position, runStart float64
 	// at is how far the model has advanced; down the end of the current restart.
 	at, down time.Time
 	// rate is the throughput over the last step, in records per second.
@@ -47,7 +48,7 @@ type Model struct {
 // New starts a job at started, restored to position (the input it had consumed) of an input
 // that began at began: it processes nothing for spec.RestartTime.
 func New(spec Spec, began, started time.Time, position float64) *Model {
-	return &Model{spec: spec, began: began, position: position, at: started, down: started.Add(spec.RestartTime)}
+	return &Model{spec: spec, began: began, position: position, runStart: position, at: started, down: started.Add(spec.RestartTime)}
 }
 
 // Restart restarts the job at t (a failover or a rescale), having run with parallelism p
@@ -56,8 +57,15 @@ func (m *Model) Restart(t time.Time, p []int) error {
 	if err := m.Advance(t, p); err != nil {
 		return err
 	}
-	m.down = t.Add(m.spec.RestartTime)
+	m.down, m.runStart = t.Add(m.spec.RestartTime), m.position
 	return nil
+}
+
+// AccumulatedBusyMs is the busy time vertex i's subtasks have spent in the current run, summed
+// over them (Flink's accumulated-busy-time): each record costs one subtask 1/capacity seconds,
+// whatever the parallelism.
+func (m *Model) AccumulatedBusyMs(i int) float64 {
+	return (m.position - m.runStart) / m.spec.Vertices[i].Capacity * 1000
 }
 
 // check refuses a parallelism that does not give every vertex at least one subtask.
