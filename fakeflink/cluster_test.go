@@ -57,32 +57,20 @@ func TestStopWithSavepointThenRestoreResumesExactOffset(t *testing.T) {
 	c := w.app("sp", statefulConf())
 	w.advance(17*time.Second, c)
 	j := onlyJob(t, c)
-	trigger, err := c.TriggerSavepoint(j.ID, SavepointRequest{Stop: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.advance(time.Second, c)
-	res, err := c.OperationStatus(OpSavepoint, j.ID, trigger)
-	if err != nil || !res.Done || res.Failure != "" {
-		t.Fatalf("savepoint result %+v, %v", res, err)
-	}
+	snap := w.stopWithSavepoint(c)
 	wantStatus(t, j, StatusFinished)
-	snap, ok := w.store.Get(res.Location)
-	if !ok {
-		t.Fatalf("savepoint %s not in the store", res.Location)
-	}
 	if snap.Offset != j.Offset(w.clock.Now()) || snap.Offset != 1600 {
 		t.Errorf("savepoint offset %d, job offset %d, want both 1600", snap.Offset, j.Offset(w.clock.Now()))
 	}
 
-	c2 := w.app("sp2", statefulConf("execution.savepoint.path", res.Location))
+	c2 := w.app("sp2", statefulConf("execution.savepoint.path", snap.Path))
 	w.advance(2*time.Second, c2)
 	j2 := onlyJob(t, c2)
 	wantStatus(t, j2, StatusRunning)
 	if got := j2.Offset(w.clock.Now()); got != snap.Offset {
 		t.Errorf("restored job starts at offset %d, want the savepoint's %d", got, snap.Offset)
 	}
-	if starts := c2.Starts(); len(starts) != 1 || starts[0].RestorePath != res.Location || starts[0].Offset != snap.Offset {
+	if starts := c2.Starts(); len(starts) != 1 || starts[0].RestorePath != snap.Path || starts[0].Offset != snap.Offset {
 		t.Errorf("start log %+v", starts)
 	}
 }
@@ -90,11 +78,7 @@ func TestStopWithSavepointThenRestoreResumesExactOffset(t *testing.T) {
 func TestRestoreFromMissingPathFailsTheJob(t *testing.T) {
 	w := newWorld(t)
 	c := w.app("missing", statefulConf("execution.savepoint.path", "file:///data/savepoints/gone"))
-	j := onlyJob(t, c)
-	wantStatus(t, j, StatusFailed)
-	if !strings.Contains(j.FailureCause, "Cannot find checkpoint or savepoint") {
-		t.Errorf("failure cause %q", j.FailureCause)
-	}
+	wantFailed(t, onlyJob(t, c), "Cannot find checkpoint or savepoint")
 }
 
 func TestHARecoveryAfterJobManagerCrash(t *testing.T) {

@@ -2,6 +2,7 @@ package fakeflink
 
 import (
 	"math/rand"
+	"strings"
 	"testing"
 	"time"
 
@@ -90,5 +91,33 @@ func wantStatus(t *testing.T, j *Job, want JobStatus) {
 	t.Helper()
 	if j.Status != want {
 		t.Fatalf("job %s is %s, want %s (failure: %s)", j.ID, j.Status, want, j.FailureCause)
+	}
+}
+
+// stopWithSavepoint stops the cluster's only job with a savepoint and returns the snapshot.
+func (w *testWorld) stopWithSavepoint(c *Cluster) Snapshot {
+	w.t.Helper()
+	j := onlyJob(w.t, c)
+	trigger, err := c.TriggerSavepoint(j.ID, SavepointRequest{Stop: true})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	w.advance(time.Second, c)
+	res, err := c.OperationStatus(OpSavepoint, j.ID, trigger)
+	if err != nil || !res.Done || res.Failure != "" {
+		w.t.Fatalf("savepoint result %+v, %v", res, err)
+	}
+	snap, ok := w.store.Get(res.Location)
+	if !ok {
+		w.t.Fatalf("savepoint %s not in the store", res.Location)
+	}
+	return snap
+}
+
+// wantFailed checks that the job FAILED with a failure cause containing cause.
+func wantFailed(t *testing.T, j *Job, cause string) {
+	t.Helper()
+	if j.Status != StatusFailed || !strings.Contains(j.FailureCause, cause) {
+		t.Fatalf("job %s is %s with %q, want FAILED with %q", j.ID, j.Status, j.FailureCause, cause)
 	}
 }
