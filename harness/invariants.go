@@ -59,6 +59,8 @@ type Checker struct {
 	foreign []foreignObject
 	// waitsSeen is how many of the world's spec-change waits were checked already.
 	waitsSeen int
+	// scalingSeen is how many ScalingReport Events of each resource were checked already.
+	scalingSeen map[string]int
 }
 
 // NewChecker returns a checker of w.
@@ -68,6 +70,7 @@ func NewChecker(w *World) *Checker {
 		lastGen: map[string]int64{}, lastJob: map[string]string{}, deployedGen: map[string]string{}, crashes: map[string]bool{},
 		haLost: map[string]bool{}, lastState: map[string]flinkv1beta1.ReconciliationState{}, lineage: map[string]time.Time{}, specs: map[string]map[string]*decide.ReconciledSpec{},
 		failovers: map[string][]fakeflink.Failover{}, knownSavepoints: map[string]map[string]bool{},
+		scalingSeen: map[string]int{},
 	}
 }
 
@@ -139,6 +142,7 @@ func (c *Checker) check(name string) []string {
 	var out []string
 	out = append(out, c.statusConsistent(d)...)
 	out = append(out, c.rollbackAllowed(d)...)
+	out = append(out, c.scalingOnlyWhenSteady(d)...)
 	cl := c.w.Sim.Cluster(c.w.Namespace, act.JobManagerName(name))
 	if cl == nil {
 		return out

@@ -134,7 +134,7 @@ func (m *machine) changeSpec(t *rapid.T) {
 		m.apply(t)
 		return
 	}
-	switch rapid.IntRange(0, 7).Draw(t, "change") {
+	switch rapid.IntRange(0, 8).Draw(t, "change") {
 	case 0:
 		m.spec.Image = fmt.Sprintf("flink:1.20.%d", rapid.IntRange(0, 9).Draw(t, "patch"))
 	case 1:
@@ -162,9 +162,15 @@ func (m *machine) changeSpec(t *rapid.T) {
 		// kubectl scale: TaskManager replicas, in place when the slots suffice.
 		n := int32(rapid.IntRange(1, 3).Draw(t, "taskmanagers"))
 		m.spec.TaskManager = &flinkv1beta1.TaskManagerSpec{Replicas: &n}
+	case 8:
+		autoscaleSpec(t, &m.spec)
 	}
 	m.apply(t)
-	m.run(t, rapid.SampledFrom([]time.Duration{time.Second, 10 * time.Second, time.Minute}).Draw(t, "wait"))
+	waits := []time.Duration{time.Second, 10 * time.Second, time.Minute}
+	if v, _ := m.spec.FlinkConfiguration.Get("job.autoscaler.enabled"); v == "true" {
+		waits = append(waits, 6*time.Minute) // a metrics window after the stabilization interval
+	}
+	m.run(t, rapid.SampledFrom(waits).Draw(t, "wait"))
 }
 
 func (m *machine) setState(t *rapid.T, s flinkv1beta1.JobState) {
@@ -260,8 +266,10 @@ func healFaults(w *harness.World, name string) {
 // converges and then stays put with no further status writes (invariant 5).
 func (m *machine) settle(t *rapid.T) {
 	healFaults(m.w, resource)
-	if v, _ := m.spec.FlinkConfiguration.Get("kubernetes.operator.periodic.savepoint.interval"); m.exists && v != "" && v != "0" {
-		// Periodic savepoints write status by design; the quiet check needs them off.
+	periodic, _ := m.spec.FlinkConfiguration.Get("kubernetes.operator.periodic.savepoint.interval")
+	autoscaled := autoscalerOff(&m.spec)
+	if m.exists && (periodic != "" && periodic != "0" || autoscaled) {
+		// Periodic savepoints and the autoscaler write by design; the quiet check needs them off.
 		m.spec.FlinkConfiguration.Set("kubernetes.operator.periodic.savepoint.interval", "0")
 		m.apply(t)
 	}

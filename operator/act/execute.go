@@ -74,6 +74,8 @@ func (e *Executor) Execute(ctx context.Context, d *flinkv1beta1.FlinkDeployment,
 		return wrap("trigger checkpoint", err)
 	case decide.ActScale:
 		return e.scale(ctx, d, a)
+	case decide.ActSaveAutoscalerState:
+		return e.saveAutoscalerState(ctx, d, a.AutoscalerState)
 	case decide.ActApplyIngress:
 		return e.apply(ctx, RenderIngress(d, a.Ingress))
 	case decide.ActDeleteIngress:
@@ -216,6 +218,9 @@ func (e *Executor) deleteAll(ctx context.Context, d *flinkv1beta1.FlinkDeploymen
 		if err := deleteOwned(ctx, e.Client, obj, d.UID); err != nil {
 			return err
 		}
+	}
+	if err := deleteOwned(ctx, e.Client, cm(d.Namespace, AutoscalerConfigMapName(d.Name)), d.UID); err != nil {
+		return err
 	}
 	if left, err := e.podsLeft(ctx, d); err != nil || left {
 		return err // the ConfigMap goes once no JobManager can write HA metadata any more

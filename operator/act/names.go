@@ -59,6 +59,9 @@ func InternalServiceName(name string) string { return name }
 // ConfigMapName is the flink-config ConfigMap's name.
 func ConfigMapName(name string) string { return "flink-config-" + name }
 
+// AutoscalerConfigMapName is the autoscaler's state ConfigMap, as the Apache operator names it.
+func AutoscalerConfigMapName(name string) string { return "autoscaler-" + name }
+
 // HAConfigMapPrefix is the prefix of the ConfigMaps Flink's Kubernetes HA services keep for a
 // cluster id (<cluster-id>-cluster-config-map, <cluster-id>-<job-id>-config-map, …).
 func HAConfigMapPrefix(clusterID string) string { return clusterID + "-" }

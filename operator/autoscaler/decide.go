@@ -66,6 +66,11 @@ type State struct {
 	History []Decision
 	// PendingDown are the scale-downs waiting out the scale-down interval, by vertex.
 	PendingDown map[string]Pending
+	// Overrides are the parallelism decided per vertex: the job runs with them.
+	Overrides map[string]int
+	// ResetNonce is the spec's job.autoscalerResetNonce the state was begun under: another
+	// value begins it anew.
+	ResetNonce int64
 }
 
 // Collect adds a sample taken from a job running since runningSince: samples of the

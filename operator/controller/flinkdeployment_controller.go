@@ -102,7 +102,10 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		r.Metrics.ReconcileError("observe")
 		return ctrl.Result{}, fmt.Errorf("observe: %w", err)
 	}
-	res := decide.Decide(decide.Input{Resource: &d, Options: opts, Observed: obs, Now: r.Clock.Now(), RESTFailures: r.probes.before(req.NamespacedName)})
+	res := decide.Decide(decide.Input{
+		Resource: decide.WithAutoscaler(&d, obs.Autoscaler), Options: opts, Observed: obs, Now: r.Clock.Now(),
+		RESTFailures: r.probes.before(req.NamespacedName),
+	})
 	r.probes.record(req.NamespacedName, obs)
 	if optErr != nil && res.Status.Error == "" {
 		res.Status.Error = optErr.Error()

@@ -60,8 +60,12 @@ func (s *step) scaleInPlace(diff DiffType, fields []string) bool {
 		a.Overrides = parseOverrides(conf[KeyParallelismOverrides])
 	}
 	s.res.Action = a
-	s.event(Normal, "Scaling", fmt.Sprintf("Scaling in place (%s): %d TaskManager(s), parallelism %d",
-		strings.Join(fields, ", "), flinkv1beta1.TaskManagerReplicas(spec, conf), parallelism(spec)))
+	msg := fmt.Sprintf("Scaling in place (%s): %d TaskManager(s), parallelism %d",
+		strings.Join(fields, ", "), flinkv1beta1.TaskManagerReplicas(spec, conf), parallelism(spec))
+	if o := conf[KeyParallelismOverrides]; o != "" {
+		msg += ", vertex overrides " + o
+	}
+	s.event(Normal, "Scaling", msg)
 	s.requeue(s.in.Options.ProgressCheckInterval)
 	return true
 }

@@ -40,6 +40,7 @@ func (s *step) steady(valid bool) {
 		s.observed()
 	}
 	s.markStable()
+	s.autoscale()
 }
 
 // markStable records the deployed spec as stable once its job runs on a ready cluster (or,

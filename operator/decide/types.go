@@ -4,6 +4,7 @@ import (
 	"time"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/autoscaler"
 	"github.com/flinkop/flinkop/operator/config"
 )
 
@@ -39,6 +40,21 @@ type Observation struct {
 	// Version is the JobManager's GET /config version and revision, read once per deploy
 	// (while status.clusterInfo has no flink-version); nil when not read.
 	Version *FlinkVersionInfo
+	// Autoscaler is what the autoscaler of an autoscaled job needs; nil when it is off.
+	Autoscaler *AutoscalerObservation
+}
+
+// AutoscalerObservation is the autoscaler's state and what one look at the job collected.
+type AutoscalerObservation struct {
+	// State is the state in its ConfigMap (empty when there is none, StateFound false);
+	// StateError says why a ConfigMap was not used.
+	State      autoscaler.State
+	StateFound bool
+	StateError string
+	// Collected is this look's sample (nil when the job is not running or the collection
+	// failed, CollectError saying why).
+	Collected    *autoscaler.Observed
+	CollectError string
 }
 
 // FlinkVersionInfo is what a JobManager reports about its build.
@@ -193,6 +209,8 @@ const (
 	// ActScale resizes the TaskManager Deployment for Deploy's spec and, when Parallelism is
 	// set, rescales JobID through Flink's resource requirements (Overrides per vertex).
 	ActScale ActionKind = "Scale"
+	// ActSaveAutoscalerState writes the autoscaler's state ConfigMap.
+	ActSaveAutoscalerState ActionKind = "SaveAutoscalerState"
 )
 
 // Action is the one cluster change of a reconcile.
@@ -213,6 +231,8 @@ type Action struct {
 	// Parallelism and Overrides (vertex id → parallelism) are ActScale's new parallelism.
 	Parallelism int32
 	Overrides   map[string]int32
+	// AutoscalerState is the data of the autoscaler's state ConfigMap (ActSaveAutoscalerState).
+	AutoscalerState map[string]string
 }
 
 // Deploy is a cluster to create or update.

@@ -2,7 +2,10 @@ package flink
 
 import (
 	"context"
+	"encoding/json"
+	"math"
 	"net/http"
+	"strconv"
 )
 
 // JobState is a Flink job state (RUNNING, FAILED, CANCELLING, …).
@@ -42,11 +45,58 @@ type JobOverview struct {
 
 // Vertex is one vertex of a job.
 type Vertex struct {
-	ID             string `json:"id"`
-	Name           string `json:"name"`
-	Parallelism    int32  `json:"parallelism"`
-	MaxParallelism int32  `json:"maxParallelism"`
-	Status         string `json:"status"`
+	ID             string        `json:"id"`
+	Name           string        `json:"name"`
+	Parallelism    int32         `json:"parallelism"`
+	MaxParallelism int32         `json:"maxParallelism"`
+	Status         string        `json:"status"`
+	Metrics        VertexMetrics `json:"metrics"`
+}
+
+// VertexMetrics are a vertex's I/O totals over its subtasks (the fields the operator uses).
+type VertexMetrics struct {
+	// AccumulatedBusyTime is the busy time of the vertex's subtasks since they started, in ms.
+	AccumulatedBusyTime Float `json:"accumulated-busy-time"`
+}
+
+// Float is a JSON number that Flink may also write as a string ("NaN", "Infinity"): Jackson
+// writes the doubles JSON has no number for as strings.
+type Float float64
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (f *Float) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			v = math.NaN()
+		}
+		*f = Float(v)
+		return nil
+	}
+	var v float64
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*f = Float(v)
+	return nil
+}
+
+// Plan is a job's plan: its vertices and their inputs.
+type Plan struct {
+	Nodes []PlanNode `json:"nodes"`
+}
+
+// PlanNode is one vertex of a plan.
+type PlanNode struct {
+	ID     string      `json:"id"`
+	Inputs []PlanInput `json:"inputs"`
+}
+
+// PlanInput is one input of a plan node: the vertex feeding it and how (HASH: by key).
+type PlanInput struct {
+	ID           string `json:"id"`
+	ShipStrategy string `json:"ship_strategy"`
 }
 
 // JobDetails is GET /jobs/:jobid (the fields the operator uses).
@@ -60,6 +110,7 @@ type JobDetails struct {
 	Timestamps map[string]int64 `json:"timestamps"`
 	JobType    string           `json:"job-type"`
 	Vertices   []Vertex         `json:"vertices"`
+	Plan       Plan             `json:"plan"`
 }
 
 // ExceptionEntry is one entry of a job's exception history.

@@ -79,3 +79,11 @@ func TestRESTBudgetBoundsOneObservation(t *testing.T) {
 		t.Errorf("the job list answered, so the JobManager is reachable and the job observed: %+v", obs)
 	}
 }
+
+func (s *stalling) JobDetails(ctx context.Context, _ string) (*flink.JobDetails, error) {
+	return nil, s.wait(ctx)
+}
+
+func (s *stalling) SubtaskMetrics(ctx context.Context, _, _ string, _, _ []string) ([]flink.AggregatedMetric, error) {
+	return nil, s.wait(ctx)
+}

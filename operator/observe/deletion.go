@@ -94,7 +94,7 @@ func (o *Observer) leftovers(ctx context.Context, d *flinkv1beta1.FlinkDeploymen
 // hold once it catches up (act.CachedLabels), which deletion then removes; one the cache never
 // holds (a flink-config ConfigMap of an older Flinkop, without Flink's type label) is left to
 // Kubernetes' garbage collection through its owner reference, or it would hold the deletion
-// forever. Five reads by name, once per deletion that is about to finish, and none for a
+// forever. Six reads by name, once per deletion that is about to finish, and none for a
 // resource that never recorded a spec.
 func (o *Observer) leftoversPastCache(ctx context.Context, d *flinkv1beta1.FlinkDeployment) ([]string, error) {
 	if o.Reader == nil {
@@ -106,6 +106,7 @@ func (o *Observer) leftoversPastCache(ctx context.Context, d *flinkv1beta1.Flink
 		gvk   schema.GroupVersionKind
 	}{
 		{act.ConfigMapName(d.Name), &corev1.ConfigMap{}, corev1.SchemeGroupVersion.WithKind("ConfigMap")},
+		{act.AutoscalerConfigMapName(d.Name), &corev1.ConfigMap{}, corev1.SchemeGroupVersion.WithKind("ConfigMap")},
 		{act.JobManagerName(d.Name), &appsv1.Deployment{}, appsv1.SchemeGroupVersion.WithKind("Deployment")},
 		{act.TaskManagerName(d.Name), &appsv1.Deployment{}, appsv1.SchemeGroupVersion.WithKind("Deployment")},
 		{act.RESTServiceName(d.Name), &corev1.Service{}, corev1.SchemeGroupVersion.WithKind("Service")},

@@ -30,6 +30,8 @@ type FlinkAPI interface {
 	CheckpointStatus(ctx context.Context, jobID, triggerID string) (*flink.CheckpointResult, error)
 	ResourceRequirements(ctx context.Context, jobID string) (flink.ResourceRequirements, error)
 	DashboardConfig(ctx context.Context) (*flink.DashboardConfig, error)
+	JobDetails(ctx context.Context, jobID string) (*flink.JobDetails, error)
+	SubtaskMetrics(ctx context.Context, jobID, vertexID string, names, aggs []string) ([]flink.AggregatedMetric, error)
 }
 
 // HA ConfigMap labels, as Flink's Kubernetes HA services set them.
@@ -92,6 +94,8 @@ func (o *Observer) Observe(ctx context.Context, d *flinkv1beta1.FlinkDeployment)
 		if err := o.observeDeletion(ctx, d, &obs); err != nil {
 			return obs, err
 		}
+	} else if err := o.autoscalerState(ctx, d, &obs); err != nil {
+		return obs, err
 	}
 	if obs.JobManager != nil && obs.JobManager.Available {
 		o.observeFlink(ctx, d, &obs)

@@ -34,6 +34,12 @@ func (o *Observer) observeFlink(ctx context.Context, d *flinkv1beta1.FlinkDeploy
 		return
 	}
 	obs.Job, obs.Savepoint, obs.Checkpoint = observeJob(ctx, api, job, &d.Status.JobStatus, adaptive(d))
+	if a := obs.Autoscaler; a != nil && job.State == flink.JobRunning {
+		c, _ := autoscalerEnabled(d)
+		if a.Collected, err = collectAutoscaler(ctx, api, job.ID, c.BusyAggregator); err != nil {
+			a.CollectError = err.Error()
+		}
+	}
 }
 
 // observeJob reads a job's failure, newest checkpoint and (on the adaptive scheduler)

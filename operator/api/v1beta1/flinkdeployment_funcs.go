@@ -92,9 +92,15 @@ func AdaptiveScheduler(conf map[string]string) bool {
 	return strings.EqualFold(conf["jobmanager.scheduler"], "adaptive")
 }
 
+// keyParallelismOverrides and maxOverrideParallelism: a vertex's parallelism, as Flink bounds it.
+const (
+	keyParallelismOverrides = "pipeline.jobvertex-parallelism-overrides"
+	maxOverrideParallelism  = 1 << 15
+)
+
 // TaskManagerReplicas is the number of TaskManagers of a spec: taskManager.replicas, or when it
-// is not set the job's parallelism divided by the slots per TaskManager, rounded up (at least
-// one).
+// is not set the largest parallelism of the job's vertices (its parallelism, or a vertex's
+// override above it) divided by the slots per TaskManager, rounded up (at least one).
 func TaskManagerReplicas(spec FlinkDeploymentSpec, conf map[string]string) int32 {
 	if spec.TaskManager != nil && spec.TaskManager.Replicas != nil {
 		return *spec.TaskManager.Replicas
@@ -105,6 +111,14 @@ func TaskManagerReplicas(spec FlinkDeploymentSpec, conf map[string]string) int32
 		p = int(*spec.Job.Parallelism)
 	} else if v, err := strconv.Atoi(conf["parallelism.default"]); err == nil && v > 0 {
 		p = v
+	}
+	// Vertices set above the job's parallelism (by the autoscaler, say) need their slots too.
+	for _, kv := range strings.Split(conf[keyParallelismOverrides], ",") {
+		if _, v, ok := strings.Cut(kv, ":"); ok {
+			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n <= maxOverrideParallelism {
+				p = max(p, n)
+			}
+		}
 	}
 	return int32(max(1, (p+slots-1)/slots))
 }

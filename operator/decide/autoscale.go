@@ -1,0 +1,97 @@
+package decide
+
+import (
+	"fmt"
+	"maps"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/autoscaler"
+	"github.com/flinkop/flinkop/operator/config"
+)
+
+// WithAutoscaler is the resource the operator reconciles for an autoscaled job: d with the
+// autoscaler's parallelism overrides merged into its pipeline.jobvertex-parallelism-overrides
+// (the autoscaler's win for the vertices it set). A change of the overrides is then a spec
+// change like any other: a SCALE, applied in place where the scheduler allows, else by an
+// upgrade in the job's upgrade mode. d itself is returned when there is nothing to merge.
+func WithAutoscaler(d *flinkv1beta1.FlinkDeployment, a *AutoscalerObservation) *flinkv1beta1.FlinkDeployment {
+	if a == nil || len(a.State.Overrides) == 0 || d.Spec.Job == nil || resetPending(d, a.State) {
+		return d
+	}
+	conf, err := d.Spec.FlinkConfiguration.Flatten()
+	if err != nil {
+		return d
+	}
+	merged := map[string]int{}
+	for id, p := range parseOverrides(conf[KeyParallelismOverrides]) {
+		merged[id] = int(p)
+	}
+	maps.Copy(merged, a.State.Overrides)
+	out := d.DeepCopy()
+	out.Spec.FlinkConfiguration.Set(KeyParallelismOverrides, autoscaler.OverridesValue(merged))
+	return out
+}
+
+// resetPending reports whether the spec's autoscalerResetNonce differs from the state's.
+func resetPending(d *flinkv1beta1.FlinkDeployment, s autoscaler.State) bool {
+	n := int64(0)
+	if d.Spec.Job != nil && d.Spec.Job.AutoscalerResetNonce != nil {
+		n = *d.Spec.Job.AutoscalerResetNonce
+	}
+	return n != s.ResetNonce
+}
+
+// autoscale runs the autoscaler once the deployed spec is stable and its job runs, with nothing
+// else to do: the state (with this look's sample, and any new decision's overrides) is saved,
+// and a decision is reported in a ScalingReport Event. Options out of bounds, a state
+// ConfigMap that is not the resource's and metrics that cannot be read are Warning Events and
+// no decision.
+func (s *step) autoscale() {
+	a := s.in.Observed.Autoscaler
+	rs := s.st.ReconciliationStatus
+	if a == nil || s.res.Action.Kind != ActNone || s.conf == nil || rs.State != flinkv1beta1.ReconciliationDeployed ||
+		rs.LastStableSpec != rs.LastReconciledSpec || s.st.JobStatus.State != flinkv1beta1.JobStatusRunning {
+		return
+	}
+	c, err := autoscaler.ParseConfig(s.conf, config.ParseDuration)
+	if err != nil {
+		s.event(Warning, "AutoscalerError", err.Error())
+		return
+	}
+	if a.StateError != "" {
+		s.event(Warning, "AutoscalerError", a.StateError)
+		if !a.StateFound {
+			return // another's ConfigMap: never written
+		}
+	}
+	if resetPending(s.d, a.State) {
+		s.event(Normal, "AutoscalerReset", "autoscalerResetNonce changed: the autoscaler's overrides and history are cleared")
+		s.saveAutoscaler(autoscaler.State{ResetNonce: *s.d.Spec.Job.AutoscalerResetNonce})
+		return
+	}
+	if a.Collected == nil {
+		if a.CollectError != "" {
+			s.event(Warning, "AutoscalerError", "no scaling decision: the job's metrics could not be read: "+a.CollectError)
+		}
+		return
+	}
+	next, d, _ := autoscaler.Step(c, a.State, *a.Collected, s.in.Now)
+	if len(d.Changes) > 0 {
+		what := "Scaling vertices"
+		if !c.ScalingEnabled {
+			what = "Recommended (job.autoscaler.scaling.enabled is false), not applied"
+		}
+		s.event(Normal, "ScalingReport", fmt.Sprintf("%s:\n%s", what, d.Report()))
+	}
+	s.saveAutoscaler(next)
+}
+
+// saveAutoscaler writes the autoscaler's state to its ConfigMap.
+func (s *step) saveAutoscaler(state autoscaler.State) {
+	data, err := state.Encode()
+	if err != nil {
+		s.event(Warning, "AutoscalerError", err.Error())
+		return
+	}
+	s.res.Action = Action{Kind: ActSaveAutoscalerState, AutoscalerState: data}
+}
