@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"strings"
@@ -252,5 +253,22 @@ func TestCancelJobUsesPatchModeCancel(t *testing.T) {
 	}
 	if n := mt.GetCallCountInfo()["PATCH "+jm+"/jobs/"+jobID+"?mode=cancel"]; n != 1 {
 		t.Errorf("PATCH ?mode=cancel called %d times", n)
+	}
+}
+
+// Flink's Jackson writes the doubles JSON has no number for as strings.
+func TestFloatReadsFlinksDoubles(t *testing.T) {
+	for in, want := range map[string]float64{`12.5`: 12.5, `"12.5"`: 12.5, `"Infinity"`: math.Inf(1), `0`: 0} {
+		var f Float
+		if err := json.Unmarshal([]byte(in), &f); err != nil || float64(f) != want {
+			t.Errorf("%s: %v (%v), want %v", in, f, err, want)
+		}
+	}
+	var f Float
+	if err := json.Unmarshal([]byte(`"NaN"`), &f); err != nil || !math.IsNaN(float64(f)) {
+		t.Errorf(`"NaN": %v (%v), want NaN`, f, err)
+	}
+	if err := json.Unmarshal([]byte(`{}`), &f); err == nil {
+		t.Error("an object read as a number")
 	}
 }
