@@ -108,6 +108,7 @@ test-scenarios: ## Run the property-based scenarios (SCENARIO_CHECKS random runs
 .PHONY: sim
 sim: ## Run a long property sweep in parallel workers and print a summary: make sim SEEDS=5000.
 	go run ./cmd/flinksim sweep --seeds $(SEEDS) --base-seed $$(date +%s)
+	go test -count=1 ./harness/autoscale/ -run 'TestAutoscalerProperties$$' -rapid.checks=$(SEEDS)
 
 .PHONY: test-integration
 test-integration: envtest-assets ## Run the envtest tests against a real kube-apiserver and etcd.
