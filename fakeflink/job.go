@@ -72,9 +72,9 @@ type Program struct {
 	// WorkloadConfig are the job's fakeflink.workload.* keys (see package workload): a job
 	// with an input runs the workload model instead of the constant rate.
 	WorkloadConfig map[string]string `json:",omitempty"`
-	// ParallelismOverrides are vertices' parallelism by vertex id
-	// (pipeline.jobvertex-parallelism-overrides).
-	ParallelismOverrides map[string]int `json:",omitempty"`
+	// ParallelismOverrides are vertices' parallelism by vertex id, as written
+	// (pipeline.jobvertex-parallelism-overrides): read for the job's vertices only.
+	ParallelismOverrides map[string]string `json:",omitempty"`
 	// MaxParallelism is pipeline.max-parallelism (0: Flink's default per vertex).
 	MaxParallelism int `json:",omitempty"`
 }

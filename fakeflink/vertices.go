@@ -115,13 +115,31 @@ func (j *Job) parallelisms() []int {
 	return out
 }
 
-// applyOverrides sets the vertices' parallelism from the program's overrides (by vertex id).
-func (j *Job) applyOverrides() {
+// applyOverrides sets the vertices' parallelism from the program's overrides, read as Flink's
+// Dispatcher reads them: only for the vertices the job has, each with Integer.parseInt, at
+// least one or -1 (the job's default), at most 32768.
+func (j *Job) applyOverrides() error {
 	names := j.vertexNames()
 	j.vertexPar = make([]int, len(names))
 	for i := range names {
-		j.vertexPar[i] = j.Program.ParallelismOverrides[VertexID(names, i)]
+		v, ok := j.Program.ParallelismOverrides[VertexID(names, i)]
+		if !ok {
+			continue
+		}
+		p, err := strconv.Atoi(strings.TrimSpace(v))
+		switch {
+		case err != nil:
+			return errorf(KindBadRequest, "java.lang.NumberFormatException: For input string: \"%s\"", strings.TrimSpace(v))
+		case p == -1:
+		case p < 1:
+			return errorf(KindBadRequest, "java.lang.IllegalArgumentException: The parallelism must be at least one, or -1 (unset).")
+		case p > UpperMaxParallelism:
+			return errorf(KindBadRequest, "Setting parallelism is not in valid bounds (1..%d), found: %d", UpperMaxParallelism, p)
+		default:
+			j.vertexPar[i] = p
+		}
 	}
+	return nil
 }
 
 // checkParallelism refuses a vertex whose parallelism exceeds its max parallelism, as Flink's
@@ -135,11 +153,11 @@ func (j *Job) checkParallelism() error {
 	return nil
 }
 
-// parseOverrides reads pipeline.jobvertex-parallelism-overrides, comma-separated "vid:p", as
-// Flink's Dispatcher does: a parallelism must be a number (Integer.parseInt), at least one or
-// -1 (the job's default).
-func parseOverrides(s string) (map[string]int, error) {
-	out := map[string]int{}
+// parseOverrides reads pipeline.jobvertex-parallelism-overrides as Flink reads a map option:
+// comma-separated "key:value" (values are read for the job's vertices only, see
+// applyOverrides).
+func parseOverrides(s string) (map[string]string, error) {
+	out := map[string]string{}
 	if strings.TrimSpace(s) == "" {
 		return out, nil
 	}
@@ -148,18 +166,7 @@ func parseOverrides(s string) (map[string]int, error) {
 		if !ok {
 			return nil, errorf(KindBadRequest, "Could not parse value '%s' for key '%s'.", s, KeyParallelismOverrides)
 		}
-		p, err := strconv.Atoi(strings.TrimSpace(v))
-		switch {
-		case err != nil:
-			return nil, errorf(KindBadRequest, "java.lang.NumberFormatException: For input string: \"%s\"", strings.TrimSpace(v))
-		case p == -1:
-			continue
-		case p < 1:
-			return nil, errorf(KindBadRequest, "java.lang.IllegalArgumentException: The parallelism must be at least one, or -1 (unset).")
-		case p > UpperMaxParallelism:
-			return nil, errorf(KindBadRequest, "Setting parallelism is not in valid bounds (1..%d), found: %d", UpperMaxParallelism, p)
-		}
-		out[strings.TrimSpace(k)] = p
+		out[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}
 	return out, nil
 }
@@ -172,7 +179,9 @@ func (c *Cluster) buildVertices(j *Job) error {
 		return err
 	}
 	j.work = work
-	j.applyOverrides()
+	if err := j.applyOverrides(); err != nil {
+		return err
+	}
 	return j.checkParallelism()
 }
 

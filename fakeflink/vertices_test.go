@@ -93,9 +93,7 @@ func TestVertexIDsAreTheProgramsAndOverridesApply(t *testing.T) {
 	if diff := cmp.Diff([]int{2, 3, 3}, got); diff != "" {
 		t.Errorf("source, sink, slots (-want +got):\n%s", diff)
 	}
-	if _, err := ProgramFromConfig(workloadConf(KeyParallelismOverrides, sink+":zero"), "local:///job.jar", "", nil); err == nil {
-		t.Error("an override that is not a number accepted")
-	}
+	wantFailed(t, onlyJob(t, w.app("zero", workloadConf(KeyParallelismOverrides, sink+":zero"))), `For input string: "zero"`)
 }
 
 func TestParallelismAboveMaxParallelismFailsTheJob(t *testing.T) {
@@ -127,18 +125,27 @@ func TestSavepointCarriesTheInput(t *testing.T) {
 	}
 }
 
+// Overrides are read as Flink's Dispatcher reads them: only for the job's vertices (an unknown
+// id's value is never parsed), and a bad value fails the job.
 func TestOverridesAsFlinkReadsThem(t *testing.T) {
+	w := newWorld(t)
+	sink := onlyJob(t, w.app("ids", workloadConf())).Vertices()[1].ID
 	for value, want := range map[string]string{
-		"abc:-1":    "",
-		"abc:0":     "The parallelism must be at least one, or -1 (unset).",
-		"abc:x":     `For input string: "x"`,
-		"abc:4000":  "",
-		"abc:40000": "not in valid bounds (1..32768), found: 40000",
+		sink + ":-1":    "",
+		sink + ":0":     "The parallelism must be at least one, or -1 (unset).",
+		sink + ":x":     `For input string: "x"`,
+		sink + ":40000": "not in valid bounds (1..32768), found: 40000",
+		"abc:x":         "",
 	} {
-		_, err := ProgramFromConfig(workloadConf(KeyParallelismOverrides, value), "local:///job.jar", "", nil)
-		if (err == nil) != (want == "") || err != nil && !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: error %v, want %q", value, err, want)
+		c := w.app("o-"+strings.NewReplacer(":", "-", sink, "sink").Replace(value), workloadConf(KeyParallelismOverrides, value))
+		if j := onlyJob(t, c); want == "" && j.Status == StatusFailed {
+			t.Errorf("%s: failed: %s", value, j.FailureCause)
+		} else if want != "" {
+			wantFailed(t, j, want)
 		}
+	}
+	if _, err := ProgramFromConfig(workloadConf(KeyParallelismOverrides, "no-colon"), "local:///job.jar", "", nil); err == nil {
+		t.Error("a map value without a colon accepted")
 	}
 }
 

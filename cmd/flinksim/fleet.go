@@ -25,6 +25,7 @@ func fleetBench(args []string) error {
 	changes := fs.Int("changes", 0, "healthy deployments changed to measure first-action latency (0: min(n, 50))")
 	steady := fs.Duration("steady", 0, "steady-state window (0: one reconcile interval)")
 	interval := fs.Duration("reconcile-interval", 0, "the operator's kubernetes.operator.reconcile.interval (0: 60s)")
+	autoscaled := fs.Bool("autoscaled", false, "run every job under the autoscaler on fakeflink's workload model (its metric collection and state at steady state)")
 	bystanders := fs.Bool("bystanders", false, fmt.Sprintf("at the end, add %d ConfigMaps and %d Pods that are not the operator's and measure its heap again", fleet.BystanderConfigMaps, fleet.BystanderPods))
 	convergeOnly := fs.Bool("converge-only", false, "stop after the steady state (no wave, no latency phases, no single-writer floor): for 10,000 deployments")
 	operator := fs.String("operator-binary", "", "run this flink-operator binary as its own process and measure its heap, resident set and CPU apart (default: the operator runs inside flinksim)")
@@ -55,7 +56,7 @@ func fleetBench(args []string) error {
 	fmt.Printf("flinksim fleet: %d FlinkDeployments on a real kube-apiserver, %.0f%% hung JobManagers in the last phase\n", *n, *slow)
 	rep, err := fleet.Run(ctx, fleet.Config{
 		N: *n, SlowPercent: *slow, Parallelism: *parallelism, Changes: *changes, Steady: *steady, ReconcileInterval: *interval, Timeout: *timeout, Log: os.Stdout,
-		Bystanders: *bystanders, ConvergeOnly: *convergeOnly, HeapProfile: *heapProfile,
+		Bystanders: *bystanders, Autoscaled: *autoscaled, ConvergeOnly: *convergeOnly, HeapProfile: *heapProfile,
 		OperatorBinary: *operator, OperatorMemoryLimit: *memLimit,
 	})
 	if rep != nil {

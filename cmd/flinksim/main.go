@@ -7,7 +7,7 @@
 //	flinksim run   [--seed N] [--timeline FILE] [--backend fake|envtest] SCENARIO.txt
 //	flinksim sweep [--seeds N] [--base-seed S] [--workers W] [--steps A]
 //	flinksim sandbox [--kubeconfig FILE]
-//	flinksim fleet [--n N] [--slow P] [--parallelism W] [--changes C] [--steady D] [--bystanders]
+//	flinksim fleet [--n N] [--slow P] [--parallelism W] [--changes C] [--steady D] [--bystanders] [--autoscaled]
 //	flinksim services [--n N] [--at 4,16,64,256]
 //	flinksim autoscale [--duration D] [--every D] [--out FILE] [-D key=value]...
 package main
@@ -36,7 +36,7 @@ const usage = `usage:
   flinksim run   [--seed N] [--timeline FILE] [--backend fake|envtest] SCENARIO.txt
   flinksim sweep [--seeds N] [--base-seed S] [--workers W] [--steps A]
   flinksim sandbox [--kubeconfig FILE]
-  flinksim fleet [--n N] [--slow P] [--parallelism W] [--changes C] [--steady D] [--bystanders]
+  flinksim fleet [--n N] [--slow P] [--parallelism W] [--changes C] [--steady D] [--bystanders] [--autoscaled]
   flinksim services [--n N] [--at 4,16,64,256]
   flinksim autoscale [--duration D] [--every D] [--out FILE] [-D key=value]...`
 

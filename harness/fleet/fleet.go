@@ -48,6 +48,10 @@ type Config struct {
 	// Bystanders adds, at the end, BystanderConfigMaps and BystanderPods that are not the
 	// operator's and measures the operator's heap again.
 	Bystanders bool
+	// Autoscaled runs every deployment's job under the autoscaler, on fakeflink's workload
+	// model (a constant input its parallelism keeps up with), so the steady state measures
+	// what the autoscaler's metric collection and state cost.
+	Autoscaled bool
 	// ConvergeOnly stops after the steady state (no wave, no latency phases) and measures the
 	// floor with 16 writers only: what a run at 10,000 deployments can afford.
 	ConvergeOnly bool
@@ -256,7 +260,7 @@ func (f *fleet) create(ctx context.Context) error {
 		f.names[i] = fmt.Sprintf("job-%05d", i)
 	}
 	return parallel(ctx, 16, len(f.names), func(ctx context.Context, i int) error {
-		return f.env.Client.Create(ctx, deployment(f.names[i]))
+		return f.env.Client.Create(ctx, deployment(f.names[i], f.cfg.Autoscaled))
 	})
 }
 

@@ -193,10 +193,11 @@ func floor(ctx context.Context, c client.Client, writes int64, serial bool) (par
 	return parallelTime, serialTime, err
 }
 
-// deployment is a savepoint-mode application deployment with checkpoints every 10 s.
-func deployment(name string) *flinkv1beta1.FlinkDeployment {
+// deployment is a savepoint-mode application deployment with checkpoints every 10 s;
+// autoscaled, its job runs fakeflink's workload under the autoscaler.
+func deployment(name string, autoscaled bool) *flinkv1beta1.FlinkDeployment {
 	p := int32(1)
-	return &flinkv1beta1.FlinkDeployment{
+	d := &flinkv1beta1.FlinkDeployment{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
 		Spec: flinkv1beta1.FlinkDeploymentSpec{
 			Image: "flink:1.20", FlinkVersion: "v1_20",
@@ -207,6 +208,16 @@ func deployment(name string) *flinkv1beta1.FlinkDeployment {
 			Job: &flinkv1beta1.JobSpec{JarURI: "local:///opt/flink/job.jar", Parallelism: &p, UpgradeMode: flinkv1beta1.UpgradeModeSavepoint},
 		},
 	}
+	if autoscaled {
+		for k, v := range map[string]string{
+			"jobmanager.scheduler": "adaptive", "fakeflink.workload.input": "constant:500",
+			"fakeflink.workload.capacities": "1000,2000,4000", "job.autoscaler.enabled": "true",
+			"job.autoscaler.metrics.window": "5m", "job.autoscaler.stabilization.interval": "1m",
+		} {
+			d.Spec.FlinkConfiguration.Set(k, v)
+		}
+	}
+	return d
 }
 
 // perDeployment lists ConvergeWritesByKind per deployment, most first.

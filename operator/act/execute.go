@@ -76,6 +76,8 @@ func (e *Executor) Execute(ctx context.Context, d *flinkv1beta1.FlinkDeployment,
 		return e.scale(ctx, d, a)
 	case decide.ActSaveAutoscalerState:
 		return e.saveAutoscalerState(ctx, d, a.AutoscalerState)
+	case decide.ActDeleteAutoscalerState:
+		return deleteOwned(ctx, e.Client, cm(d.Namespace, AutoscalerConfigMapName(d.Name)), d.UID)
 	case decide.ActApplyIngress:
 		return e.apply(ctx, RenderIngress(d, a.Ingress))
 	case decide.ActDeleteIngress:

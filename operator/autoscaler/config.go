@@ -40,7 +40,7 @@ const (
 	KeyBacklogLagThreshold   = "backlog-processing.lag-threshold"
 	maxVertexParallelismCap  = 1 << 15
 	maxExcludedVertices      = 1000
-	maxHistoryCount          = 1000
+	maxHistoryCount          = 100
 	maxDurationOption        = 366 * 24 * time.Hour
 	minMetricsWindow         = 10 * time.Second
 	defaultMaxScaleUpFactor  = 100000.0

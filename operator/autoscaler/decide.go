@@ -163,6 +163,9 @@ func (c Config) parallelism(v Vertex, e Evaluated) (int, string) {
 	default:
 		factor = e.TargetCapacity / tpr
 	}
+	if math.IsNaN(factor) || math.IsInf(factor, 0) {
+		return v.Parallelism, "no finite scale factor from its metrics"
+	}
 	factor = min(max(factor, 1-c.MaxScaleDownFactor), 1+c.MaxScaleUpFactor)
 	upper := min(c.MaxParallelism, max(v.MaxParallelism, 1))
 	lower := min(c.MinParallelism, upper)

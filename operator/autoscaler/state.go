@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
 // Keys of the autoscaler's state ConfigMap (autoscaler-<name>), as the Apache operator names
@@ -38,31 +40,24 @@ type Observed struct {
 }
 
 // Step is one look at a running job: the sample is kept, a decision is made, and a decision
-// that changes something (with scaling enabled) becomes the state's parallelism overrides; its
-// samples go, as the rescale restarts the job. Overrides of vertices the job no longer has
-// are dropped.
+// that changes something becomes the state's parallelism overrides, for every vertex of the
+// job (so an in-place rescale leaves none at another value, and ids of vertices the job no
+// longer has go with the next decision, not before); its samples go, as the rescale restarts
+// the job. With scaling off the decision is only reported, and a new window begins, so the
+// same recommendation is not made at every look.
 func Step(c Config, s State, o Observed, now time.Time) (State, Decision, string) {
 	s = Collect(c, s, o.Sample, o.RunningSince)
 	if n := len(s.Samples); n > MaxSamples {
 		s.Samples = s.Samples[n-MaxSamples:]
 	}
-	for id := range s.Overrides {
-		if !slices.ContainsFunc(o.Topology, func(v Vertex) bool { return v.ID == id }) {
-			delete(s.Overrides, id)
-		}
-	}
 	d, next, why := Decide(c, o.Topology, s, now, o.RunningSince)
-	if len(d.Changes) == 0 || !c.ScalingEnabled {
+	if len(d.Changes) == 0 {
 		return next, d, why
 	}
-	next.Overrides = maps.Clone(s.Overrides)
-	if next.Overrides == nil {
-		next.Overrides = map[string]int{}
-	}
-	for id, ch := range d.Changes {
-		next.Overrides[id] = ch.To
-	}
 	next.Samples = nil
+	if c.ScalingEnabled {
+		next.Overrides = d.Parallelism(o.Topology)
+	}
 	return next, d, ""
 }
 
@@ -83,8 +78,29 @@ type wireSample struct {
 	V map[string][5]*float64 `json:"v"`
 }
 
-// Encode is the state as its ConfigMap's data.
+// MaxStateBytes bounds the encoded state: the oldest samples, then the oldest decisions, go
+// until it fits (a ConfigMap holds at most 1 MiB).
+const MaxStateBytes = 512 << 10
+
+// Encode is the state as its ConfigMap's data, at most MaxStateBytes.
 func (s State) Encode() (map[string]string, error) {
+	for {
+		out, size, err := s.encode()
+		if err != nil || size <= MaxStateBytes {
+			return out, err
+		}
+		switch {
+		case len(s.Samples) > 0:
+			s.Samples = s.Samples[1:]
+		case len(s.History) > 0:
+			s.History = s.History[1:]
+		default:
+			return nil, fmt.Errorf("the autoscaler's state takes %d bytes, over %d", size, MaxStateBytes)
+		}
+	}
+}
+
+func (s State) encode() (map[string]string, int, error) {
 	samples := make([]wireSample, len(s.Samples))
 	for i, x := range s.Samples {
 		w := wireSample{T: x.Time.UnixMilli(), V: map[string][5]*float64{}}
@@ -97,11 +113,15 @@ func (s State) Encode() (map[string]string, error) {
 	for key, v := range map[string]any{KeyCollectedMetrics: samples, KeyScalingHistory: s.History, KeyPendingScaleDowns: s.PendingDown} {
 		data, err := json.Marshal(v)
 		if err != nil {
-			return nil, fmt.Errorf("encode %s: %w", key, err)
+			return nil, 0, fmt.Errorf("encode %s: %w", key, err)
 		}
 		out[key] = string(data)
 	}
-	return out, nil
+	size := 0
+	for k, v := range out {
+		size += len(k) + len(v)
+	}
+	return out, size, nil
 }
 
 // Decode reads a state from its ConfigMap's data; a missing key is empty.
@@ -116,6 +136,9 @@ func Decode(data map[string]string) (State, error) {
 		}
 	}
 	for _, w := range samples {
+		if len(w.V) > MaxVertices {
+			return State{}, fmt.Errorf("%s: a sample of %d vertices", KeyCollectedMetrics, len(w.V))
+		}
 		x := Sample{Time: time.UnixMilli(w.T).UTC(), Vertices: map[string]VertexSample{}}
 		for id, v := range w.V {
 			x.Vertices[id] = VertexSample{Busy: val(v[0]), AccumulatedBusy: val(v[1]), RecordsIn: val(v[2]), RecordsOut: val(v[3]), Pending: val(v[4])}
@@ -123,15 +146,17 @@ func Decode(data map[string]string) (State, error) {
 		s.Samples = append(s.Samples, x)
 	}
 	if v := data[KeyParallelismOverrides]; v != "" {
-		s.Overrides = map[string]int{}
-		for _, kv := range strings.Split(v, ",") {
-			id, p, ok := strings.Cut(kv, ":")
-			n, err := strconv.Atoi(p)
-			if !ok || err != nil || n < 1 {
-				return State{}, fmt.Errorf("%s: %q is not vertex:parallelism", KeyParallelismOverrides, kv)
-			}
-			s.Overrides[id] = n
+		o, ok := flinkv1beta1.ParseParallelismOverrides(v)
+		if !ok || len(o) > MaxVertices {
+			return State{}, fmt.Errorf("%s: want at most %d entries vertex:parallelism, parallelism 1 to %d", KeyParallelismOverrides, MaxVertices, flinkv1beta1.MaxVertexParallelism)
 		}
+		s.Overrides = map[string]int{}
+		for id, n := range o {
+			s.Overrides[id] = int(n)
+		}
+	}
+	if len(samples) > MaxSamples || len(s.History) > maxHistoryCount || len(s.PendingDown) > MaxVertices {
+		return State{}, fmt.Errorf("more than %d samples, %d decisions or %d pending scale-downs", MaxSamples, maxHistoryCount, MaxVertices)
 	}
 	if v := data[KeyResetNonce]; v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)

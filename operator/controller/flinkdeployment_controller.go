@@ -14,10 +14,12 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/flinkop/flinkop/operator/act"
@@ -175,7 +177,7 @@ func (r *FlinkDeploymentReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&flinkv1beta1.FlinkDeployment{}).
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}).
-		Owns(&corev1.ConfigMap{}).
+		Owns(&corev1.ConfigMap{}, builder.WithPredicates(predicate.NewPredicateFuncs(configMapEnqueues))).
 		Owns(&networkingv1.Ingress{}).
 		// A deleted session job may unblock the deletion of its session cluster.
 		Watches(&flinkv1beta1.FlinkSessionJob{}, handler.EnqueueRequestsFromMapFunc(sessionClusterOf)).
@@ -184,6 +186,13 @@ func (r *FlinkDeploymentReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Named("flinkdeployment").
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers(r.Workers), RateLimiter: retryLimiter()}).
 		Complete(r)
+}
+
+// configMapEnqueues reports whether an event of an owned ConfigMap reconciles its owner: not
+// the autoscaler's state, which every look at an autoscaled job writes (each write would start
+// the next look at once).
+func configMapEnqueues(o client.Object) bool {
+	return o.GetLabels()[act.LabelComponent] != act.ComponentAutoscaler
 }
 
 // sessionClusterOf maps a FlinkSessionJob to its session FlinkDeployment.

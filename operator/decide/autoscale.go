@@ -15,7 +15,7 @@ import (
 // change like any other: a SCALE, applied in place where the scheduler allows, else by an
 // upgrade in the job's upgrade mode. d itself is returned when there is nothing to merge.
 func WithAutoscaler(d *flinkv1beta1.FlinkDeployment, a *AutoscalerObservation) *flinkv1beta1.FlinkDeployment {
-	if a == nil || len(a.State.Overrides) == 0 || d.Spec.Job == nil || resetPending(d, a.State) {
+	if a == nil || len(a.State.Overrides) == 0 || d.Spec.Job == nil || resetNonce(d) != a.State.ResetNonce {
 		return d
 	}
 	conf, err := d.Spec.FlinkConfiguration.Flatten()
@@ -32,13 +32,13 @@ func WithAutoscaler(d *flinkv1beta1.FlinkDeployment, a *AutoscalerObservation) *
 	return out
 }
 
-// resetPending reports whether the spec's autoscalerResetNonce differs from the state's.
-func resetPending(d *flinkv1beta1.FlinkDeployment, s autoscaler.State) bool {
-	n := int64(0)
+// resetNonce is the spec's job.autoscalerResetNonce (0 when unset); a state begun under
+// another is cleared.
+func resetNonce(d *flinkv1beta1.FlinkDeployment) int64 {
 	if d.Spec.Job != nil && d.Spec.Job.AutoscalerResetNonce != nil {
-		n = *d.Spec.Job.AutoscalerResetNonce
+		return *d.Spec.Job.AutoscalerResetNonce
 	}
-	return n != s.ResetNonce
+	return 0
 }
 
 // autoscale runs the autoscaler once the deployed spec is stable and its job runs, with nothing
@@ -49,8 +49,17 @@ func resetPending(d *flinkv1beta1.FlinkDeployment, s autoscaler.State) bool {
 func (s *step) autoscale() {
 	a := s.in.Observed.Autoscaler
 	rs := s.st.ReconciliationStatus
-	if a == nil || s.res.Action.Kind != ActNone || s.conf == nil || rs.State != flinkv1beta1.ReconciliationDeployed ||
+	if s.res.Action.Kind != ActNone || s.conf == nil || rs.State != flinkv1beta1.ReconciliationDeployed ||
 		rs.LastStableSpec != rs.LastReconciledSpec || s.st.JobStatus.State != flinkv1beta1.JobStatusRunning {
+		return
+	}
+	if a == nil {
+		if s.in.Observed.AutoscalerStateLeft {
+			// Turned off: its overrides are gone from the spec; its state goes too, so that
+			// turning it on again begins anew.
+			s.event(Normal, "AutoscalerReset", "the autoscaler is off: its state ConfigMap is deleted")
+			s.res.Action = Action{Kind: ActDeleteAutoscalerState}
+		}
 		return
 	}
 	c, err := autoscaler.ParseConfig(s.conf, config.ParseDuration)
@@ -64,9 +73,11 @@ func (s *step) autoscale() {
 			return // another's ConfigMap: never written
 		}
 	}
-	if resetPending(s.d, a.State) {
-		s.event(Normal, "AutoscalerReset", "autoscalerResetNonce changed: the autoscaler's overrides and history are cleared")
-		s.saveAutoscaler(autoscaler.State{ResetNonce: *s.d.Spec.Job.AutoscalerResetNonce})
+	if n := resetNonce(s.d); n != a.State.ResetNonce {
+		if a.StateFound && a.StateError == "" {
+			s.event(Normal, "AutoscalerReset", "autoscalerResetNonce changed: the autoscaler's overrides and history are cleared")
+		}
+		s.saveAutoscaler(autoscaler.State{ResetNonce: n})
 		return
 	}
 	if a.Collected == nil {
@@ -75,6 +86,10 @@ func (s *step) autoscale() {
 		}
 		return
 	}
+	if n := len(a.State.Samples); n > 0 && a.Collected.Sample.Time.Sub(a.State.Samples[n-1].Time) < s.in.Options.ReconcileInterval/2 {
+		return // looked at again early (a watch event): one sample per reconcile interval
+	}
+	c.MaxParallelism = min(c.MaxParallelism, s.slotsCap())
 	next, d, _ := autoscaler.Step(c, a.State, *a.Collected, s.in.Now)
 	if len(d.Changes) > 0 {
 		what := "Scaling vertices"
@@ -84,6 +99,16 @@ func (s *step) autoscale() {
 		s.event(Normal, "ScalingReport", fmt.Sprintf("%s:\n%s", what, d.Report()))
 	}
 	s.saveAutoscaler(next)
+}
+
+// slotsCap is the largest parallelism the cluster's slots allow when the spec fixes its
+// TaskManagers (taskManager.replicas); without that the TaskManagers follow the parallelism.
+func (s *step) slotsCap() int {
+	tm := s.d.Spec.TaskManager
+	if tm == nil || tm.Replicas == nil {
+		return flinkv1beta1.MaxVertexParallelism
+	}
+	return max(1, int(*tm.Replicas)*flinkv1beta1.TaskSlots(s.conf))
 }
 
 // saveAutoscaler writes the autoscaler's state to its ConfigMap.

@@ -50,12 +50,14 @@ func overloaded(state autoscaler.State) *AutoscalerObservation {
 func TestAutoscaleStep(t *testing.T) {
 	five := int64(5)
 	for name, tc := range map[string]struct {
-		d          *flinkv1beta1.FlinkDeployment
-		a          *AutoscalerObservation
-		wantAction ActionKind
-		wantEvent  string
-		wantOver   string // the saved overrides
-		job        string // the observed job state (default RUNNING)
+		d           *flinkv1beta1.FlinkDeployment
+		a           *AutoscalerObservation
+		wantAction  ActionKind
+		wantEvent   string
+		wantOver    string // the saved overrides
+		job         string // the observed job state (default RUNNING)
+		left        bool   // the autoscaler's state ConfigMap is left while it is off
+		wantNoEvent string
 	}{
 		"a decision is saved and reported": {
 			d: autoscaled(), a: overloaded(autoscaler.State{}), wantAction: ActSaveAutoscalerState,
@@ -88,13 +90,16 @@ func TestAutoscaleStep(t *testing.T) {
 				job = tc.job
 			}
 			o := cluster(1, job)
-			o.Autoscaler = tc.a
+			o.Autoscaler, o.AutoscalerStateLeft = tc.a, tc.left
 			res := Decide(input(tc.d, o))
 			if res.Action.Kind != tc.wantAction {
 				t.Fatalf("action %s, want %s (events %v)", res.Action.Kind, tc.wantAction, res.Events)
 			}
 			if tc.wantEvent != "" && !hasEvent(res.Events, tc.wantEvent) {
 				t.Errorf("events %v, want one with %q", res.Events, tc.wantEvent)
+			}
+			if tc.wantNoEvent != "" && hasEvent(res.Events, tc.wantNoEvent) {
+				t.Errorf("events %v, want none with %q", res.Events, tc.wantNoEvent)
 			}
 			if tc.wantAction == ActSaveAutoscalerState {
 				got := res.Action.AutoscalerState[autoscaler.KeyParallelismOverrides]

@@ -1,7 +1,9 @@
 package decide
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,7 +12,7 @@ import (
 )
 
 // KeyParallelismOverrides sets per-vertex parallelism ("vertexId:parallelism,…").
-const KeyParallelismOverrides = "pipeline.jobvertex-parallelism-overrides"
+const KeyParallelismOverrides = flinkv1beta1.KeyParallelismOverrides
 
 // scaleFields are the fields a SCALE change may touch to be applied in place.
 var scaleFields = []string{"taskManager.replicas", "job.parallelism", "flinkConfiguration." + KeyParallelismOverrides}
@@ -85,23 +87,15 @@ func rescaleAPI(v flinkv1beta1.FlinkVersion) bool {
 
 // parseOverrides reads pipeline.jobvertex-parallelism-overrides; malformed entries are skipped.
 func parseOverrides(v string) map[string]int32 {
-	out := map[string]int32{}
-	for _, kv := range strings.Split(v, ",") {
-		id, p, ok := strings.Cut(strings.TrimSpace(kv), ":")
-		n, err := strconv.Atoi(strings.TrimSpace(p))
-		if ok && err == nil && n > 0 {
-			out[strings.TrimSpace(id)] = int32(n)
-		}
-	}
-	if len(out) == 0 {
-		return nil
-	}
+	out, _ := flinkv1beta1.ParseParallelismOverrides(v)
 	return out
 }
 
 // reapplyParallelism rescales a running job on the adaptive scheduler whose parallelism is not
 // the deployed spec's: after an in-place rescale, a JobManager failover brings the job back
-// with the parallelism of its rendered configuration.
+// with the parallelism of its rendered configuration. With vertex overrides (the autoscaler's,
+// say) each vertex is compared: an overridden one with its override, the others with the
+// job's parallelism.
 func (s *step) reapplyParallelism() bool {
 	o := s.in.Observed
 	dep := s.deployedSpec()
@@ -111,14 +105,28 @@ func (s *step) reapplyParallelism() bool {
 	}
 	conf, _ := dep.Spec.FlinkConfiguration.Flatten()
 	want := parallelism(dep.Spec)
-	if conf[KeyParallelismOverrides] != "" || !flinkv1beta1.AdaptiveScheduler(conf) || !rescaleAPI(dep.Spec.FlinkVersion) || o.Job.Parallelism == want {
+	if !flinkv1beta1.AdaptiveScheduler(conf) || !rescaleAPI(dep.Spec.FlinkVersion) {
+		return false
+	}
+	overrides := parseOverrides(conf[KeyParallelismOverrides])
+	drift := ""
+	if len(overrides) == 0 && o.Job.Parallelism != want {
+		drift = fmt.Sprintf("The job runs with parallelism %d, the spec asks for %d", o.Job.Parallelism, want)
+	}
+	for _, id := range slices.Sorted(maps.Keys(o.Job.VertexParallelism)) {
+		p := o.Job.VertexParallelism[id]
+		if w, ok := overrides[id]; len(overrides) > 0 && (ok && p != w || !ok && p != want) && drift == "" {
+			drift = fmt.Sprintf("Vertex %s runs with parallelism %d, the deployed spec asks for %d", id, p, cmp.Or(overrides[id], want))
+		}
+	}
+	if drift == "" {
 		return false
 	}
 	s.res.Action = Action{
 		Kind: ActScale, Deploy: &Deploy{Spec: dep.Spec, Generation: dep.Generation(), Run: dep.Metadata.JobRun},
-		JobID: o.Job.ID, Parallelism: want,
+		JobID: o.Job.ID, Parallelism: want, Overrides: overrides,
 	}
-	s.event(Normal, "Scaling", fmt.Sprintf("The job runs with parallelism %d, the spec asks for %d: rescaling in place", o.Job.Parallelism, want))
+	s.event(Normal, "Scaling", drift+": rescaling in place")
 	s.requeue(s.in.Options.ProgressCheckInterval)
 	return true
 }

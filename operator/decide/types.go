@@ -42,6 +42,9 @@ type Observation struct {
 	Version *FlinkVersionInfo
 	// Autoscaler is what the autoscaler of an autoscaled job needs; nil when it is off.
 	Autoscaler *AutoscalerObservation
+	// AutoscalerStateLeft is true when the autoscaler is off and the resource's state
+	// ConfigMap is still there (in the cache).
+	AutoscalerStateLeft bool
 }
 
 // AutoscalerObservation is the autoscaler's state and what one look at the job collected.
@@ -104,6 +107,8 @@ type JobObservation struct {
 	// Parallelism is the job's parallelism on the adaptive scheduler (its highest vertex upper
 	// bound); 0 when not read.
 	Parallelism int32
+	// VertexParallelism is each vertex's parallelism there (its upper bound), by vertex id.
+	VertexParallelism map[string]int32
 	// LatestCheckpoint is the newest completed externalized checkpoint, if any.
 	LatestCheckpoint *SnapshotRef
 	// LatestSavepoint is the newest completed savepoint Flink reports for the job, if any
@@ -211,6 +216,8 @@ const (
 	ActScale ActionKind = "Scale"
 	// ActSaveAutoscalerState writes the autoscaler's state ConfigMap.
 	ActSaveAutoscalerState ActionKind = "SaveAutoscalerState"
+	// ActDeleteAutoscalerState deletes it.
+	ActDeleteAutoscalerState ActionKind = "DeleteAutoscalerState"
 )
 
 // Action is the one cluster change of a reconcile.

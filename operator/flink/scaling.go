@@ -29,12 +29,12 @@ type Metric struct {
 
 // AggregatedMetric is one metric aggregated over subtasks; aggregations not asked for are nil.
 type AggregatedMetric struct {
-	ID   string   `json:"id"`
-	Min  *float64 `json:"min,omitempty"`
-	Max  *float64 `json:"max,omitempty"`
-	Avg  *float64 `json:"avg,omitempty"`
-	Sum  *float64 `json:"sum,omitempty"`
-	Skew *float64 `json:"skew,omitempty"`
+	ID   string `json:"id"`
+	Min  *Float `json:"min,omitempty"`
+	Max  *Float `json:"max,omitempty"`
+	Avg  *Float `json:"avg,omitempty"`
+	Sum  *Float `json:"sum,omitempty"`
+	Skew *Float `json:"skew,omitempty"`
 }
 
 // ResourceRequirements returns a job's per-vertex parallelism bounds (Flink ≥ 1.18).

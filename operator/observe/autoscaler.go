@@ -20,14 +20,22 @@ import (
 	"github.com/flinkop/flinkop/operator/flink"
 )
 
-// autoscalerEnabled reports whether d's job is autoscaled (job.autoscaler.enabled; options
-// out of bounds are reported by decide).
+// autoscalerEnabled reports whether d's job is autoscaled: job.autoscaler.enabled, or options
+// that do not parse while the enabled key is set to something but false (decide reports
+// them).
 func autoscalerEnabled(d *flinkv1beta1.FlinkDeployment) (autoscaler.Config, bool) {
 	if d.Spec.Job == nil {
 		return autoscaler.Config{}, false
 	}
 	conf, _ := d.Spec.FlinkConfiguration.Flatten()
-	c, _ := autoscaler.ParseConfig(conf, config.ParseDuration)
+	c, err := autoscaler.ParseConfig(conf, config.ParseDuration)
+	if err != nil {
+		for _, p := range []string{autoscaler.Prefix, autoscaler.FallbackPrefix} {
+			if v, set := conf[p+autoscaler.KeyEnabled]; set && !strings.EqualFold(strings.TrimSpace(v), "false") {
+				return c, true
+			}
+		}
+	}
 	return c, c.Enabled
 }
 
@@ -36,7 +44,15 @@ func autoscalerEnabled(d *flinkv1beta1.FlinkDeployment) (autoscaler.Config, bool
 // each look writes it). A state the resource does not control, or that does not decode, is
 // reported, not used.
 func (o *Observer) autoscalerState(ctx context.Context, d *flinkv1beta1.FlinkDeployment, obs *decide.Observation) error {
+	key := client.ObjectKey{Namespace: d.Namespace, Name: act.AutoscalerConfigMapName(d.Name)}
 	if _, on := autoscalerEnabled(d); !on {
+		// A state left from when it was on is found in the cache (no read of the API server).
+		var cm corev1.ConfigMap
+		err := o.Client.Get(ctx, key, &cm)
+		obs.AutoscalerStateLeft = err == nil && metav1.IsControlledBy(&cm, d)
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("get autoscaler state: %w", err)
+		}
 		return nil
 	}
 	a := &decide.AutoscalerObservation{}
@@ -46,7 +62,7 @@ func (o *Observer) autoscalerState(ctx context.Context, d *flinkv1beta1.FlinkDep
 	if reader == nil {
 		reader = o.Client
 	}
-	err := reader.Get(ctx, client.ObjectKey{Namespace: d.Namespace, Name: act.AutoscalerConfigMapName(d.Name)}, &cm)
+	err := reader.Get(ctx, key, &cm)
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil
@@ -84,6 +100,9 @@ func collectAutoscaler(ctx context.Context, api FlinkAPI, jobID, aggregator stri
 		Sample:       autoscaler.Sample{Time: time.UnixMilli(details.Now).UTC(), Vertices: map[string]autoscaler.VertexSample{}},
 	}
 	for _, v := range details.Vertices {
+		if v.Parallelism < 1 || v.MaxParallelism < v.Parallelism {
+			return nil, fmt.Errorf("vertex %s: parallelism %d of %d", v.ID, v.Parallelism, v.MaxParallelism)
+		}
 		vx := autoscaler.Vertex{ID: v.ID, Parallelism: int(v.Parallelism), MaxParallelism: int(v.MaxParallelism)}
 		for _, in := range inputs[v.ID] {
 			vx.Inputs = append(vx.Inputs, in.ID)
@@ -150,11 +169,11 @@ func vertexSample(ctx context.Context, api FlinkAPI, jobID string, v autoscaler.
 	return s, nil
 }
 
-// aggregate picks an aggregation (NaN when Flink left it out).
+// aggregate picks an aggregation (NaN when Flink left it out or wrote "NaN": an unknown).
 func aggregate(m flink.AggregatedMetric, how string) float64 {
-	p := map[string]*float64{"MAX": m.Max, "MIN": m.Min, "AVG": m.Avg, "SUM": m.Sum}[how]
+	p := map[string]*flink.Float{"MAX": m.Max, "MIN": m.Min, "AVG": m.Avg, "SUM": m.Sum}[how]
 	if p == nil {
 		return math.NaN()
 	}
-	return *p
+	return float64(*p)
 }

@@ -71,8 +71,10 @@ func observeJob(ctx context.Context, api FlinkAPI, job *flink.JobOverview, js *f
 		// The adaptive scheduler's parallelism can drift from the spec (an in-place rescale
 		// the JobManager forgot on failover); it is read to re-apply it.
 		if req, err := api.ResourceRequirements(ctx, job.ID); err == nil {
-			for _, v := range req {
+			j.VertexParallelism = make(map[string]int32, len(req))
+			for id, v := range req {
 				j.Parallelism = max(j.Parallelism, v.Parallelism.UpperBound)
+				j.VertexParallelism[id] = v.Parallelism.UpperBound
 			}
 		}
 	}

@@ -92,12 +92,6 @@ func AdaptiveScheduler(conf map[string]string) bool {
 	return strings.EqualFold(conf["jobmanager.scheduler"], "adaptive")
 }
 
-// keyParallelismOverrides and maxOverrideParallelism: a vertex's parallelism, as Flink bounds it.
-const (
-	keyParallelismOverrides = "pipeline.jobvertex-parallelism-overrides"
-	maxOverrideParallelism  = 1 << 15
-)
-
 // TaskManagerReplicas is the number of TaskManagers of a spec: taskManager.replicas, or when it
 // is not set the largest parallelism of the job's vertices (its parallelism, or a vertex's
 // override above it) divided by the slots per TaskManager, rounded up (at least one).
@@ -113,12 +107,9 @@ func TaskManagerReplicas(spec FlinkDeploymentSpec, conf map[string]string) int32
 		p = v
 	}
 	// Vertices set above the job's parallelism (by the autoscaler, say) need their slots too.
-	for _, kv := range strings.Split(conf[keyParallelismOverrides], ",") {
-		if _, v, ok := strings.Cut(kv, ":"); ok {
-			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n <= maxOverrideParallelism {
-				p = max(p, n)
-			}
-		}
+	overrides, _ := ParseParallelismOverrides(conf[KeyParallelismOverrides])
+	for _, n := range overrides {
+		p = max(p, int(n))
 	}
 	return int32(max(1, (p+slots-1)/slots))
 }
