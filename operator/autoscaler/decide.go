@@ -1,6 +1,7 @@
 package autoscaler
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
@@ -17,6 +18,29 @@ type Change struct {
 	Capacity, NewCapacity, TargetRate float64
 	// Reason says why, in words.
 	Reason string
+}
+
+// wireChange is a Change as JSON keeps it: rates JSON has no number for (an idle vertex's
+// capacity is +Inf) are null.
+type wireChange struct {
+	From, To                          int
+	Capacity, NewCapacity, TargetRate *float64
+	Reason                            string
+}
+
+// MarshalJSON implements json.Marshaler.
+func (c Change) MarshalJSON() ([]byte, error) {
+	return json.Marshal(wireChange{From: c.From, To: c.To, Capacity: num(c.Capacity), NewCapacity: num(c.NewCapacity), TargetRate: num(c.TargetRate), Reason: c.Reason})
+}
+
+// UnmarshalJSON implements json.Unmarshaler (null reads as NaN).
+func (c *Change) UnmarshalJSON(b []byte) error {
+	var w wireChange
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*c = Change{From: w.From, To: w.To, Capacity: val(w.Capacity), NewCapacity: val(w.NewCapacity), TargetRate: val(w.TargetRate), Reason: w.Reason}
+	return nil
 }
 
 // Decision is one scaling decision: the vertices whose parallelism changes.

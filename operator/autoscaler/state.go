@@ -89,11 +89,12 @@ func (s State) Encode() (map[string]string, error) {
 		if err != nil || size <= MaxStateBytes {
 			return out, err
 		}
+		// An eighth at a time: a few passes, however large the state.
 		switch {
 		case len(s.Samples) > 0:
-			s.Samples = s.Samples[1:]
+			s.Samples = s.Samples[max(1, len(s.Samples)/8):]
 		case len(s.History) > 0:
-			s.History = s.History[1:]
+			s.History = s.History[max(1, len(s.History)/8):]
 		default:
 			return nil, fmt.Errorf("the autoscaler's state takes %d bytes, over %d", size, MaxStateBytes)
 		}
@@ -148,7 +149,7 @@ func Decode(data map[string]string) (State, error) {
 	if v := data[KeyParallelismOverrides]; v != "" {
 		o, ok := flinkv1beta1.ParseParallelismOverrides(v)
 		if !ok || len(o) > MaxVertices {
-			return State{}, fmt.Errorf("%s: want at most %d entries vertex:parallelism, parallelism 1 to %d", KeyParallelismOverrides, MaxVertices, flinkv1beta1.MaxVertexParallelism)
+			return State{}, fmt.Errorf("%s: want at most %d entries vertex:parallelism, parallelism 1 to %d", KeyParallelismOverrides, MaxVertices, flinkv1beta1.MaxParallelism)
 		}
 		s.Overrides = map[string]int{}
 		for id, n := range o {

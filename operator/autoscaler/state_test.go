@@ -80,3 +80,23 @@ func TestEncodeFitsTheBound(t *testing.T) {
 		t.Errorf("%d bytes (bound %d), %d samples kept, newest %v", size, MaxStateBytes, len(got.Samples), got.Samples[len(got.Samples)-1].Time)
 	}
 }
+
+// An idle vertex's decision (its capacity +Inf) is saved, not refused by JSON (found in
+// review: the scale-down was decided again at every look and never saved).
+func TestIdleDecisionEncodes(t *testing.T) {
+	c := enabled(nil)
+	s := State{Samples: steady(5*time.Minute, 19*time.Minute, 0, 0, 0, 0)}
+	o := Observed{Topology: chain(10, 4), Sample: steady(20*time.Minute, 20*time.Minute, 0, 0, 0, 0)[0], RunningSince: t0}
+	next, d, why := Step(c, s, o, t0.Add(20*time.Minute))
+	if len(d.Changes) == 0 {
+		t.Fatalf("no decision for an idle job: %s", why)
+	}
+	data, err := next.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Decode(data)
+	if err != nil || len(got.History) != 1 || got.Overrides["src"] != 4 {
+		t.Errorf("decoded %+v, %v", got, err)
+	}
+}

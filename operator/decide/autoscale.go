@@ -78,6 +78,7 @@ func (s *step) autoscale() {
 			s.event(Normal, "AutoscalerReset", "autoscalerResetNonce changed: the autoscaler's overrides and history are cleared")
 		}
 		s.saveAutoscaler(autoscaler.State{ResetNonce: n})
+		s.requeue(immediately)
 		return
 	}
 	if a.Collected == nil {
@@ -86,8 +87,16 @@ func (s *step) autoscale() {
 		}
 		return
 	}
-	if n := len(a.State.Samples); n > 0 && a.Collected.Sample.Time.Sub(a.State.Samples[n-1].Time) < s.in.Options.ReconcileInterval/2 {
+	if c.MetricsWindow < 2*s.in.Options.ReconcileInterval {
+		s.event(Warning, "AutoscalerError", fmt.Sprintf("job.autoscaler.metrics.window %s holds fewer than two looks at the job (one each %s, kubernetes.operator.reconcile.interval): no decision",
+			c.MetricsWindow, s.in.Options.ReconcileInterval))
+		return
+	}
+	if s.earlyLook(a) {
 		return // looked at again early (a watch event): one sample per reconcile interval
+	}
+	if v := s.belowRequested(a.Collected.Topology); v != "" {
+		return // the scheduler runs a vertex below what it was asked for: wait
 	}
 	c.MaxParallelism = min(c.MaxParallelism, s.slotsCap())
 	next, d, _ := autoscaler.Step(c, a.State, *a.Collected, s.in.Now)
@@ -99,6 +108,37 @@ func (s *step) autoscale() {
 		s.event(Normal, "ScalingReport", fmt.Sprintf("%s:\n%s", what, d.Report()))
 	}
 	s.saveAutoscaler(next)
+	if !maps.Equal(next.Overrides, a.State.Overrides) {
+		s.requeue(immediately) // the rescale follows at once
+	}
+}
+
+// earlyLook reports whether this look comes within half a reconcile interval of the state's
+// last sample of the same run (Flink's clock; a sample of an earlier run, or one ahead of this
+// one, does not count).
+func (s *step) earlyLook(a *AutoscalerObservation) bool {
+	n := len(a.State.Samples)
+	if n == 0 {
+		return false
+	}
+	last := a.State.Samples[n-1].Time
+	dt := a.Collected.Sample.Time.Sub(last)
+	return !last.Before(a.Collected.RunningSince) && dt >= 0 && dt < s.in.Options.ReconcileInterval/2
+}
+
+// belowRequested names a vertex the adaptive scheduler runs below its requested parallelism
+// (after losing a TaskManager, say): a decision now would pin the others at what runs.
+func (s *step) belowRequested(topo []autoscaler.Vertex) string {
+	j := s.in.Observed.Job
+	if j == nil {
+		return ""
+	}
+	for _, v := range topo {
+		if want, ok := j.VertexParallelism[v.ID]; ok && v.Parallelism < int(want) {
+			return v.ID
+		}
+	}
+	return ""
 }
 
 // slotsCap is the largest parallelism the cluster's slots allow when the spec fixes its
@@ -106,7 +146,7 @@ func (s *step) autoscale() {
 func (s *step) slotsCap() int {
 	tm := s.d.Spec.TaskManager
 	if tm == nil || tm.Replicas == nil {
-		return flinkv1beta1.MaxVertexParallelism
+		return flinkv1beta1.MaxParallelism
 	}
 	return max(1, int(*tm.Replicas)*flinkv1beta1.TaskSlots(s.conf))
 }

@@ -57,6 +57,7 @@ func TestAutoscaleStep(t *testing.T) {
 		wantOver    string // the saved overrides
 		job         string // the observed job state (default RUNNING)
 		left        bool   // the autoscaler's state ConfigMap is left while it is off
+		below       bool   // the source runs below its requested parallelism
 		wantNoEvent string
 	}{
 		"a decision is saved and reported": {
@@ -91,6 +92,9 @@ func TestAutoscaleStep(t *testing.T) {
 			}
 			o := cluster(1, job)
 			o.Autoscaler, o.AutoscalerStateLeft = tc.a, tc.left
+			if tc.below {
+				o.Job.VertexParallelism = map[string]int32{"src": 4}
+			}
 			res := Decide(input(tc.d, o))
 			if res.Action.Kind != tc.wantAction {
 				t.Fatalf("action %s, want %s (events %v)", res.Action.Kind, tc.wantAction, res.Events)

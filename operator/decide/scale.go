@@ -1,7 +1,6 @@
 package decide
 
 import (
-	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -72,11 +71,14 @@ func (s *step) scaleInPlace(diff DiffType, fields []string) bool {
 	return true
 }
 
+// parallelism is the job's parallelism: job.parallelism, else parallelism.default (as the
+// rendered configuration gives it to Flink).
 func parallelism(spec flinkv1beta1.FlinkDeploymentSpec) int32 {
 	if spec.Job != nil && spec.Job.Parallelism != nil && *spec.Job.Parallelism > 0 {
 		return *spec.Job.Parallelism
 	}
-	return 1
+	conf, _ := spec.FlinkConfiguration.Flatten()
+	return int32(flinkv1beta1.DefaultParallelism(conf))
 }
 
 // rescaleAPI reports whether a Flink version has PUT /jobs/:id/resource-requirements (1.18+).
@@ -94,8 +96,7 @@ func parseOverrides(v string) map[string]int32 {
 // reapplyParallelism rescales a running job on the adaptive scheduler whose parallelism is not
 // the deployed spec's: after an in-place rescale, a JobManager failover brings the job back
 // with the parallelism of its rendered configuration. With vertex overrides (the autoscaler's,
-// say) each vertex is compared: an overridden one with its override, the others with the
-// job's parallelism.
+// say) each vertex they name is compared with its override.
 func (s *step) reapplyParallelism() bool {
 	o := s.in.Observed
 	dep := s.deployedSpec()
@@ -113,10 +114,12 @@ func (s *step) reapplyParallelism() bool {
 	if len(overrides) == 0 && o.Job.Parallelism != want {
 		drift = fmt.Sprintf("The job runs with parallelism %d, the spec asks for %d", o.Job.Parallelism, want)
 	}
+	// With overrides, only the vertices they name are compared: another's parallelism may be
+	// the job's code's own.
 	for _, id := range slices.Sorted(maps.Keys(o.Job.VertexParallelism)) {
 		p := o.Job.VertexParallelism[id]
-		if w, ok := overrides[id]; len(overrides) > 0 && (ok && p != w || !ok && p != want) && drift == "" {
-			drift = fmt.Sprintf("Vertex %s runs with parallelism %d, the deployed spec asks for %d", id, p, cmp.Or(overrides[id], want))
+		if w, ok := overrides[id]; ok && p != w && drift == "" {
+			drift = fmt.Sprintf("Vertex %s runs with parallelism %d, the deployed spec asks for %d", id, p, w)
 		}
 	}
 	if drift == "" {

@@ -83,7 +83,17 @@ func TaskSlots(conf map[string]string) int {
 	if err != nil || slots < 1 {
 		return 1
 	}
-	return slots
+	return min(slots, MaxParallelism)
+}
+
+// DefaultParallelism is parallelism.default, within 1 and MaxParallelism (1 when unset or
+// unreadable).
+func DefaultParallelism(conf map[string]string) int {
+	v, err := strconv.Atoi(strings.TrimSpace(conf["parallelism.default"]))
+	if err != nil || v < 1 {
+		return 1
+	}
+	return min(v, MaxParallelism)
 }
 
 // AdaptiveScheduler reports whether the configuration selects Flink's adaptive scheduler
@@ -100,11 +110,11 @@ func TaskManagerReplicas(spec FlinkDeploymentSpec, conf map[string]string) int32
 		return *spec.TaskManager.Replicas
 	}
 	slots := TaskSlots(conf)
-	p := 1
+	var p int
 	if spec.Job != nil && spec.Job.Parallelism != nil {
 		p = int(*spec.Job.Parallelism)
-	} else if v, err := strconv.Atoi(conf["parallelism.default"]); err == nil && v > 0 {
-		p = v
+	} else {
+		p = DefaultParallelism(conf)
 	}
 	// Vertices set above the job's parallelism (by the autoscaler, say) need their slots too.
 	overrides, _ := ParseParallelismOverrides(conf[KeyParallelismOverrides])

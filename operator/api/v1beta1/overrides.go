@@ -9,14 +9,12 @@ import (
 const (
 	// KeyParallelismOverrides sets per-vertex parallelism ("vertexId:parallelism,…").
 	KeyParallelismOverrides = "pipeline.jobvertex-parallelism-overrides"
-	// MaxVertexParallelism is Flink's upper bound of a parallelism.
-	MaxVertexParallelism = 1 << 15
 	// MaxParallelismOverrides bounds the entries read.
 	MaxParallelismOverrides = 1024
 )
 
 // ParseParallelismOverrides reads pipeline.jobvertex-parallelism-overrides: entries that are
-// not "id:p" with p from 1 to MaxVertexParallelism are skipped, and at most
+// not "id:p" with p from 1 to MaxParallelism are skipped, and at most
 // MaxParallelismOverrides entries are read. ok is false when something was skipped.
 func ParseParallelismOverrides(v string) (out map[string]int32, ok bool) {
 	ok = true
@@ -29,7 +27,7 @@ func ParseParallelismOverrides(v string) (out map[string]int32, ok bool) {
 		}
 		id, p, cut := strings.Cut(strings.TrimSpace(kv), ":")
 		n, err := strconv.Atoi(strings.TrimSpace(p))
-		if !cut || err != nil || n < 1 || n > MaxVertexParallelism || strings.TrimSpace(id) == "" {
+		if !cut || err != nil || n < 1 || n > MaxParallelism || strings.TrimSpace(id) == "" {
 			ok = false
 			continue
 		}
