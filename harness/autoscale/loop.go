@@ -27,12 +27,41 @@ type Run struct {
 	// Duration is the virtual time simulated; Every how often metrics are sampled and a
 	// decision is asked for (the operator's reconcile interval).
 	Duration, Every time.Duration
+	// Faults happen to the job on the way (sorted by At).
+	Faults []Fault
 	// BusySamplesOnly leaves accumulated busy time out of the samples: the autoscaler then
 	// averages the busy time per second of each sample.
 	BusySamplesOnly bool
 	// Decide decides (nil: autoscaler.Decide); Collect keeps samples (nil: autoscaler.Collect).
 	Decide  DecideFunc
 	Collect CollectFunc
+}
+
+// Fault is what the fault classes do to the autoscaler's job: a restart (a JobManager crash, a
+// TaskManager lost, a failed job; the job processes nothing for its restart time, then runs
+// from where it was), or an outage (its REST API, or the API server, does not answer: no
+// samples, no decisions) for For.
+type Fault struct {
+	At      time.Duration
+	Restart bool
+	For     time.Duration
+}
+
+// faultAt applies the faults due by at: whether the job's metrics can be read now, and the
+// restart (time since began) of a restart fault, if one came.
+func (r Run) faultAt(at time.Duration, done *int) (readable bool, restart time.Duration, restarted bool) {
+	readable = true
+	for ; *done < len(r.Faults) && r.Faults[*done].At <= at; *done++ {
+		if f := r.Faults[*done]; f.Restart {
+			restart, restarted = f.At, true
+		}
+	}
+	for _, f := range r.Faults {
+		if !f.Restart && f.At <= at && at < f.At+f.For {
+			readable = false
+		}
+	}
+	return readable, restart, restarted
 }
 
 // Point is the job at one sample.
@@ -58,7 +87,7 @@ type Trace struct {
 	Began  time.Time
 	Points []Point
 	Events []Event
-	// Restarts are when the job (re)started: its start and every rescale.
+	// Restarts are when the job (re)started: its start, every rescale and every restart fault.
 	Restarts []time.Duration
 }
 
@@ -90,8 +119,17 @@ func (r Run) Simulate(began time.Time) (Trace, error) {
 	tr := Trace{Began: began, Restarts: []time.Duration{0}}
 	running := began
 	var st autoscaler.State
+	faults := 0
 	for at := r.Every; at <= r.Duration; at += r.Every {
 		now := began.Add(at)
+		readable, restart, restarted := r.faultAt(at, &faults)
+		if restarted {
+			if err := model.Restart(began.Add(restart), p); err != nil {
+				return tr, err
+			}
+			running = began.Add(restart)
+			tr.Restarts = append(tr.Restarts, restart)
+		}
 		if err := model.Advance(now, p); err != nil {
 			return tr, err
 		}
@@ -114,6 +152,9 @@ func (r Run) Simulate(began time.Time) (Trace, error) {
 			sample.Vertices[ids[i]] = vs
 		}
 		tr.Points = append(tr.Points, pt)
+		if !readable {
+			continue
+		}
 		st = collect(r.Config, st, sample, running)
 		topo := r.topology(ids, p)
 		d, next, _ := decide(r.Config, topo, st, now, running)

@@ -1,7 +1,9 @@
 package autoscale
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,9 +17,10 @@ import (
 
 var began = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// drawRun draws a job (a chain of 1 to 4 vertices), an autoscaler configuration, and an input
-// of steps within what the job can reach at its largest parallelism; it returns the run, the
-// input's last change and its number of changes.
+// drawRun draws a job (a chain of 1 to 4 vertices), an autoscaler configuration, an input of
+// steps within what the job can reach at its largest parallelism, and up to three faults
+// (restarts, metric outages); it returns the run, when the last change of input or fault ended,
+// and how many there were.
 func drawRun(t *rapid.T) (Run, time.Duration, int) {
 	c := autoscaler.Defaults()
 	c.Enabled = true
@@ -67,6 +70,17 @@ func drawRun(t *rapid.T) (Run, time.Duration, int) {
 		Every: rapid.SampledFrom([]time.Duration{30 * time.Second, time.Minute, 2 * time.Minute}).Draw(t, "every"),
 	}
 	r.BusySamplesOnly = rapid.Bool().Draw(t, "busy-samples-only")
+	// The fault classes, as the autoscaler's job sees them: restarts and outages of its metrics.
+	for i := range rapid.IntRange(0, 3).Draw(t, "faults") {
+		f := Fault{At: time.Duration(rapid.IntRange(1, int((last+time.Hour)/time.Minute)).Draw(t, fmt.Sprintf("fault-%d-min", i))) * time.Minute}
+		if f.Restart = rapid.Bool().Draw(t, fmt.Sprintf("fault-%d-restart", i)); !f.Restart {
+			f.For = time.Duration(rapid.IntRange(1, 10).Draw(t, fmt.Sprintf("fault-%d-outage-min", i))) * time.Minute
+		}
+		r.Faults = append(r.Faults, f)
+		last = max(last, f.At+f.For)
+		changes++
+	}
+	slices.SortFunc(r.Faults, func(a, b Fault) int { return cmp.Compare(a.At, b.At) })
 	r.Duration = last + r.Settle() + 2*(c.Stabilization+c.MetricsWindow)
 	return r, last, changes
 }
