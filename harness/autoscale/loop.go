@@ -130,26 +130,9 @@ func (r Run) Simulate(began time.Time) (Trace, error) {
 			running = began.Add(restart)
 			tr.Restarts = append(tr.Restarts, restart)
 		}
-		if err := model.Advance(now, p); err != nil {
-			return tr, err
-		}
-		m, err := model.Metrics(p)
+		pt, sample, err := r.look(model, ids, p, began, at)
 		if err != nil {
 			return tr, err
-		}
-		capacity, _ := r.Spec.Capacity(p)
-		pt := Point{At: at, Input: r.Spec.Input.Rate(at), Capacity: capacity, Backlog: model.Backlog(), Parallelism: append([]int(nil), p...)}
-		sample := autoscaler.Sample{Time: now, Vertices: map[string]autoscaler.VertexSample{}}
-		for i, vm := range m {
-			pt.Utilization = append(pt.Utilization, vm.BusyTimeMsPerSecond/1000)
-			vs := autoscaler.VertexSample{Busy: vm.BusyTimeMsPerSecond, AccumulatedBusy: model.AccumulatedBusyMs(i), RecordsIn: model.Position(), RecordsOut: model.Position(), Pending: nan}
-			if i == 0 {
-				vs.Pending = model.Backlog()
-			}
-			if r.BusySamplesOnly {
-				vs.AccumulatedBusy = nan
-			}
-			sample.Vertices[ids[i]] = vs
 		}
 		tr.Points = append(tr.Points, pt)
 		if !readable {
@@ -178,6 +161,34 @@ func (r Run) Simulate(began time.Time) (Trace, error) {
 }
 
 var nan = math.NaN()
+
+// look runs the model to at and reads the job there: the chart's point and the autoscaler's
+// sample, as the operator reads it over REST.
+func (r Run) look(model *workload.Model, ids []string, p []int, began time.Time, at time.Duration) (Point, autoscaler.Sample, error) {
+	now := began.Add(at)
+	if err := model.Advance(now, p); err != nil {
+		return Point{}, autoscaler.Sample{}, err
+	}
+	m, err := model.Metrics(p)
+	if err != nil {
+		return Point{}, autoscaler.Sample{}, err
+	}
+	capacity, _ := r.Spec.Capacity(p)
+	pt := Point{At: at, Input: r.Spec.Input.Rate(at), Capacity: capacity, Backlog: model.Backlog(), Parallelism: append([]int(nil), p...)}
+	sample := autoscaler.Sample{Time: now, Vertices: map[string]autoscaler.VertexSample{}}
+	for i, vm := range m {
+		pt.Utilization = append(pt.Utilization, vm.BusyTimeMsPerSecond/1000)
+		vs := autoscaler.VertexSample{Busy: vm.BusyTimeMsPerSecond, AccumulatedBusy: model.AccumulatedBusyMs(i), RecordsIn: model.Position(), RecordsOut: model.Position(), Pending: nan}
+		if i == 0 {
+			vs.Pending = model.Backlog()
+		}
+		if r.BusySamplesOnly {
+			vs.AccumulatedBusy = nan
+		}
+		sample.Vertices[ids[i]] = vs
+	}
+	return pt, sample, nil
+}
 
 // topology is the chain as the autoscaler sees it.
 func (r Run) topology(ids []string, p []int) []autoscaler.Vertex {
