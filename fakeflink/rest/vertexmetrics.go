@@ -72,8 +72,8 @@ func OperatorMetricName(name string) string {
 // maxOperatorNameLength is Flink's METRICS_OPERATOR_NAME_MAX_LENGTH.
 const maxOperatorNameLength = 80
 
-// subtaskMetricValues are the metrics one subtask reports.
-func subtaskMetricValues(c *fakeflink.Cluster, v vertex, _ int) map[string]string {
+// subtaskMetricValues are the metrics each subtask of v reports (every one the same share).
+func subtaskMetricValues(c *fakeflink.Cluster, v vertex) map[string]string {
 	out := map[string]string{"currentInputWatermark": strconv.FormatInt(minWatermark(c, v.job), 10)}
 	for k, m := range vertexMetrics(c, v) {
 		out[k] = strconv.FormatFloat(m.per, 'f', -1, 64)

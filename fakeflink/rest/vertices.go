@@ -33,8 +33,8 @@ func (s *Server) vertexRoutes() {
 	s.handle("GET /jobs/{jobid}/vertices/{vertexid}/subtasks/{subtaskindex}/attempts/{attempt}/accumulators", withAttempt(func(_ *fakeflink.Cluster, v vertex, i int, _ *http.Request) (int, any, error) {
 		return http.StatusOK, map[string]any{"subtask": i, "attempt": v.job.Restarts(), "id": v.id, "user-accumulators": []any{}}, nil
 	}))
-	s.handle("GET /jobs/{jobid}/vertices/{vertexid}/subtasks/{subtaskindex}/metrics", withSubtask(func(c *fakeflink.Cluster, v vertex, i int, r *http.Request) (int, any, error) {
-		return http.StatusOK, metricValues(subtaskMetricValues(c, v, i), r), nil
+	s.handle("GET /jobs/{jobid}/vertices/{vertexid}/subtasks/{subtaskindex}/metrics", withSubtask(func(c *fakeflink.Cluster, v vertex, _ int, r *http.Request) (int, any, error) {
+		return http.StatusOK, metricValues(subtaskMetricValues(c, v), r), nil
 	}))
 	s.handle("GET /jobs/{jobid}/vertices/{vertexid}/subtasktimes", withVertex(func(c *fakeflink.Cluster, v vertex, _ *http.Request) (int, any, error) {
 		out := []map[string]any{}
@@ -83,9 +83,9 @@ func (s *Server) vertexRoutes() {
 		return http.StatusOK, out, nil
 	}))
 	s.handle("GET /jobs/{jobid}/vertices/{vertexid}/metrics", withVertex(func(c *fakeflink.Cluster, v vertex, r *http.Request) (int, any, error) {
-		vals := map[string]string{}
+		vals, each := map[string]string{}, subtaskMetricValues(c, v)
 		for i := range v.parallelism() {
-			for k, val := range subtaskMetricValues(c, v, i) {
+			for k, val := range each {
 				vals[strconv.Itoa(i)+"."+k] = val
 			}
 		}

@@ -1,8 +1,6 @@
 package act
 
 import (
-	"context"
-
 	corev1 "k8s.io/api/core/v1"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
@@ -19,10 +17,4 @@ func RenderAutoscalerState(d *flinkv1beta1.FlinkDeployment, data map[string]stri
 	meta := objectMeta(d, AutoscalerConfigMapName(d.Name), ComponentAutoscaler)
 	meta.Labels[LabelType] = TypeNative
 	return &corev1.ConfigMap{ObjectMeta: meta, Data: data}
-}
-
-// saveAutoscalerState creates or updates the state ConfigMap; one d does not control is
-// refused (ErrNotOwned).
-func (e *Executor) saveAutoscalerState(ctx context.Context, d *flinkv1beta1.FlinkDeployment, data map[string]string) error {
-	return e.apply(ctx, RenderAutoscalerState(d, data))
 }

@@ -75,7 +75,7 @@ func (e *Executor) Execute(ctx context.Context, d *flinkv1beta1.FlinkDeployment,
 	case decide.ActScale:
 		return e.scale(ctx, d, a)
 	case decide.ActSaveAutoscalerState:
-		return e.saveAutoscalerState(ctx, d, a.AutoscalerState)
+		return e.apply(ctx, RenderAutoscalerState(d, a.AutoscalerState)) // refused when another's (ErrNotOwned)
 	case decide.ActDeleteAutoscalerState:
 		return deleteOwned(ctx, e.Client, cm(d.Namespace, AutoscalerConfigMapName(d.Name)), d.UID)
 	case decide.ActApplyIngress:

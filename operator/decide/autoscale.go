@@ -3,6 +3,7 @@ package decide
 import (
 	"fmt"
 	"maps"
+	"slices"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/autoscaler"
@@ -95,7 +96,7 @@ func (s *step) autoscale() {
 	if s.earlyLook(a) {
 		return // looked at again early (a watch event): one sample per reconcile interval
 	}
-	if v := s.belowRequested(a.Collected.Topology); v != "" {
+	if s.belowRequested(a.Collected.Topology) {
 		return // the scheduler runs a vertex below what it was asked for: wait
 	}
 	c.MaxParallelism = min(c.MaxParallelism, s.slotsCap())
@@ -126,19 +127,18 @@ func (s *step) earlyLook(a *AutoscalerObservation) bool {
 	return !last.Before(a.Collected.RunningSince) && dt >= 0 && dt < s.in.Options.ReconcileInterval/2
 }
 
-// belowRequested names a vertex the adaptive scheduler runs below its requested parallelism
-// (after losing a TaskManager, say): a decision now would pin the others at what runs.
-func (s *step) belowRequested(topo []autoscaler.Vertex) string {
+// belowRequested reports whether the adaptive scheduler runs a vertex below its requested
+// parallelism (after losing a TaskManager, say): a decision now would pin the others at what
+// runs.
+func (s *step) belowRequested(topo []autoscaler.Vertex) bool {
 	j := s.in.Observed.Job
 	if j == nil {
-		return ""
+		return false
 	}
-	for _, v := range topo {
-		if want, ok := j.VertexParallelism[v.ID]; ok && v.Parallelism < int(want) {
-			return v.ID
-		}
-	}
-	return ""
+	return slices.ContainsFunc(topo, func(v autoscaler.Vertex) bool {
+		want, ok := j.VertexParallelism[v.ID]
+		return ok && v.Parallelism < int(want)
+	})
 }
 
 // slotsCap is the largest parallelism the cluster's slots allow when the spec fixes its

@@ -39,7 +39,7 @@ func (s *step) scaleInPlace(diff DiffType, fields []string) bool {
 		if spec.Job.EffectiveState() != flinkv1beta1.JobStateRunning || o.Job == nil || o.Job.State != "RUNNING" || !o.RESTReachable {
 			return false
 		}
-		if int(flinkv1beta1.TaskManagerReplicas(spec, conf))*flinkv1beta1.TaskSlots(conf) < int(parallelism(spec)) {
+		if int(flinkv1beta1.TaskManagerReplicas(spec, conf))*flinkv1beta1.TaskSlots(conf) < int(parallelism(spec, conf)) {
 			return false // not enough slots: the upgrade path says so
 		}
 	}
@@ -57,12 +57,12 @@ func (s *step) scaleInPlace(diff DiffType, fields []string) bool {
 	a := Action{Kind: ActScale, Deploy: &Deploy{Spec: spec, Generation: s.d.Generation, Run: next.Metadata.JobRun}}
 	if parallelismChanged {
 		a.JobID = o.Job.ID
-		a.Parallelism = parallelism(spec)
+		a.Parallelism = parallelism(spec, conf)
 		a.Overrides = parseOverrides(conf[KeyParallelismOverrides])
 	}
 	s.res.Action = a
 	msg := fmt.Sprintf("Scaling in place (%s): %d TaskManager(s), parallelism %d",
-		strings.Join(fields, ", "), flinkv1beta1.TaskManagerReplicas(spec, conf), parallelism(spec))
+		strings.Join(fields, ", "), flinkv1beta1.TaskManagerReplicas(spec, conf), parallelism(spec, conf))
 	if o := conf[KeyParallelismOverrides]; o != "" {
 		msg += ", vertex overrides " + o
 	}
@@ -71,13 +71,12 @@ func (s *step) scaleInPlace(diff DiffType, fields []string) bool {
 	return true
 }
 
-// parallelism is the job's parallelism: job.parallelism, else parallelism.default (as the
-// rendered configuration gives it to Flink).
-func parallelism(spec flinkv1beta1.FlinkDeploymentSpec) int32 {
+// parallelism is the job's parallelism: job.parallelism, else parallelism.default of its
+// flattened configuration conf (as the rendered configuration gives it to Flink).
+func parallelism(spec flinkv1beta1.FlinkDeploymentSpec, conf map[string]string) int32 {
 	if spec.Job != nil && spec.Job.Parallelism != nil && *spec.Job.Parallelism > 0 {
 		return *spec.Job.Parallelism
 	}
-	conf, _ := spec.FlinkConfiguration.Flatten()
 	return int32(flinkv1beta1.DefaultParallelism(conf))
 }
 
@@ -105,7 +104,7 @@ func (s *step) reapplyParallelism() bool {
 		return false
 	}
 	conf, _ := dep.Spec.FlinkConfiguration.Flatten()
-	want := parallelism(dep.Spec)
+	want := parallelism(dep.Spec, conf)
 	if !flinkv1beta1.AdaptiveScheduler(conf) || !rescaleAPI(dep.Spec.FlinkVersion) {
 		return false
 	}
