@@ -148,7 +148,7 @@ func (f *apiFaults) get(ctx context.Context, c client.WithWatch, key client.Obje
 		f.stale = nil
 		return c.Get(ctx, key, obj, opts...)
 	}
-	id := fmt.Sprintf("%T/%s", obj, key)
+	id := fmt.Sprintf("%T/%s/%s", obj, kindOf(obj), key)
 	if snap, ok := f.stale[id]; ok {
 		reflect.ValueOf(obj).Elem().Set(reflect.ValueOf(snap.DeepCopyObject()).Elem())
 		return nil

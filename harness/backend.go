@@ -123,9 +123,9 @@ func smallScheme() (*runtime.Scheme, error) {
 	return s, nil
 }
 
-// fastList lists typed objects straight from the tracker, filtered by namespace and labels,
-// where the fake client would round-trip them through JSON; other lists take the fake
-// client's path.
+// fastList lists typed objects (or their metadata) straight from the tracker, filtered by
+// namespace and labels, where the fake client would round-trip them through JSON; other lists
+// take the fake client's path.
 func fastList(scheme *runtime.Scheme, tracker clienttesting.ObjectTracker) func(context.Context, client.WithWatch, client.ObjectList, ...client.ListOption) error {
 	return func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
 		lo := (&client.ListOptions{}).ApplyOptions(opts)
@@ -149,6 +149,9 @@ func fastList(scheme *runtime.Scheme, tracker clienttesting.ObjectTracker) func(
 		for _, obj := range objs {
 			m, ok := obj.(metav1.Object)
 			if ok && (lo.LabelSelector == nil || lo.LabelSelector.Matches(labels.Set(m.GetLabels()))) {
+				if _, metadata := list.(*metav1.PartialObjectMetadataList); metadata {
+					obj = shaped(obj.(client.Object), list)
+				}
 				kept = append(kept, obj)
 			}
 		}

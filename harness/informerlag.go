@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -37,9 +38,26 @@ type informerLag struct {
 	objs      map[client.ObjectKey]client.Object // nil: not read yet in the window
 }
 
-// kindOf is the kind of an object or list by its Go type (*appsv1.DeploymentList: Deployment).
+// kindOf is the kind of an object or list by its Go type (*appsv1.DeploymentList:
+// Deployment), or of metadata by its GVK (a PartialObjectMetadataList of PodList: Pod).
 func kindOf(o runtime.Object) string {
+	switch o.(type) {
+	case *metav1.PartialObjectMetadata, *metav1.PartialObjectMetadataList:
+		return strings.TrimSuffix(o.GetObjectKind().GroupVersionKind().Kind, "List")
+	}
 	return strings.TrimSuffix(reflect.TypeOf(o).Elem().Name(), "List")
+}
+
+// shaped is a copy of obj shaped for a read into into: its metadata alone when into is
+// metadata (PartialObjectMetadata or a list of them), else the whole object.
+func shaped(obj client.Object, into runtime.Object) runtime.Object {
+	switch into.(type) {
+	case *metav1.PartialObjectMetadata, *metav1.PartialObjectMetadataList:
+		m := &metav1.PartialObjectMetadata{ObjectMeta: *obj.(metav1.ObjectMetaAccessor).GetObjectMeta().(*metav1.ObjectMeta).DeepCopy()}
+		m.SetGroupVersionKind(into.GetObjectKind().GroupVersionKind().GroupVersion().WithKind(kindOf(into)))
+		return m
+	}
+	return obj.DeepCopyObject()
 }
 
 // lagging returns the lag of o's kind, nil when its informer is current.
@@ -80,7 +98,7 @@ func (l *informerLag) get(ctx context.Context, c client.Client, key client.Objec
 	if !ok {
 		return apierrors.NewNotFound(schema.GroupResource{Resource: strings.ToLower(kind) + "s"}, key.Name)
 	}
-	reflect.ValueOf(obj).Elem().Set(reflect.ValueOf(snap.DeepCopyObject()).Elem())
+	reflect.ValueOf(obj).Elem().Set(reflect.ValueOf(shaped(snap, obj)).Elem())
 	return nil
 }
 
@@ -107,7 +125,7 @@ func (l *informerLag) list(ctx context.Context, c client.Client, list client.Obj
 	for _, key := range keys {
 		obj := l.objs[key]
 		if (o.Namespace == "" || key.Namespace == o.Namespace) && sel.Matches(labels.Set(obj.GetLabels())) {
-			items = append(items, obj.DeepCopyObject())
+			items = append(items, shaped(obj, list))
 		}
 	}
 	return meta.SetList(list, items)

@@ -108,7 +108,7 @@ func (e *Executor) deleteHA(ctx context.Context, d *flinkv1beta1.FlinkDeployment
 // cluster as d's, goes last). TaskManagers never write HA metadata, and the manager's cache
 // holds no TaskManager pods.
 func (e *Executor) podsLeft(ctx context.Context, d *flinkv1beta1.FlinkDeployment) (bool, error) {
-	var pods corev1.PodList
-	err := e.Lister.List(ctx, e.Client, &pods, d.Namespace, JobManagerPods(d.Name))
+	pods := PodMetadataList()
+	err := e.Lister.List(ctx, e.Client, pods, d.Namespace, JobManagerPods(d.Name))
 	return len(pods.Items) > 0, wrap("list pods", err)
 }

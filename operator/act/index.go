@@ -5,15 +5,19 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// IndexApp is the manager cache's index of Pods and ConfigMaps by their app label. Without it
-// a cache list by label scans every Pod (ConfigMap) of the namespace: at 10,000 deployments
-// in one namespace each reconcile would read 20,000 pods to find its JobManager's.
+// IndexApp is the manager cache's index of JobManager pods and Flink's HA ConfigMaps by their
+// app label. Without it a cache list by label scans every pod (ConfigMap) of the namespace: at
+// 10,000 deployments in one namespace each reconcile would read 10,000 pods to find its
+// JobManager's. The operator's own ConfigMaps are read by name and left out of the index
+// (each entry costs two sets: controller-runtime keys it by namespace and across namespaces).
 const IndexApp = "flinkop.app"
 
-// IndexByApp registers IndexApp on Pods and ConfigMaps with a manager's field indexer.
+// IndexByApp registers IndexApp on Pods (the metadata-only informer the cache holds them in,
+// which this creates: see MetadataOnly) and HA ConfigMaps with a manager's field indexer.
 func IndexByApp(ctx context.Context, idx client.FieldIndexer) error {
 	byApp := func(o client.Object) []string {
 		if app, ok := o.GetLabels()[LabelApp]; ok {
@@ -21,10 +25,17 @@ func IndexByApp(ctx context.Context, idx client.FieldIndexer) error {
 		}
 		return nil
 	}
-	for _, obj := range []client.Object{&corev1.Pod{}, &corev1.ConfigMap{}} {
-		if err := idx.IndexField(ctx, obj, IndexApp, byApp); err != nil {
-			return fmt.Errorf("index %T by app label: %w", obj, err)
+	haByApp := func(o client.Object) []string {
+		if o.GetLabels()[LabelConfigMapType] != ConfigMapTypeHA {
+			return nil
 		}
+		return byApp(o)
+	}
+	if err := idx.IndexField(ctx, PodMetadata(), IndexApp, byApp); err != nil {
+		return fmt.Errorf("index pods by app label: %w", err)
+	}
+	if err := idx.IndexField(ctx, &corev1.ConfigMap{}, IndexApp, haByApp); err != nil {
+		return fmt.Errorf("index HA ConfigMaps by app label: %w", err)
 	}
 	return nil
 }
@@ -38,15 +49,21 @@ type AppLister struct {
 	Indexed bool
 }
 
-// List lists into list (a PodList or ConfigMapList) the objects of namespace ns matching sel.
+// List lists into list (a ConfigMapList, or pod metadata: PodMetadataList) the objects of
+// namespace ns matching sel. A ConfigMap list reads the index only when sel selects Flink's
+// HA ConfigMaps, the only ones indexed.
 func (l AppLister) List(ctx context.Context, r client.Reader, list client.ObjectList, ns string, sel client.MatchingLabels) error {
 	opts := []client.ListOption{client.InNamespace(ns), sel}
 	app, named := sel[LabelApp]
-	switch list.(type) {
-	case *corev1.PodList, *corev1.ConfigMapList:
-		if l.Indexed && named {
-			opts = append(opts, client.MatchingFields{IndexApp: app})
-		}
+	indexed := false
+	switch t := list.(type) {
+	case *corev1.ConfigMapList:
+		indexed = sel[LabelConfigMapType] == ConfigMapTypeHA
+	case *metav1.PartialObjectMetadataList:
+		indexed = t.GetObjectKind().GroupVersionKind().Kind == "PodList"
+	}
+	if indexed && l.Indexed && named {
+		opts = append(opts, client.MatchingFields{IndexApp: app})
 	}
 	return r.List(ctx, list, opts...)
 }

@@ -23,8 +23,8 @@ func (r recordingIndexer) IndexField(_ context.Context, obj client.Object, field
 
 func typeName(obj client.Object) string {
 	switch obj.(type) {
-	case *corev1.Pod:
-		return "Pod"
+	case *metav1.PartialObjectMetadata:
+		return "meta:" + obj.GetObjectKind().GroupVersionKind().Kind
 	case *corev1.ConfigMap:
 		return "ConfigMap"
 	}
@@ -39,15 +39,15 @@ func TestAppLister(t *testing.T) {
 	if err := IndexByApp(t.Context(), idx); err != nil {
 		t.Fatal(err)
 	}
-	if len(idx) != 2 || idx[IndexApp+"/Pod"] == nil || idx[IndexApp+"/ConfigMap"] == nil {
-		t.Fatalf("IndexByApp registered %v, want %s on Pods and ConfigMaps", slices.Sorted(maps.Keys(idx)), IndexApp)
+	if len(idx) != 2 || idx[IndexApp+"/meta:Pod"] == nil || idx[IndexApp+"/ConfigMap"] == nil {
+		t.Fatalf("IndexByApp registered %v, want %s on pod metadata and ConfigMaps", slices.Sorted(maps.Keys(idx)), IndexApp)
 	}
 	objs := []client.Object{
 		pod("a-jm", "a", ComponentJobManager), pod("a-tm", "a", ComponentTaskManager),
 		pod("b-jm", "b", ComponentJobManager), pod("other", "", ""),
 	}
 	withIndex := fake.NewClientBuilder().WithObjects(objs...).
-		WithIndex(&corev1.Pod{}, IndexApp, idx[IndexApp+"/Pod"]).Build()
+		WithIndex(PodMetadata(), IndexApp, idx[IndexApp+"/meta:Pod"]).Build()
 	plain := fake.NewClientBuilder().WithObjects(objs...).Build()
 	for name, tc := range map[string]struct {
 		lister  AppLister
@@ -60,8 +60,8 @@ func TestAppLister(t *testing.T) {
 		"plain reader told it is indexed": {lister: AppLister{Indexed: true}, reader: plain, wantErr: true},
 	} {
 		t.Run(name, func(t *testing.T) {
-			var pods corev1.PodList
-			err := tc.lister.List(t.Context(), tc.reader, &pods, "ns", client.MatchingLabels(Selector("a", ComponentJobManager)))
+			pods := PodMetadataList()
+			err := tc.lister.List(t.Context(), tc.reader, pods, "ns", client.MatchingLabels(Selector("a", ComponentJobManager)))
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("List: %v, want error: %v", err, tc.wantErr)
 			}
@@ -82,4 +82,40 @@ func pod(name, app, component string) *corev1.Pod {
 		p.Labels[LabelApp], p.Labels[LabelComponent] = app, component
 	}
 	return p
+}
+
+// TestIndexHoldsOnlyHAConfigMaps: of ConfigMaps the app index holds Flink's HA ConfigMaps
+// alone (the operator reads its own by name), and a ConfigMap list reads the index only when
+// it selects HA ConfigMaps.
+func TestIndexHoldsOnlyHAConfigMaps(t *testing.T) {
+	idx := recordingIndexer{}
+	if err := IndexByApp(t.Context(), idx); err != nil {
+		t.Fatal(err)
+	}
+	byApp := idx[IndexApp+"/ConfigMap"]
+	ha := map[string]string{LabelApp: "a", LabelType: TypeNative, LabelConfigMapType: ConfigMapTypeHA}
+	for name, tc := range map[string]struct {
+		labels map[string]string
+		want   []string
+	}{
+		"HA ConfigMap":           {labels: ha, want: []string{"a"}},
+		"flink-config ConfigMap": {labels: map[string]string{LabelApp: "a", LabelType: TypeNative, LabelManagedBy: ManagedBy}},
+		"no app label":           {labels: map[string]string{LabelConfigMapType: ConfigMapTypeHA}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got := byApp(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Labels: tc.labels}})
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("index values (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// A plain reader refuses the index's field selector: a list that names it fails there.
+	plain := fake.NewClientBuilder().Build()
+	var cms corev1.ConfigMapList
+	if err := (AppLister{Indexed: true}).List(t.Context(), plain, &cms, "ns", client.MatchingLabels{LabelApp: "a"}); err != nil {
+		t.Errorf("a list of the operator's ConfigMaps used the index: %v", err)
+	}
+	if err := (AppLister{Indexed: true}).List(t.Context(), plain, &cms, "ns", client.MatchingLabels(ha)); err == nil {
+		t.Error("a list of HA ConfigMaps did not use the index")
+	}
 }

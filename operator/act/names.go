@@ -8,7 +8,9 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -27,6 +29,9 @@ const (
 	// one label selects every ConfigMap the operator reads, and its cache holds no others.
 	LabelType  = "type"
 	TypeNative = "flink-native-kubernetes"
+	// LabelConfigMapType and ConfigMapTypeHA are Flink's label on its HA ConfigMaps.
+	LabelConfigMapType = "configmap-type"
+	ConfigMapTypeHA    = "high-availability"
 	// AnnotationGeneration on the JobManager Deployment is the FlinkDeployment generation it
 	// was rendered for: after a crash the operator can tell whether a deploy already happened.
 	AnnotationGeneration = "flinkop.io/generation"
@@ -85,14 +90,26 @@ func Selector(name, component string) map[string]string {
 // CachedLabels are the labels an object of obj's kind needs for the manager's cache to hold
 // it (nil: every object of the kind): the operator's own labels on its Deployments, Services
 // and Ingresses, and on its pods only JobManagers'; Flink's type label on ConfigMaps (the
-// flink-config ConfigMaps, which the operator labels so, and Flink's HA ConfigMaps).
+// flink-config ConfigMaps, which the operator labels so, and Flink's HA ConfigMaps). A
+// metadata-only object (*metav1.PartialObjectMetadata) counts as its kind.
 func CachedLabels(obj client.Object) map[string]string {
+	kind := ""
 	switch obj.(type) {
 	case *corev1.Pod:
-		return map[string]string{LabelManagedBy: ManagedBy, LabelComponent: ComponentJobManager}
+		kind = "Pod"
 	case *corev1.ConfigMap:
-		return map[string]string{LabelType: TypeNative}
+		kind = "ConfigMap"
 	case *appsv1.Deployment, *corev1.Service, *networkingv1.Ingress:
+		kind = "Owned"
+	case *metav1.PartialObjectMetadata:
+		kind = obj.GetObjectKind().GroupVersionKind().Kind
+	}
+	switch kind {
+	case "Pod":
+		return map[string]string{LabelManagedBy: ManagedBy, LabelComponent: ComponentJobManager}
+	case "ConfigMap":
+		return map[string]string{LabelType: TypeNative}
+	case "Owned", "Deployment", "Service", "Ingress":
 		return map[string]string{LabelManagedBy: ManagedBy}
 	}
 	return nil
@@ -102,6 +119,33 @@ func CachedLabels(obj client.Object) map[string]string {
 // CachedLabels of its kind.
 func Cached(obj client.Object) bool {
 	return labels.SelectorFromSet(CachedLabels(obj)).Matches(labels.Set(obj.GetLabels()))
+}
+
+// MetadataOnly reports whether the manager's cache holds only the metadata of objects of
+// obj's kind (a metadata-only informer), so that a typed read of one through the cache is
+// refused: Pods. The operator reads a pod's status only while its JobManager is not ready,
+// and then past the cache, by name; a typed Pod struct is 1.2 KB before its content, and a
+// fleet has one JobManager pod per deployment.
+func MetadataOnly(obj runtime.Object) bool {
+	switch obj.(type) {
+	case *corev1.Pod, *corev1.PodList:
+		return true
+	}
+	return false
+}
+
+// PodMetadataList is an empty list of pod metadata, as the manager's cache holds pods.
+func PodMetadataList() *metav1.PartialObjectMetadataList {
+	l := &metav1.PartialObjectMetadataList{}
+	l.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("PodList"))
+	return l
+}
+
+// PodMetadata is an empty pod metadata object, as the manager's cache holds pods.
+func PodMetadata() *metav1.PartialObjectMetadata {
+	m := &metav1.PartialObjectMetadata{}
+	m.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Pod"))
+	return m
 }
 
 // JobManagerPods selects the JobManager pods of deployment name that the operator rendered:

@@ -28,9 +28,10 @@ import (
 // collides with one is resolved by an uncached read (see act.Executor.Reader).
 //
 // The cache keeps of each object only what the operator reads (its memory per deployment is
-// what a fleet of 10,000 costs): no managedFields; of a Pod its metadata and container
-// statuses (the operator never writes pods); of an HA ConfigMap its metadata (the operator
-// only tells whether HA metadata exists, and deletes it by label); of its own Deployments
+// what a fleet of 10,000 costs): no managedFields; of a Pod its metadata, in a metadata-only
+// informer (act.MetadataOnly: the operator reads a pod whole, past the cache, only while its
+// JobManager is not ready, and never writes pods); of an HA ConfigMap its metadata (the
+// operator only tells whether HA metadata exists, and deletes it by label); of its own Deployments
 // their metadata, replicas and status, and of its flink-config ConfigMaps their metadata: it
 // compares their content by hash (act.StripContent); of a FlinkDeployment whose last stable
 // spec is its last reconciled spec, one copy of that JSON.
@@ -40,12 +41,15 @@ func CacheOptions(namespaces []string) cache.Options {
 		return cache.ByObject{Label: labels.SelectorFromSet(act.CachedLabels(obj)), Transform: t}
 	}
 	opts := cache.Options{
-		DefaultTransform: strip,
+		// A read of a kind no informer was started for fails rather than starting one: a
+		// typed read of a metadata-only kind would otherwise cache every object of it whole.
+		ReaderFailOnMissingInformer: true,
+		DefaultTransform:            strip,
 		ByObject: map[client.Object]cache.ByObject{
 			&flinkv1beta1.FlinkDeployment{}: {Transform: slimFlinkDeployment},
 			&appsv1.Deployment{}:            owned(&appsv1.Deployment{}, act.StripContent),
 			&corev1.Service{}:               owned(&corev1.Service{}, strip),
-			&corev1.Pod{}:                   owned(&corev1.Pod{}, slimPod),
+			&corev1.Pod{}:                   owned(&corev1.Pod{}, strip), // metadata only: see act.MetadataOnly
 			&networkingv1.Ingress{}:         owned(&networkingv1.Ingress{}, strip),
 			&corev1.ConfigMap{}:             owned(&corev1.ConfigMap{}, slimHAConfigMap),
 		},
@@ -57,21 +61,6 @@ func CacheOptions(namespaces []string) cache.Options {
 		}
 	}
 	return opts
-}
-
-// slimPod keeps of a pod what the operator reads: its metadata (managedFields dropped) and
-// the statuses of its containers.
-func slimPod(obj any) (any, error) {
-	p, ok := obj.(*corev1.Pod)
-	if !ok {
-		return obj, nil
-	}
-	p.ManagedFields = nil
-	p.Spec = corev1.PodSpec{}
-	p.Status = corev1.PodStatus{
-		Phase: p.Status.Phase, InitContainerStatuses: p.Status.InitContainerStatuses, ContainerStatuses: p.Status.ContainerStatuses,
-	}
-	return p, nil
 }
 
 // slimFlinkDeployment drops a FlinkDeployment's managedFields and keeps one copy of its spec

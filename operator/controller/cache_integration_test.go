@@ -68,12 +68,16 @@ func TestManagerCachesOnlyItsObjects(t *testing.T) {
 			strings.Contains(taken.Status.Error, "is not controlled by this resource")
 	})
 	var cms corev1.ConfigMapList
-	var pods corev1.PodList
+	pods := act.PodMetadataList()
 	if err := mgr.GetCache().List(ctx, &cms, client.InNamespace(ns)); err != nil {
 		t.Fatal(err)
 	}
-	if err := mgr.GetCache().List(ctx, &pods, client.InNamespace(ns)); err != nil {
+	if err := mgr.GetCache().List(ctx, pods, client.InNamespace(ns)); err != nil {
 		t.Fatal(err)
+	}
+	var typed corev1.PodList
+	if err := mgr.GetCache().List(ctx, &typed, client.InNamespace(ns)); err == nil {
+		t.Errorf("a typed pod list through the cache was served (%d pods): it must be refused, not start an informer of whole pods", len(typed.Items))
 	}
 	for _, cm := range cms.Items {
 		if cm.Labels[act.LabelType] != act.TypeNative {
@@ -90,20 +94,20 @@ func TestManagerCachesOnlyItsObjects(t *testing.T) {
 	}
 }
 
-// checkCachedPods: the cached pods are the operator's, slimmed to metadata and statuses, and
-// the app index finds the pods of the "basic" deployment.
-func checkCachedPods(ctx context.Context, t *testing.T, c client.Reader, pods []corev1.Pod) {
+// checkCachedPods: the cached pods are the operator's, as metadata without managedFields,
+// and the app index finds the pods of the "basic" deployment.
+func checkCachedPods(ctx context.Context, t *testing.T, c client.Reader, pods []metav1.PartialObjectMetadata) {
 	t.Helper()
 	for _, p := range pods {
 		if p.Labels[act.LabelManagedBy] != act.ManagedBy {
 			t.Errorf("Pod %s (labels %v) is in the operator's cache", p.Name, p.Labels)
 		}
-		if len(p.Spec.Containers) > 0 || len(p.ManagedFields) > 0 {
-			t.Errorf("Pod %s is cached whole (%d containers, %d managedFields entries), want metadata and statuses", p.Name, len(p.Spec.Containers), len(p.ManagedFields))
+		if len(p.ManagedFields) > 0 {
+			t.Errorf("Pod %s is cached with %d managedFields entries", p.Name, len(p.ManagedFields))
 		}
 	}
-	var jm corev1.PodList
-	if err := c.List(ctx, &jm, client.InNamespace(ns), client.MatchingFields{act.IndexApp: "basic"}); err != nil || len(jm.Items) == 0 {
+	jm := act.PodMetadataList()
+	if err := c.List(ctx, jm, client.InNamespace(ns), client.MatchingFields{act.IndexApp: "basic"}); err != nil || len(jm.Items) == 0 {
 		t.Errorf("the cache's %s index lists %d pods of basic (%v)", act.IndexApp, len(jm.Items), err)
 	}
 }

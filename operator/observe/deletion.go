@@ -54,31 +54,35 @@ func (o *Observer) sessionJobs(ctx context.Context, d *flinkv1beta1.FlinkDeploym
 	return out, nil
 }
 
+// leftovers names what deletion still waits for, as the cache shows it: d's Services and
+// ConfigMaps (read by name: a list by label would scan every Service of the namespace, once
+// per deletion pass) and its JobManager pods.
 func (o *Observer) leftovers(ctx context.Context, d *flinkv1beta1.FlinkDeployment) ([]string, error) {
-	sel := client.MatchingLabels{act.LabelApp: d.Name, act.LabelManagedBy: act.ManagedBy}
 	var out []string
-	var svcs corev1.ServiceList
-	if err := o.Client.List(ctx, &svcs, client.InNamespace(d.Namespace), sel); err != nil {
-		return nil, err
-	}
-	for _, s := range svcs.Items {
-		if metav1.IsControlledBy(&s, d) {
-			out = append(out, "service/"+s.Name)
+	for _, x := range []struct {
+		kind, name string
+		obj        client.Object
+	}{
+		{"service", act.InternalServiceName(d.Name), &corev1.Service{}},
+		{"service", act.RESTServiceName(d.Name), &corev1.Service{}},
+		{"configmap", act.AutoscalerConfigMapName(d.Name), &corev1.ConfigMap{}},
+		{"configmap", act.ConfigMapName(d.Name), &corev1.ConfigMap{}},
+	} {
+		err := o.Client.Get(ctx, client.ObjectKey{Namespace: d.Namespace, Name: x.name}, x.obj)
+		if apierrors.IsNotFound(err) {
+			continue
 		}
-	}
-	var cms corev1.ConfigMapList
-	if err := o.Lister.List(ctx, o.Client, &cms, d.Namespace, sel); err != nil {
-		return nil, err
-	}
-	for _, c := range cms.Items {
-		if metav1.IsControlledBy(&c, d) {
-			out = append(out, "configmap/"+c.Name)
+		if err != nil {
+			return nil, fmt.Errorf("get %s/%s: %w", x.kind, x.name, err)
+		}
+		if metav1.IsControlledBy(x.obj, d) {
+			out = append(out, x.kind+"/"+x.name)
 		}
 	}
 	// A JobManager pod that is still shutting down may write HA metadata after it was deleted:
 	// deletion waits for those pods, so that its last pass removes what they wrote.
-	var pods corev1.PodList
-	if err := o.Lister.List(ctx, o.Client, &pods, d.Namespace, act.JobManagerPods(d.Name)); err != nil {
+	pods := act.PodMetadataList()
+	if err := o.Lister.List(ctx, o.Client, pods, d.Namespace, act.JobManagerPods(d.Name)); err != nil {
 		return nil, err
 	}
 	for _, p := range pods.Items {

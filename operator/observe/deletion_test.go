@@ -1,6 +1,8 @@
 package observe
 
 import (
+	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -9,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
@@ -65,5 +68,49 @@ func TestDeletionLooksPastALaggingCache(t *testing.T) {
 				t.Errorf("leftovers (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestDeletionReadsItsObjectsByName: what deletion waits for is read from the cache by name,
+// never by a list of Services or of its own ConfigMaps (which scans the namespace's, once per
+// pass), and
+// counts only what the resource controls.
+func TestDeletionReadsItsObjectsByName(t *testing.T) {
+	meta := func(name string, owners []metav1.OwnerReference) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Name: name, Namespace: "ns", OwnerReferences: owners}
+	}
+	cache := fake.NewClientBuilder().WithObjects(
+		&corev1.Service{ObjectMeta: meta(act.InternalServiceName("a"), controlledByA())},
+		&corev1.Service{ObjectMeta: meta(act.RESTServiceName("a"), nil)}, // another's
+		&corev1.ConfigMap{ObjectMeta: meta(act.AutoscalerConfigMapName("a"), controlledByA())},
+		&corev1.ConfigMap{ObjectMeta: meta(act.ConfigMapName("a"), controlledByA())},
+	).WithInterceptorFuncs(interceptor.Funcs{
+		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+			sel := (&client.ListOptions{}).ApplyOptions(opts).LabelSelector
+			ha := sel != nil && strings.Contains(sel.String(), act.LabelConfigMapType+"="+act.ConfigMapTypeHA)
+			switch list.(type) {
+			case *corev1.ServiceList:
+				t.Errorf("deletion listed Services (%v)", sel)
+			case *corev1.ConfigMapList:
+				if !ha { // HA ConfigMaps are listed through the app index
+					t.Errorf("deletion listed ConfigMaps other than HA ones (%v)", sel)
+				}
+			}
+			return c.List(ctx, list, opts...)
+		},
+	}).Build()
+	o := &Observer{Client: cache, Flink: func(*flinkv1beta1.FlinkDeployment) FlinkAPI { return &stalling{} }, RESTBudget: time.Millisecond}
+	now := metav1.Now()
+	d := &flinkv1beta1.FlinkDeployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ns", UID: "uid-a", DeletionTimestamp: &now},
+		Spec:       flinkv1beta1.FlinkDeploymentSpec{Job: &flinkv1beta1.JobSpec{}},
+	}
+	obs, err := o.Observe(t.Context(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"service/" + act.InternalServiceName("a"), "configmap/" + act.AutoscalerConfigMapName("a"), "configmap/" + act.ConfigMapName("a")}
+	if diff := cmp.Diff(want, obs.Leftovers); diff != "" {
+		t.Errorf("leftovers (-want +got):\n%s", diff)
 	}
 }

@@ -34,10 +34,10 @@ type FlinkAPI interface {
 	SubtaskMetrics(ctx context.Context, jobID, vertexID string, names, aggs []string) ([]flink.AggregatedMetric, error)
 }
 
-// HA ConfigMap labels, as Flink's Kubernetes HA services set them.
+// HA ConfigMap labels, as Flink's Kubernetes HA services set them (act.LabelConfigMapType).
 const (
-	LabelHAConfigMapType = "configmap-type"
-	HAConfigMapType      = "high-availability"
+	LabelHAConfigMapType = act.LabelConfigMapType
+	HAConfigMapType      = act.ConfigMapTypeHA
 )
 
 // podProblems are the container states that need a person.
@@ -144,13 +144,13 @@ func (o *Observer) deployment(ctx context.Context, d *flinkv1beta1.FlinkDeployme
 // JobManager pod's main container ever ran (a pod that is pending, or whose image cannot be
 // pulled or its container created).
 func (o *Observer) jobManagerPods(ctx context.Context, d *flinkv1beta1.FlinkDeployment) (*decide.PodError, bool, error) {
-	var pods corev1.PodList
-	if err := o.Lister.List(ctx, o.Client, &pods, d.Namespace, act.JobManagerPods(d.Name)); err != nil {
-		return nil, false, fmt.Errorf("list JobManager pods: %w", err)
+	pods, err := o.jobManagerPodStatuses(ctx, d)
+	if err != nil {
+		return nil, false, err
 	}
 	var problem *decide.PodError
 	neverStarted := true
-	for _, p := range pods.Items {
+	for _, p := range pods {
 		for _, cs := range p.Status.ContainerStatuses {
 			if cs.State.Running != nil || cs.State.Terminated != nil || cs.LastTerminationState.Terminated != nil || cs.RestartCount > 0 {
 				neverStarted = false
@@ -177,6 +177,34 @@ func (o *Observer) jobManagerPods(ctx context.Context, d *flinkv1beta1.FlinkDepl
 		}
 	}
 	return problem, neverStarted, nil
+}
+
+// jobManagerPodStatuses reads d's JobManager pods: their names from the cache, which holds
+// pods' metadata only (act.MetadataOnly), and each pod by name past it (o.Reader; the cache's
+// client without one). It runs only while a JobManager is not ready, so a fleet at steady
+// state makes none of these reads. A pod gone between the two reads is skipped.
+func (o *Observer) jobManagerPodStatuses(ctx context.Context, d *flinkv1beta1.FlinkDeployment) ([]corev1.Pod, error) {
+	names := act.PodMetadataList()
+	if err := o.Lister.List(ctx, o.Client, names, d.Namespace, act.JobManagerPods(d.Name)); err != nil {
+		return nil, fmt.Errorf("list JobManager pods: %w", err)
+	}
+	reader := o.Reader
+	if reader == nil {
+		reader = o.Client
+	}
+	pods := make([]corev1.Pod, 0, len(names.Items))
+	for _, m := range names.Items {
+		var p corev1.Pod
+		err := reader.Get(ctx, client.ObjectKey{Namespace: m.Namespace, Name: m.Name}, &p)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("get JobManager pod %s: %w", m.Name, err)
+		}
+		pods = append(pods, p)
+	}
+	return pods, nil
 }
 
 // HAClusterID is the HA cluster id of a deployment: always its name (the operator sets

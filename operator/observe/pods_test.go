@@ -34,12 +34,13 @@ func TestPodsAreReadOnlyWhileTheJobManagerIsUnavailable(t *testing.T) {
 	for name, tc := range map[string]struct {
 		available bool
 		replicas  int32 // JobManagers (1 unless set)
-		lists     int
+		lists     int   // of pod metadata, through the cache
+		gets      int   // of whole pods, past it
 		problem   *decide.PodError
 	}{
-		"unavailable: pods say why":              {lists: 1, problem: crashLoop},
+		"unavailable: pods say why":              {lists: 1, gets: 1, problem: crashLoop},
 		"available: no pod read":                 {available: true},
-		"a standby not ready: pods say why (HA)": {available: true, replicas: 2, lists: 1, problem: crashLoop},
+		"a standby not ready: pods say why (HA)": {available: true, replicas: 2, lists: 1, gets: 1, problem: crashLoop},
 	} {
 		t.Run(name, func(t *testing.T) {
 			jm := &appsv1.Deployment{
@@ -53,24 +54,35 @@ func TestPodsAreReadOnlyWhileTheJobManagerIsUnavailable(t *testing.T) {
 			if tc.available {
 				jm.Status.ReadyReplicas, jm.Status.AvailableReplicas = 1, 1
 			}
-			lists := 0
+			lists, gets := 0, 0
 			byApp := func(o client.Object) []string { return []string{o.GetLabels()[act.LabelApp]} }
-			c := fake.NewClientBuilder().WithObjects(jm, pod).WithIndex(&corev1.ConfigMap{}, act.IndexApp, byApp).WithIndex(&corev1.Pod{}, act.IndexApp, byApp).WithInterceptorFuncs(interceptor.Funcs{
+			c := fake.NewClientBuilder().WithObjects(jm, pod).WithIndex(&corev1.ConfigMap{}, act.IndexApp, byApp).WithIndex(act.PodMetadata(), act.IndexApp, byApp).WithInterceptorFuncs(interceptor.Funcs{
 				List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
 					if _, ok := list.(*corev1.PodList); ok {
+						t.Errorf("whole pods listed through the cache")
+					}
+					if m, ok := list.(*metav1.PartialObjectMetadataList); ok && m.Kind == "PodList" {
 						lists++
 					}
 					return c.List(ctx, list, opts...)
 				},
 			}).Build()
-			o := &Observer{Client: c, Lister: act.AppLister{Indexed: true}, Flink: func(*flinkv1beta1.FlinkDeployment) FlinkAPI { return &stalling{} }, RESTBudget: time.Millisecond}
+			reader := interceptor.NewClient(fake.NewClientBuilder().WithObjects(pod).Build(), interceptor.Funcs{
+				Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+					if _, ok := obj.(*corev1.Pod); ok {
+						gets++
+					}
+					return c.Get(ctx, key, obj, opts...)
+				},
+			})
+			o := &Observer{Client: c, Reader: reader, Lister: act.AppLister{Indexed: true}, Flink: func(*flinkv1beta1.FlinkDeployment) FlinkAPI { return &stalling{} }, RESTBudget: time.Millisecond}
 			d := &flinkv1beta1.FlinkDeployment{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ns", UID: "uid-a"}}
 			obs, err := o.Observe(t.Context(), d)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if lists != tc.lists {
-				t.Errorf("%d pod lists, want %d", lists, tc.lists)
+			if lists != tc.lists || gets != tc.gets {
+				t.Errorf("%d pod metadata lists and %d pod reads past the cache, want %d and %d", lists, gets, tc.lists, tc.gets)
 			}
 			if diff := cmp.Diff(tc.problem, obs.PodError); diff != "" {
 				t.Errorf("pod problem (-want +got):\n%s", diff)
