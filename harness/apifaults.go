@@ -6,12 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
 // errOperatorCrashed stops a reconcile right after an API write: the operator process dies
@@ -43,6 +46,47 @@ type apiFaults struct {
 	// conflict reports a write refused with 409 Conflict: the operator retries those quietly,
 	// so the world traces them here.
 	conflict func(obj client.Object, err error)
+
+	// replaced are, per FlinkDeployment or FlinkSessionJob, the resourceVersions this operator
+	// process's own writes replaced (the last few); staleWrites are the writes refused with a
+	// conflict that were made on one of them (invariant 9).
+	replaced    map[string][]string
+	staleWrites []string
+}
+
+// maxReplaced bounds the versions remembered per resource for invariant 9.
+const maxReplaced = 8
+
+// ownResource is the key of a FlinkDeployment or FlinkSessionJob for invariant 9 ("" for
+// other kinds: the operator writes those on copies it reads anew).
+func ownResource(obj client.Object) string {
+	switch obj.(type) {
+	case *flinkv1beta1.FlinkDeployment, *flinkv1beta1.FlinkSessionJob:
+		return fmt.Sprintf("%T/%s/%s", obj, obj.GetNamespace(), obj.GetName())
+	}
+	return ""
+}
+
+// judge records a write of obj made on version before: a success replaced before; a conflict
+// on a version the process's own write had replaced means it acted on a copy from before its
+// own write (invariant 9).
+func (f *apiFaults) judge(obj client.Object, before string, err error) {
+	key := ownResource(obj)
+	if key == "" || before == "" {
+		return
+	}
+	switch {
+	case err == nil:
+		if f.replaced == nil {
+			f.replaced = map[string][]string{}
+		}
+		f.replaced[key] = append(f.replaced[key], before)
+		if rs := f.replaced[key]; len(rs) > maxReplaced {
+			f.replaced[key] = rs[len(rs)-maxReplaced:]
+		}
+	case apierrors.IsConflict(err) && slices.Contains(f.replaced[key], before):
+		f.staleWrites = append(f.staleWrites, fmt.Sprintf("%s: written on version %s, which the operator's own write had replaced (invariant 9)", obj.GetName(), before))
+	}
 }
 
 // MaxObjectBytes is the largest object the world's API stores, as etcd's request limit
@@ -120,7 +164,10 @@ func (f *apiFaults) tryWrite(obj client.Object, do func() error) error {
 		}
 		return apierrors.NewInternalError(errors.New("etcdserver: request timed out (simulated)"))
 	}
-	if err := do(); err != nil {
+	before := obj.GetResourceVersion()
+	err := do()
+	f.judge(obj, before, err)
+	if err != nil {
 		return err
 	}
 	f.total++

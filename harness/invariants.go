@@ -108,6 +108,7 @@ func (c *Checker) Check(resources ...string) []string {
 	out = append(out, c.checkCrons()...)
 	out = append(out, c.w.events.rejected...) // API limits: every Event was accepted
 	out = append(out, c.w.FalseAlarms()...)
+	out = append(out, c.w.api.staleWrites...)
 	out = append(out, c.boundaryKept()...)
 	out = append(out, c.foreignUntouched()...)
 	out = append(out, c.latencyKept()...)
@@ -159,8 +160,8 @@ func (c *Checker) check(name string) []string {
 	return append(out, c.noRegression(d, cl)...)
 }
 
-// rollbackAllowed: a rollback happens only under the rollback conditions (invariant 6): the
-// resource enables it; and when it starts, the spec it returns to is not suspended, has the
+// rollbackAllowed: a rollback happens only under the rollback conditions (invariant 6): when
+// it starts, the resource enables it, the spec it returns to is not suspended, has the
 // same Flink version, the failed spec had its readiness timeout, and there is state to restore
 // (HA metadata, or the upgrade savepoint of a JobManager that never started).
 func (c *Checker) rollbackAllowed(d *flinkv1beta1.FlinkDeployment) []string {
@@ -173,7 +174,13 @@ func (c *Checker) rollbackAllowed(d *flinkv1beta1.FlinkDeployment) []string {
 	}
 	conf, _ := d.Spec.FlinkConfiguration.Flatten()
 	opts, _ := c.w.Options.With(config.OperatorKeys(conf))
-	if !opts.RollbackEnabled {
+	rollback := func(s flinkv1beta1.ReconciliationState) bool {
+		return s == flinkv1beta1.ReconciliationRollingBack || s == flinkv1beta1.ReconciliationRolledBack
+	}
+	// Judged when the rollback starts: a person may turn rollbacks off once one happened (a
+	// change the operator applies without a redeploy), and the resource stays ROLLED_BACK.
+	started := rollback(rs.State) && (!rollback(prev) || rs.State == flinkv1beta1.ReconciliationRollingBack && prev != rs.State)
+	if started && !opts.RollbackEnabled {
 		return []string{fmt.Sprintf("%s: %s/%s although kubernetes.operator.deployment.rollback.enabled is not true (invariant 6)", d.Name, rs.State, lc)}
 	}
 	if prev == rs.State || rs.State != flinkv1beta1.ReconciliationRollingBack {

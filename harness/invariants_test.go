@@ -280,3 +280,42 @@ func TestStatusTooLargeIsAWarning(t *testing.T) {
 	}
 	t.Errorf("no StatusTooLarge Warning; trace:\n%.3000s", w.Trace)
 }
+
+// TestRollbackIsJudgedWhenItStarts: invariant 6 judges a rollback as it starts; a person who
+// turns rollbacks off after one happened (the resource stays ROLLED_BACK, as nothing is
+// redeployed for that change) breaks nothing, while entering a rollback state with them off
+// does.
+func TestRollbackIsJudgedWhenItStarts(t *testing.T) {
+	w, err := NewWorld(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewChecker(w)
+	_ = w.Apply(savepointJob())
+	stepUntil(t, w, c, "running", runningGen(1))
+	set := func(enabled string, state flinkv1beta1.ReconciliationState) []string {
+		t.Helper()
+		d, _ := w.Get("job")
+		d.Spec.FlinkConfiguration.Set("kubernetes.operator.deployment.rollback.enabled", enabled)
+		if err := w.Client.Update(context.Background(), d); err != nil {
+			t.Fatal(err)
+		}
+		d.Status.ReconciliationStatus.State = state
+		if err := w.Client.Status().Update(context.Background(), d); err != nil {
+			t.Fatal(err)
+		}
+		return c.Check("job")
+	}
+	if v := set("true", flinkv1beta1.ReconciliationRolledBack); len(v) > 0 {
+		t.Errorf("rolled back with rollbacks on: %v", v)
+	}
+	if v := set("false", flinkv1beta1.ReconciliationRolledBack); len(v) > 0 {
+		t.Errorf("rollbacks turned off after one: %v", v)
+	}
+	if v := set("false", flinkv1beta1.ReconciliationDeployed); len(v) > 0 {
+		t.Errorf("deployed again: %v", v)
+	}
+	if v := strings.Join(set("false", flinkv1beta1.ReconciliationRolledBack), "\n"); !strings.Contains(v, "invariant 6") {
+		t.Errorf("a rollback entered with rollbacks off: violations %q, want invariant 6", v)
+	}
+}

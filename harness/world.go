@@ -59,16 +59,18 @@ type World struct {
 	sessionJob *controller.FlinkSessionJobReconciler
 	opClient   client.Client // the operator's view of the API, with the fault hooks
 	apiReader  client.Reader // the operator's reads past its cache
-	alarms     alarms
-	api        apiFaults
-	dropEvents int                  // watch events still to be missed
-	seen       map[string]string    // cron run name → resourceVersion last seen (see discover)
-	templates  bool                 // a cron template was applied: the operator creates runs
-	due        map[string]time.Time // resource name → next reconcile
-	notes      []string             // lines the demo prints
-	timers     []timer
-	events     *recorder
-	workers    workers
+	// noWriteFence builds the operator without its write fence (controller.Setup.NoWriteFence).
+	noWriteFence bool
+	alarms       alarms
+	api          apiFaults
+	dropEvents   int                  // watch events still to be missed
+	seen         map[string]string    // cron run name → resourceVersion last seen (see discover)
+	templates    bool                 // a cron template was applied: the operator creates runs
+	due          map[string]time.Time // resource name → next reconcile
+	notes        []string             // lines the demo prints
+	timers       []timer
+	events       *recorder
+	workers      workers
 }
 
 type timer struct {
@@ -119,7 +121,8 @@ func (w *World) RestartOperator() {
 	if jars == nil {
 		jars = w.Boundary.Fetcher()
 	}
-	setup := controller.Setup{Options: opts, Transport: costTransport{w}, Clock: w.Clock, Jars: jars, APIReader: w.apiReader}
+	setup := controller.Setup{Options: opts, Transport: costTransport{w}, Clock: w.Clock, Jars: jars, APIReader: w.apiReader, NoWriteFence: w.noWriteFence}
+	w.api.replaced = nil // a new process has written nothing yet
 	w.reconciler = setup.Reconciler(w.opClient, w.events)
 	w.sessionJob = setup.SessionJobReconciler(w.opClient, w.events)
 	for name := range w.due {

@@ -69,6 +69,7 @@ type FlinkDeploymentReconciler struct {
 
 	probes probes
 	loops  loopGuard
+	fence  writeFence
 	// serviceSlots are the executor's, whose back-off of a deleted resource is forgotten here.
 	serviceSlots *act.ServiceSlots
 	// indexApp: SetupWithManager registers act.IndexApp, which the Observer and Executor
@@ -89,12 +90,21 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 			r.probes.forget(req.NamespacedName)
 			r.loops.forget(req.NamespacedName)
 			r.serviceSlots.Forget(req.NamespacedName)
+			r.fence.forget(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if proceed, err := ensureFinalizer(ctx, r.Client, &d, Finalizer); !proceed {
+	if r.fence.stale(req.NamespacedName, d.ResourceVersion, r.Clock.Now()) {
+		r.Metrics.StaleRead()
+		return ctrl.Result{RequeueAfter: StaleReadRetry}, nil
+	}
+	writes := r.fence.track(&d)
+	defer func() { writes.done(r.Clock.Now()) }()
+	proceed, err := ensureFinalizer(ctx, r.Client, &d, Finalizer)
+	if !proceed {
 		return ctrl.Result{}, err
 	}
+	writes.note()
 	if cron.IsTemplate(&d) {
 		return r.reconcileTemplate(ctx, &d)
 	}

@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -57,17 +58,29 @@ type FlinkSessionJobReconciler struct {
 	// Workers is how many session jobs are reconciled at once (0: the default
 	// kubernetes.operator.reconcile.parallelism).
 	Workers int
+
+	fence writeFence
 }
 
 // Reconcile implements reconcile.Reconciler.
 func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	var j flinkv1beta1.FlinkSessionJob
 	if err := r.Client.Get(ctx, req.NamespacedName, &j); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.fence.forget(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	if r.fence.stale(req.NamespacedName, j.ResourceVersion, r.Clock.Now()) {
+		r.Metrics.StaleRead()
+		return ctrl.Result{RequeueAfter: StaleReadRetry}, nil
+	}
+	writes := r.fence.track(&j)
+	defer func() { writes.done(r.Clock.Now()) }()
 	if proceed, err := ensureFinalizer(ctx, r.Client, &j, SessionJobFinalizer); !proceed {
 		return ctrl.Result{}, err
 	}
+	writes.note()
 	obs, cluster, err := r.Observer.Observe(ctx, &j)
 	if err != nil {
 		r.Metrics.ReconcileError("observe")

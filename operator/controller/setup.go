@@ -64,6 +64,11 @@ type Setup struct {
 	// uncached API reader in the operator).
 	SecretReader client.Reader
 
+	// NoWriteFence lets reconciles act on a cached copy of their resource from before the
+	// operator's own last write of it (see writeFence): only for the harness's test that shows
+	// invariant 9 catching that.
+	NoWriteFence bool
+
 	// indexed: the reconciler's client is a manager's cache, which SetupWithManager gives
 	// act.IndexApp.
 	indexed bool
@@ -103,6 +108,7 @@ func (s Setup) Reconciler(c client.Client, rec EventRecorder) *FlinkDeploymentRe
 		},
 		serviceSlots: slots,
 		indexApp:     s.indexed,
+		fence:        writeFence{off: s.NoWriteFence},
 	}
 }
 
@@ -201,5 +207,6 @@ func (s Setup) SessionJobReconciler(c client.Client, rec EventRecorder) *FlinkSe
 			Flink: func(d *flinkv1beta1.FlinkDeployment) observe.SessionFlinkAPI { return s.clients(d) },
 		},
 		Executor: exec,
+		fence:    writeFence{off: s.NoWriteFence},
 	}
 }

@@ -22,21 +22,23 @@ const (
 	ConflictsName       = "flinkop_status_conflicts_total"
 	ThrottledName       = "flinkop_reconciles_throttled_total"
 	SlotWaitsName       = "flinkop_service_create_waits_total"
+	StaleReadsName      = "flinkop_stale_reads_total"
 )
 
 // Recorder records what the reconciler saw and did. It is safe for concurrent reconciles.
 // A nil *Recorder records nothing.
 type Recorder struct {
-	mu        sync.Mutex
-	seen      map[types.NamespacedName]resourceState
-	resources *prometheus.GaugeVec
-	jobMgrs   *prometheus.GaugeVec
-	durations *prometheus.HistogramVec
-	snapshots *prometheus.CounterVec
-	errors    *prometheus.CounterVec
-	conflicts prometheus.Counter
-	throttled prometheus.Counter
-	slotWaits prometheus.Counter
+	mu         sync.Mutex
+	seen       map[types.NamespacedName]resourceState
+	resources  *prometheus.GaugeVec
+	jobMgrs    *prometheus.GaugeVec
+	durations  *prometheus.HistogramVec
+	snapshots  *prometheus.CounterVec
+	errors     *prometheus.CounterVec
+	conflicts  prometheus.Counter
+	throttled  prometheus.Counter
+	slotWaits  prometheus.Counter
+	staleReads prometheus.Counter
 }
 
 // resourceState is what the recorder remembers of one resource.
@@ -75,8 +77,11 @@ func New(reg prometheus.Registerer) (*Recorder, error) {
 		slotWaits: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: SlotWaitsName, Help: "Actions put off because every cluster-IP Service create slot was taken (retried after a per-Service back-off).",
 		}),
+		staleReads: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: StaleReadsName, Help: "Reconciles put off because the cache still held the resource as it was before the operator's own last write of it.",
+		}),
 	}
-	for _, c := range []prometheus.Collector{r.resources, r.jobMgrs, r.durations, r.snapshots, r.errors, r.conflicts, r.throttled, r.slotWaits} {
+	for _, c := range []prometheus.Collector{r.resources, r.jobMgrs, r.durations, r.snapshots, r.errors, r.conflicts, r.throttled, r.slotWaits, r.staleReads} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -171,6 +176,14 @@ func (r *Recorder) SlotWait() {
 		return
 	}
 	r.slotWaits.Inc()
+}
+
+// StaleRead counts a reconcile put off because the cache was behind the operator's own write.
+func (r *Recorder) StaleRead() {
+	if r == nil {
+		return
+	}
+	r.staleReads.Inc()
 }
 
 // Throttled counts a reconcile put off by the per-resource rate limit.
