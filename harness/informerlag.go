@@ -19,13 +19,15 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flinkop/flinkop/operator/act"
 )
 
 // laggableKinds are the kinds whose informer can lag (chaos.InformerLag), with a new empty list
 // of each.
 var laggableKinds = map[string]func() client.ObjectList{
 	"Deployment": func() client.ObjectList { return &appsv1.DeploymentList{} },
-	"Pod":        func() client.ObjectList { return &corev1.PodList{} },
+	"Pod":        func() client.ObjectList { return act.PodMetadataList() }, // as the cache holds them
 	"ConfigMap":  func() client.ObjectList { return &corev1.ConfigMapList{} },
 	"Service":    func() client.ObjectList { return &corev1.ServiceList{} },
 }
@@ -90,6 +92,9 @@ func (l *informerLag) load(ctx context.Context, c client.Client, kind string) er
 
 // get serves a read of the lagging kind.
 func (l *informerLag) get(ctx context.Context, c client.Client, key client.ObjectKey, obj client.Object) error {
+	if err := metadataOnly(obj); err != nil {
+		return err
+	}
 	kind := kindOf(obj)
 	if err := l.load(ctx, c, kind); err != nil {
 		return err
@@ -105,6 +110,9 @@ func (l *informerLag) get(ctx context.Context, c client.Client, key client.Objec
 // list serves a list of the lagging kind by namespace and label selector (the operator lists
 // by labels; the world's operator has no field indexes).
 func (l *informerLag) list(ctx context.Context, c client.Client, list client.ObjectList, opts ...client.ListOption) error {
+	if err := metadataOnly(list); err != nil {
+		return err
+	}
 	if err := l.load(ctx, c, kindOf(list)); err != nil {
 		return err
 	}

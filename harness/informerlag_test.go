@@ -7,6 +7,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -111,5 +112,54 @@ func TestFalseMissingInvariant(t *testing.T) {
 				t.Errorf("JobManager Deployment: %v", err)
 			}
 		})
+	}
+}
+
+// A lagging Pod informer serves pod metadata, as the cache holds pods: a JobManager pod created
+// since the window's first read is not listed until the window ends, and a typed pod read is
+// refused, lagging or not.
+func TestInformerLagOfPods(t *testing.T) {
+	w, err := NewWorld(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	pod := func(name string) *corev1.Pod {
+		p := &corev1.Pod{}
+		p.Namespace, p.Name, p.Labels = w.Namespace, name, act.JobManagerPods("x")
+		return p
+	}
+	if err := w.Client.Create(ctx, pod("old")); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.LagInformer("Pod", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	seen := func() []string {
+		list := act.PodMetadataList()
+		if err := w.opClient.List(ctx, list, client.InNamespace(w.Namespace), act.JobManagerPods("x")); err != nil {
+			t.Fatalf("list pod metadata: %v", err)
+		}
+		var names []string
+		for _, p := range list.Items {
+			names = append(names, p.Name)
+		}
+		return names
+	}
+	if got := seen(); strings.Join(got, ",") != "old" {
+		t.Errorf("first list in the window = %v, want [old]", got)
+	}
+	if err := w.Client.Create(ctx, pod("new")); err != nil {
+		t.Fatal(err)
+	}
+	if got := seen(); strings.Join(got, ",") != "old" {
+		t.Errorf("lagging list = %v, want [old]", got)
+	}
+	if err := w.opClient.Get(ctx, client.ObjectKeyFromObject(pod("old")), &corev1.Pod{}); err == nil {
+		t.Error("a typed pod read was served while pods lag")
+	}
+	w.Clock.Step(time.Minute)
+	if got := seen(); strings.Join(got, ",") != "new,old" {
+		t.Errorf("after the window = %v, want [new old]", got)
 	}
 }

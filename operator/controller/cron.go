@@ -18,8 +18,9 @@ import (
 )
 
 // reconcileTemplate reconciles a cron template: observe its runs, decide, create or delete
-// one run, patch status once, requeue until the next fire time.
-func (r *FlinkDeploymentReconciler) reconcileTemplate(ctx context.Context, d *flinkv1beta1.FlinkDeployment) (ctrl.Result, error) {
+// one run, patch status once, requeue until the next fire time. writes follows its writes of
+// d (see writeFence).
+func (r *FlinkDeploymentReconciler) reconcileTemplate(ctx context.Context, d *flinkv1beta1.FlinkDeployment, writes *fenceTrack) (ctrl.Result, error) {
 	runs, err := r.runsOf(ctx, d)
 	if err != nil {
 		r.Metrics.ReconcileError("observe")
@@ -36,6 +37,7 @@ func (r *FlinkDeploymentReconciler) reconcileTemplate(ctx context.Context, d *fl
 	if err := r.patchStatus(ctx, d, res.Status); err != nil {
 		return statusWriteFailed(ctx, r.Metrics, err)
 	}
+	writes.note()
 	if res.RemoveFinalizer {
 		if err := releaseFinalizer(ctx, r.Client, d, Finalizer); err != nil {
 			return ctrl.Result{}, err

@@ -60,7 +60,8 @@ func (f *writeFence) forget(key types.NamespacedName) {
 	delete(f.entries, key)
 }
 
-// track follows one reconcile's writes of obj: call note after each write, then done.
+// track follows one reconcile's writes of obj: call note after each write but the last (a
+// version the reconcile does not note is not fenced), then done.
 func (f *writeFence) track(obj client.Object) *fenceTrack {
 	return &fenceTrack{f: f, obj: obj, versions: []string{obj.GetResourceVersion()}}
 }
@@ -82,7 +83,7 @@ func (t *fenceTrack) note() {
 // done fences off every version but the last one the reconcile wrote, when it wrote any.
 func (t *fenceTrack) done(now time.Time) {
 	t.note()
-	if len(t.versions) < 2 {
+	if len(t.versions) < 2 || t.f.off {
 		return
 	}
 	t.f.mu.Lock()

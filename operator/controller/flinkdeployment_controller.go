@@ -106,7 +106,7 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	}
 	writes.note()
 	if cron.IsTemplate(&d) {
-		return r.reconcileTemplate(ctx, &d)
+		return r.reconcileTemplate(ctx, &d, writes)
 	}
 	opts, optErr := r.optionsFor(&d)
 	obs, err := r.Observer.Observe(ctx, &d)
@@ -143,6 +143,7 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	if err := r.patchStatus(ctx, &d, res.Status); err != nil {
 		return statusWriteFailed(ctx, r.Metrics, err)
 	}
+	writes.note()
 	r.Metrics.Observe(req.NamespacedName, string(res.Status.LifecycleState), string(res.Status.JobManagerDeploymentStatus), r.Clock.Now())
 	if res.RemoveFinalizer {
 		if err := releaseFinalizer(ctx, r.Client, &d, Finalizer); err != nil {

@@ -106,6 +106,7 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 			statusTooLarge(r.Recorder, &j, err)
 			return statusWriteFailed(ctx, r.Metrics, fmt.Errorf("update status: %w", err))
 		}
+		writes.note()
 	}
 	if res.RemoveFinalizer {
 		if err := releaseFinalizer(ctx, r.Client, &j, SessionJobFinalizer); err != nil {
