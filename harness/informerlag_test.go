@@ -93,13 +93,7 @@ func TestFalseMissingInvariant(t *testing.T) {
 			if err := w.Apply(savepointJob()); err != nil {
 				t.Fatal(err)
 			}
-			var violations []string
-			for end := w.Now().Add(90 * time.Second); w.Now().Before(end); {
-				if _, err := w.Step(); err != nil {
-					t.Fatal(err)
-				}
-				violations = append(violations, c.Check("job")...)
-			}
+			violations := stepAndCheck(t, w, c, 90*time.Second, "job")
 			fired := strings.Contains(strings.Join(violations, "\n"), "invariant 7")
 			if fired != trustsCache {
 				t.Errorf("invariant 7 fired: %v, want %v; violations:\n%s\ntrace:\n%s", fired, trustsCache, strings.Join(violations, "\n"), w.Trace)
