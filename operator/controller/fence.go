@@ -7,6 +7,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/flinkop/flinkop/operator/metrics"
 )
 
 // StaleReadRetry is when a reconcile that found its cache behind the operator's own last write
@@ -51,6 +53,17 @@ func (f *writeFence) stale(key types.NamespacedName, rv string, now time.Time) b
 	}
 	delete(f.entries, key)
 	return false
+}
+
+// enter starts a reconcile of obj, read from the cache at now: it reports false, counting a
+// stale read in m, when obj is a version the operator's own writes replaced (the reconcile is
+// then put off for StaleReadRetry); otherwise it follows the reconcile's writes of obj.
+func (f *writeFence) enter(obj client.Object, now time.Time, m *metrics.Recorder) (*fenceTrack, bool) {
+	if f.stale(client.ObjectKeyFromObject(obj), obj.GetResourceVersion(), now) {
+		m.StaleRead()
+		return nil, false
+	}
+	return f.track(obj), true
 }
 
 // forget drops key's fence (the resource is gone).

@@ -94,11 +94,10 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if r.fence.stale(req.NamespacedName, d.ResourceVersion, r.Clock.Now()) {
-		r.Metrics.StaleRead()
+	writes, fresh := r.fence.enter(&d, r.Clock.Now(), r.Metrics)
+	if !fresh {
 		return ctrl.Result{RequeueAfter: StaleReadRetry}, nil
 	}
-	writes := r.fence.track(&d)
 	defer func() { writes.done(r.Clock.Now()) }()
 	proceed, err := ensureFinalizer(ctx, r.Client, &d, Finalizer)
 	if !proceed {

@@ -71,11 +71,10 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if r.fence.stale(req.NamespacedName, j.ResourceVersion, r.Clock.Now()) {
-		r.Metrics.StaleRead()
+	writes, fresh := r.fence.enter(&j, r.Clock.Now(), r.Metrics)
+	if !fresh {
 		return ctrl.Result{RequeueAfter: StaleReadRetry}, nil
 	}
-	writes := r.fence.track(&j)
 	defer func() { writes.done(r.Clock.Now()) }()
 	if proceed, err := ensureFinalizer(ctx, r.Client, &j, SessionJobFinalizer); !proceed {
 		return ctrl.Result{}, err
