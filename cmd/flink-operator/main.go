@@ -120,6 +120,11 @@ func run() error {
 	if err := setup.NewFlinkSessionJobReconciler(mgr).SetupWithManager(mgr); err != nil {
 		return err
 	}
+	if opts.SnapshotResources {
+		if err := setup.NewFlinkStateSnapshotReconciler(mgr).SetupWithManager(mgr); err != nil {
+			return err
+		}
+	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return err
 	}

@@ -28,6 +28,7 @@ const (
 	KeyFlinkClientTimeout       = "kubernetes.operator.flink.client.timeout"
 	KeyRestartFailed            = "kubernetes.operator.job.restart.failed"
 	KeySavepointCleanup         = "kubernetes.operator.savepoint.cleanup.enabled"
+	KeySnapshotResources        = "kubernetes.operator.snapshot.resource.enabled"
 	KeyHealthCheck              = "kubernetes.operator.cluster.health-check.enabled"
 	KeyHealthRestartsThreshold  = "kubernetes.operator.cluster.health-check.restarts.threshold"
 	KeyHealthRestartsWindow     = "kubernetes.operator.cluster.health-check.restarts.window"
@@ -68,6 +69,8 @@ type Options struct {
 	RestartFailedJobs bool
 	// SavepointCleanup disposes the savepoints trimmed from the history.
 	SavepointCleanup bool
+	// SnapshotResources runs the FlinkStateSnapshot controller (operator-wide only).
+	SnapshotResources bool
 	// HealthCheck restarts a running job that is unhealthy: HealthRestartsThreshold restarts
 	// within HealthRestartsWindow, or (HealthCheckpoints) no completed checkpoint within
 	// HealthCheckpointsWindow.
@@ -84,7 +87,7 @@ func Defaults() Options {
 		ReconcileInterval: time.Minute, ProgressCheckInterval: 10 * time.Second, RestReadyDelay: 10 * time.Second,
 		SavepointHistoryMaxCount: 10, SavepointHistoryMaxAge: 24 * time.Hour, LastStateFallback: true,
 		SavepointFormat: "CANONICAL", DeploymentReadyTimeout: 5 * time.Minute, JMDeploymentRecovery: true,
-		FlinkClientTimeout: 10 * time.Second, SavepointCleanup: true,
+		FlinkClientTimeout: 10 * time.Second, SavepointCleanup: true, SnapshotResources: true,
 		HealthRestartsThreshold: 64, HealthRestartsWindow: 2 * time.Minute, HealthCheckpoints: true, HealthCheckpointsWindow: 5 * time.Minute,
 	}
 }
@@ -153,6 +156,7 @@ func (o Options) With(conf map[string]string) (Options, error) {
 	boolean(KeyJMDeploymentRecovery, &o.JMDeploymentRecovery)
 	boolean(KeyRestartFailed, &o.RestartFailedJobs)
 	boolean(KeySavepointCleanup, &o.SavepointCleanup)
+	boolean(KeySnapshotResources, &o.SnapshotResources)
 	boolean(KeyHealthCheck, &o.HealthCheck)
 	boolean(KeyHealthCheckpoints, &o.HealthCheckpoints)
 	dur(KeyHealthRestartsWindow, &o.HealthRestartsWindow)

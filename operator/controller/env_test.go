@@ -49,7 +49,7 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	c := fake.NewClientBuilder().WithScheme(scheme).
-		WithStatusSubresource(&flinkv1beta1.FlinkDeployment{}, &flinkv1beta1.FlinkSessionJob{}, &appsv1.Deployment{}, &corev1.Pod{}).Build()
+		WithStatusSubresource(&flinkv1beta1.FlinkDeployment{}, &flinkv1beta1.FlinkSessionJob{}, &flinkv1beta1.FlinkStateSnapshot{}, &appsv1.Deployment{}, &corev1.Pod{}).Build()
 	clk := clocktesting.NewFakeClock(time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC))
 	sim := podsim.New(c, clk, rand.New(rand.NewSource(42)))
 	opts := config.Defaults()

@@ -10,7 +10,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/flinkop/flinkop/operator/act"
-	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/decide"
 	"github.com/flinkop/flinkop/operator/metrics"
 )
@@ -49,19 +48,19 @@ func recordEvents(rec EventRecorder, m *metrics.Recorder, obj runtime.Object, ev
 }
 
 // reportActionFailure records a failed action as an ActionFailed Warning and, when the
-// failure is permanent (act.IsPermanent), also in status.error, so that it is visible where
+// failure is permanent (act.IsPermanent), also in status.error (statusError, in obj), so that it is visible where
 // users look while the reconcile retries with backoff. decided is the error the decision
 // itself reported (an invalid spec, say), which leads the message: it is usually what the
 // user must fix first. Only the error changes: the state machine does not advance past the
 // action that failed. It returns the error to retry with.
-func reportActionFailure(ctx context.Context, c client.Client, rec EventRecorder, obj client.Object, st *flinkv1beta1.CommonStatus, decided, kind string, err error) error {
+func reportActionFailure(ctx context.Context, c client.Client, rec EventRecorder, obj client.Object, statusError *string, decided, kind string, err error) error {
 	msg := fmt.Sprintf("%s failed: %v", kind, err)
 	if decided != "" {
 		msg = decided + "; " + msg
 	}
 	rec.Event(obj, corev1.EventTypeWarning, "ActionFailed", msg)
-	if act.IsPermanent(err) && st.Error != msg {
-		st.Error = msg
+	if act.IsPermanent(err) && *statusError != msg {
+		*statusError = msg
 		if werr := c.Status().Update(ctx, obj); werr != nil {
 			return fmt.Errorf("%s: %w (and status: %w)", kind, err, werr)
 		}

@@ -210,3 +210,30 @@ func (s Setup) SessionJobReconciler(c client.Client, rec EventRecorder) *FlinkSe
 		fence:    writeFence{off: s.NoWriteFence},
 	}
 }
+
+// NewFlinkStateSnapshotReconciler builds the snapshot reconciler for a manager.
+func (s Setup) NewFlinkStateSnapshotReconciler(mgr ctrl.Manager) *FlinkStateSnapshotReconciler {
+	return s.SnapshotReconciler(mgr.GetClient(), eventsAPI{mgr.GetEventRecorder("flinkop")})
+}
+
+// SnapshotReconciler builds the snapshot reconciler from a client and an event recorder; the
+// harness and tests call it directly, without a manager.
+func (s Setup) SnapshotReconciler(c client.Client, rec EventRecorder) *FlinkStateSnapshotReconciler {
+	s = s.withDefaults()
+	return &FlinkStateSnapshotReconciler{
+		Client:   c,
+		Recorder: boundedEvents{rec},
+		Clock:    s.Clock,
+		Options:  s.Options,
+		Metrics:  s.Metrics,
+		Workers:  s.Parallelism,
+		Observer: &observe.SnapshotObserver{
+			Client: c, RESTBudget: s.restBudget(),
+			Flink: func(d *flinkv1beta1.FlinkDeployment) observe.SnapshotFlinkAPI { return s.clients(d) },
+		},
+		Executor: &act.SnapshotExecutor{
+			Flink: func(d *flinkv1beta1.FlinkDeployment) act.SnapshotFlinkAPI { return s.clients(d) },
+		},
+		fence: writeFence{off: s.NoWriteFence},
+	}
+}

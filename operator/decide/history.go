@@ -79,9 +79,19 @@ func (s *step) cleanHistory() {
 
 // disposable reports whether a trimmed history entry's files may be deleted.
 func (s *step) disposable(old flinkv1beta1.Savepoint) bool {
-	sp := s.st.JobStatus.SavepointInfo
 	return s.in.Options.SavepointCleanup && old.TriggerType != flinkv1beta1.SnapshotTriggerUpgrade && old.Location != "" &&
-		old.Location != s.st.JobStatus.UpgradeSavepointPath && (sp.LastSavepoint == nil || old.Location != sp.LastSavepoint.Location)
+		!WouldRestoreFrom(&s.st.JobStatus, old.Location)
+}
+
+// WouldRestoreFrom reports whether a job with status js could restore from the savepoint at
+// path: it is the job's upgrade savepoint or its last savepoint, the two a restart without
+// HA metadata falls back to. Such a savepoint is never disposed of.
+func WouldRestoreFrom(js *flinkv1beta1.JobStatus, path string) bool {
+	if path == "" {
+		return false
+	}
+	sp := js.SavepointInfo
+	return path == js.UpgradeSavepointPath || (sp != nil && sp.LastSavepoint != nil && path == sp.LastSavepoint.Location)
 }
 
 // trimHistory keeps at most maxCount savepoints younger than maxAge, oldest first; the newest

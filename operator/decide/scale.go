@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
@@ -81,10 +80,7 @@ func parallelism(spec flinkv1beta1.FlinkDeploymentSpec, conf map[string]string) 
 }
 
 // rescaleAPI reports whether a Flink version has PUT /jobs/:id/resource-requirements (1.18+).
-func rescaleAPI(v flinkv1beta1.FlinkVersion) bool {
-	minor, err := strconv.Atoi(strings.TrimPrefix(strings.TrimPrefix(string(v), "v1_"), "v2_"))
-	return err == nil && (strings.HasPrefix(string(v), "v2_") || minor >= 18)
-}
+func rescaleAPI(v flinkv1beta1.FlinkVersion) bool { return v.AtLeast(1, 18) }
 
 // parseOverrides reads pipeline.jobvertex-parallelism-overrides; malformed entries are skipped.
 func parseOverrides(v string) map[string]int32 {

@@ -87,7 +87,13 @@ func observeJob(ctx context.Context, api FlinkAPI, job *flink.JobOverview, js *f
 	return j, sp, cp
 }
 
-func savepointObservation(ctx context.Context, api FlinkAPI, jobID, trigger string) *decide.OperationObservation {
+// OperationAPI is what following a savepoint or checkpoint trigger needs of a JobManager.
+type OperationAPI interface {
+	SavepointStatus(ctx context.Context, jobID, triggerID string) (*flink.SavepointResult, error)
+	CheckpointStatus(ctx context.Context, jobID, triggerID string) (*flink.CheckpointResult, error)
+}
+
+func savepointObservation(ctx context.Context, api OperationAPI, jobID, trigger string) *decide.OperationObservation {
 	res, err := api.SavepointStatus(ctx, jobID, trigger)
 	switch {
 	case flink.IsNotFound(err):
@@ -102,7 +108,7 @@ func savepointObservation(ctx context.Context, api FlinkAPI, jobID, trigger stri
 	return op
 }
 
-func checkpointObservation(ctx context.Context, api FlinkAPI, jobID, trigger string) *decide.OperationObservation {
+func checkpointObservation(ctx context.Context, api OperationAPI, jobID, trigger string) *decide.OperationObservation {
 	res, err := api.CheckpointStatus(ctx, jobID, trigger)
 	switch {
 	case flink.IsNotFound(err):

@@ -13,15 +13,18 @@ import (
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
-// validatable is what both kinds offer.
+// validatable is what every kind offers.
 type validatable interface {
 	Validate() field.ErrorList
 }
 
 // newObject returns an empty object of the document's kind.
 func newObject(kind string) validatable {
-	if kind == "FlinkSessionJob" {
+	switch kind {
+	case "FlinkSessionJob":
 		return &flinkv1beta1.FlinkSessionJob{}
+	case "FlinkStateSnapshot":
+		return &flinkv1beta1.FlinkStateSnapshot{}
 	}
 	return &flinkv1beta1.FlinkDeployment{}
 }
@@ -49,11 +52,11 @@ func checkCompatible(t *testing.T, doc fixtures.Document) {
 	}
 }
 
-// TestApacheExamplesDecodeStrictly is the compatibility promise: every FlinkDeployment and
-// FlinkSessionJob the Apache operator ships as an example decodes into our types with no
+// TestApacheExamplesDecodeStrictly is the compatibility promise: every FlinkDeployment,
+// FlinkSessionJob and FlinkStateSnapshot the Apache operator ships as an example decodes into our types with no
 // unknown field, survives a round trip unchanged and passes validation.
 func TestApacheExamplesDecodeStrictly(t *testing.T) {
-	dir, docs := fixtures.ApacheExamples(t, "FlinkDeployment", "FlinkSessionJob")
+	dir, docs := fixtures.ApacheExamples(t, "FlinkDeployment", "FlinkSessionJob", "FlinkStateSnapshot")
 	for _, doc := range docs {
 		rel, _ := filepath.Rel(dir, doc.File)
 		t.Run(filepath.ToSlash(rel)+"/"+doc.Name, func(t *testing.T) { checkCompatible(t, doc) })
@@ -62,7 +65,7 @@ func TestApacheExamplesDecodeStrictly(t *testing.T) {
 
 // TestProjectExamplesDecodeStrictly checks examples/ (not examples/invalid/) the same way.
 func TestProjectExamplesDecodeStrictly(t *testing.T) {
-	for _, doc := range fixtures.ProjectExamples(t, "FlinkDeployment", "FlinkSessionJob") {
+	for _, doc := range fixtures.ProjectExamples(t, "FlinkDeployment", "FlinkSessionJob", "FlinkStateSnapshot") {
 		t.Run(filepath.Base(doc.File)+"/"+doc.Name, func(t *testing.T) { checkCompatible(t, doc) })
 	}
 }

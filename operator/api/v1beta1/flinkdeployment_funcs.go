@@ -135,3 +135,15 @@ const (
 	// ClusterInfoTotalMemory is their memory in bytes.
 	ClusterInfoTotalMemory = "total-memory"
 )
+
+// AtLeast reports whether v (v<major>_<minor>) is release major.minor or later; false for a
+// value of another form.
+func (v FlinkVersion) AtLeast(major, minor int) bool {
+	maj, min, ok := strings.Cut(strings.TrimPrefix(string(v), "v"), "_")
+	a, errA := strconv.Atoi(maj)
+	b, errB := strconv.Atoi(min)
+	if !ok || errA != nil || errB != nil {
+		return false
+	}
+	return a > major || (a == major && b >= minor)
+}

@@ -21,6 +21,7 @@ func addKnownTypes(s *runtime.Scheme) error {
 	s.AddKnownTypes(GroupVersion,
 		&FlinkDeployment{}, &FlinkDeploymentList{},
 		&FlinkSessionJob{}, &FlinkSessionJobList{},
+		&FlinkStateSnapshot{}, &FlinkStateSnapshotList{},
 	)
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil

@@ -1,0 +1,120 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/config"
+	"github.com/flinkop/flinkop/operator/metrics"
+	"github.com/flinkop/flinkop/operator/snapshot"
+)
+
+// SnapshotFinalizer keeps a FlinkStateSnapshot until its savepoint is disposed of, when it
+// asks for that (the Apache operator's name).
+const SnapshotFinalizer = "flinkstatesnapshots.flink.apache.org/finalizer"
+
+// SnapshotObserver observes a snapshot's job and operation.
+type SnapshotObserver interface {
+	Observe(ctx context.Context, s *flinkv1beta1.FlinkStateSnapshot) (snapshot.Observation, *flinkv1beta1.FlinkDeployment, error)
+}
+
+// SnapshotExecutor carries out one snapshot action on its job's cluster.
+type SnapshotExecutor interface {
+	Execute(ctx context.Context, cluster *flinkv1beta1.FlinkDeployment, a snapshot.Action) error
+}
+
+// FlinkStateSnapshotReconciler reconciles FlinkStateSnapshots: fetch, finalizer, observe,
+// decide, one action, one status write (and the labels, when they change), requeue. It
+// watches only snapshots: a snapshot waiting for its job looks again after the reconcile
+// interval, one in progress after the progress-check interval, so a fleet's deployment
+// status writes cost it nothing.
+type FlinkStateSnapshotReconciler struct {
+	Client   client.Client
+	Recorder EventRecorder
+	Clock    clock.PassiveClock
+	// Options are the operator-wide options (the intervals).
+	Options  config.Options
+	Observer SnapshotObserver
+	Executor SnapshotExecutor
+	// Metrics records Prometheus metrics (nil: none).
+	Metrics *metrics.Recorder
+	// Workers is how many snapshots are reconciled at once (0: the default
+	// kubernetes.operator.reconcile.parallelism).
+	Workers int
+
+	fence writeFence
+}
+
+// Reconcile implements reconcile.Reconciler.
+func (r *FlinkStateSnapshotReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var s flinkv1beta1.FlinkStateSnapshot
+	if err := r.Client.Get(ctx, req.NamespacedName, &s); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.fence.forget(req.NamespacedName)
+		}
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	writes, fresh := r.fence.enter(&s, r.Clock.Now(), r.Metrics)
+	if !fresh {
+		return ctrl.Result{RequeueAfter: StaleReadRetry}, nil
+	}
+	defer func() { writes.done(r.Clock.Now()) }()
+	if proceed, err := ensureFinalizer(ctx, r.Client, &s, SnapshotFinalizer); !proceed {
+		return ctrl.Result{}, err
+	}
+	writes.note()
+	obs, cluster, err := r.Observer.Observe(ctx, &s)
+	if err != nil {
+		r.Metrics.ReconcileError("observe")
+		return ctrl.Result{}, fmt.Errorf("observe: %w", err)
+	}
+	res := snapshot.Decide(snapshot.Input{
+		Resource: &s, Observed: obs, Now: r.Clock.Now(),
+		ReconcileInterval: r.Options.ReconcileInterval, ProgressInterval: r.Options.ProgressCheckInterval,
+	})
+	if err := r.Executor.Execute(ctx, cluster, res.Action); err != nil {
+		log.FromContext(ctx).Error(err, "action failed", "action", res.Action.Kind)
+		r.Metrics.ReconcileError(string(res.Action.Kind))
+		return ctrl.Result{}, reportActionFailure(ctx, r.Client, r.Recorder, &s, &s.Status.Error, res.Status.Error, string(res.Action.Kind), err)
+	}
+	recordEvents(r.Recorder, r.Metrics, &s, res.Events)
+	if !equality.Semantic.DeepEqual(s.Status, res.Status) {
+		s.Status = res.Status
+		if err := r.Client.Status().Update(ctx, &s); err != nil {
+			return statusWriteFailed(ctx, r.Metrics, fmt.Errorf("update status: %w", err))
+		}
+		writes.note()
+	}
+	if res.Labels != nil && s.DeletionTimestamp == nil {
+		patch := client.MergeFrom(s.DeepCopy())
+		s.Labels = res.Labels
+		if err := r.Client.Patch(ctx, &s, patch); err != nil {
+			return ctrl.Result{}, fmt.Errorf("update labels: %w", err)
+		}
+		writes.note()
+	}
+	if res.RemoveFinalizer {
+		if err := releaseFinalizer(ctx, r.Client, &s, SnapshotFinalizer); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	return ctrl.Result{RequeueAfter: res.RequeueAfter}, nil
+}
+
+// SetupWithManager registers the reconciler.
+func (r *FlinkStateSnapshotReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&flinkv1beta1.FlinkStateSnapshot{}).
+		Named("flinkstatesnapshot").
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers(r.Workers), RateLimiter: retryLimiter()}).
+		Complete(r)
+}

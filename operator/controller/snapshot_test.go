@@ -1,0 +1,250 @@
+package controller_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	"github.com/flinkop/flinkop/harness"
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/controller"
+	"github.com/flinkop/flinkop/operator/snapshot"
+)
+
+// snapEnv is env with the snapshot reconciler.
+type snapEnv struct {
+	*env
+	sr *controller.FlinkStateSnapshotReconciler
+}
+
+func newSnapEnv(t *testing.T) *snapEnv {
+	t.Helper()
+	e := newEnv(t)
+	s := &snapEnv{env: e}
+	s.sr = s.snapshotReconciler(e.client.(client.WithWatch))
+	return s
+}
+
+// snapshotReconciler builds a snapshot reconciler on c's cache view (tests wrap c to inject
+// faults).
+func (s *snapEnv) snapshotReconciler(c client.WithWatch) *controller.FlinkStateSnapshotReconciler {
+	return controller.Setup{Options: s.r.Options, Transport: s.sim, Clock: s.clock}.SnapshotReconciler(harness.CacheView(c), s.rec)
+}
+
+// savepointSnapshot is a manual savepoint snapshot of deployment dep, changed by mods.
+func savepointSnapshot(name, dep string, mods ...func(*flinkv1beta1.FlinkStateSnapshot)) *flinkv1beta1.FlinkStateSnapshot {
+	sn := &flinkv1beta1.FlinkStateSnapshot{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: types.UID("uid-" + name)},
+		Spec: flinkv1beta1.FlinkStateSnapshotSpec{
+			JobReference: &flinkv1beta1.JobReference{Kind: flinkv1beta1.JobKindDeployment, Name: dep},
+			Savepoint:    &flinkv1beta1.SavepointSpec{},
+		},
+	}
+	for _, m := range mods {
+		m(sn)
+	}
+	return sn
+}
+
+func (s *snapEnv) getSnap(name string) *flinkv1beta1.FlinkStateSnapshot {
+	s.t.Helper()
+	var sn flinkv1beta1.FlinkStateSnapshot
+	if err := s.client.Get(s.ctx, client.ObjectKey{Namespace: ns, Name: name}, &sn); err != nil {
+		s.t.Fatal(err)
+	}
+	return &sn
+}
+
+// stepSnap reconciles the deployment and the snapshot once and lets a second of Flink pass.
+func (s *snapEnv) stepSnap(dep, name string) error {
+	s.t.Helper()
+	_, _ = s.r.Reconcile(s.ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: dep}})
+	_, err := s.sr.Reconcile(s.ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}})
+	s.drainEvents()
+	if serr := s.sim.Sync(s.ctx); serr != nil {
+		s.t.Fatalf("pod simulator: %v", serr)
+	}
+	s.advanceFlink()
+	return err
+}
+
+func (s *snapEnv) advanceFlink() {
+	s.clock.Step(time.Second)
+	s.sim.Tick()
+}
+
+// untilSnap steps until cond holds for the snapshot, failing after max steps.
+func (s *snapEnv) untilSnap(dep, name string, max int, what string, cond func(*flinkv1beta1.FlinkStateSnapshot) bool) *flinkv1beta1.FlinkStateSnapshot {
+	s.t.Helper()
+	for range max {
+		if err := s.stepSnap(dep, name); err != nil {
+			s.t.Logf("reconcile %s: %v", name, err)
+		}
+		if sn := s.getSnap(name); cond(sn) {
+			return sn
+		}
+	}
+	s.t.Fatalf("after %d steps: not %s\nstatus: %+v\nevents:\n  %s", max, what, s.getSnap(name).Status, strings.Join(s.events, "\n  "))
+	return nil
+}
+
+func inSnapshotState(state flinkv1beta1.SnapshotState) func(*flinkv1beta1.FlinkStateSnapshot) bool {
+	return func(sn *flinkv1beta1.FlinkStateSnapshot) bool { return sn.Status.State == state }
+}
+
+func TestSnapshotTakesASavepointOfTheRunningJob(t *testing.T) {
+	s := newSnapEnv(t)
+	s.createRunning(deployment("app", flinkv1beta1.UpgradeModeSavepoint))
+	if err := s.client.Create(s.ctx, savepointSnapshot("sp", "app")); err != nil {
+		t.Fatal(err)
+	}
+	sn := s.untilSnap("app", "sp", 20, "completed", inSnapshotState(flinkv1beta1.SnapshotCompleted))
+
+	stored, ok := s.sim.Store.Get(sn.Status.Path)
+	if !ok || sn.Status.Path == "" || !strings.HasPrefix(sn.Status.Path, "file:///data/sp") {
+		t.Fatalf("status.path %q: not a savepoint in the job's savepoint directory (stored: %v)", sn.Status.Path, ok)
+	}
+	if stored.JobID != s.get("app").Status.JobStatus.JobID {
+		t.Errorf("the savepoint is of job %s, want the deployment's %s", stored.JobID, s.get("app").Status.JobStatus.JobID)
+	}
+	want := map[string]string{
+		snapshot.LabelType: "SAVEPOINT", snapshot.LabelTriggerType: "MANUAL", snapshot.LabelState: "COMPLETED",
+		snapshot.LabelJobKind: "FlinkDeployment", snapshot.LabelJobName: "app",
+	}
+	for k, v := range want {
+		if sn.Labels[k] != v {
+			t.Errorf("label %s=%q, want %q (labels %v)", k, sn.Labels[k], v, sn.Labels)
+		}
+	}
+	if sn.Status.TriggerID == "" || sn.Status.TriggerTimestamp == "" || sn.Status.ResultTimestamp == "" || sn.Status.Failures != 0 {
+		t.Errorf("status %+v", sn.Status)
+	}
+	if !controllerutilContains(sn.Finalizers, controller.SnapshotFinalizer) {
+		t.Errorf("finalizers %v", sn.Finalizers)
+	}
+	if n := len(s.sim.Store.List("file:///data/sp")); n != 1 {
+		t.Errorf("%d savepoints in the store, want 1", n)
+	}
+}
+
+// A trigger whose status write is lost is taken again under the same trigger id: Flink sees
+// one savepoint, never two.
+func TestSnapshotTriggerWithALostStatusWriteIsNotTakenTwice(t *testing.T) {
+	s := newSnapEnv(t)
+	s.createRunning(deployment("app", flinkv1beta1.UpgradeModeSavepoint))
+	lost := 0
+	s.sr = s.snapshotReconciler(interceptor.NewClient(s.client.(client.WithWatch), interceptor.Funcs{
+		SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+			if sn, ok := obj.(*flinkv1beta1.FlinkStateSnapshot); ok && sn.Status.State == flinkv1beta1.SnapshotInProgress && lost < 2 {
+				lost++
+				return errors.New("the API server timed out")
+			}
+			return c.SubResource(sub).Update(ctx, obj, opts...)
+		},
+	}))
+	if err := s.client.Create(s.ctx, savepointSnapshot("sp", "app")); err != nil {
+		t.Fatal(err)
+	}
+	s.untilSnap("app", "sp", 20, "completed", inSnapshotState(flinkv1beta1.SnapshotCompleted))
+	if lost != 2 {
+		t.Fatalf("%d status writes lost, want 2", lost)
+	}
+	if n := len(s.sim.Store.List("file:///data/sp")); n != 1 {
+		t.Errorf("%d savepoints taken, want 1", n)
+	}
+}
+
+func TestSnapshotTakesACheckpointWithItsPath(t *testing.T) {
+	s := newSnapEnv(t)
+	s.createRunning(deployment("app", flinkv1beta1.UpgradeModeSavepoint))
+	cp := savepointSnapshot("cp", "app", func(sn *flinkv1beta1.FlinkStateSnapshot) {
+		sn.Spec.Savepoint, sn.Spec.Checkpoint = nil, &flinkv1beta1.CheckpointSpec{}
+	})
+	if err := s.client.Create(s.ctx, cp); err != nil {
+		t.Fatal(err)
+	}
+	sn := s.untilSnap("app", "cp", 20, "completed", inSnapshotState(flinkv1beta1.SnapshotCompleted))
+	if _, ok := s.sim.Store.Get(sn.Status.Path); !ok || !strings.HasPrefix(sn.Status.Path, "file:///data/cp") {
+		t.Errorf("status.path %q is not a checkpoint in the store", sn.Status.Path)
+	}
+	if sn.Labels[snapshot.LabelType] != "CHECKPOINT" {
+		t.Errorf("labels %v", sn.Labels)
+	}
+}
+
+func TestSnapshotOfAJobThatDoesNotRunIsAbandoned(t *testing.T) {
+	s := newSnapEnv(t)
+	s.createRunning(deployment("app", flinkv1beta1.UpgradeModeSavepoint))
+	s.update("app", func(d *flinkv1beta1.FlinkDeployment) { d.Spec.Job.State = flinkv1beta1.JobStateSuspended })
+	s.until("app", 30, "suspended", func(d *flinkv1beta1.FlinkDeployment) bool {
+		return d.Status.JobStatus.State == flinkv1beta1.JobStatusSuspended
+	})
+	if err := s.client.Create(s.ctx, savepointSnapshot("sp", "app")); err != nil {
+		t.Fatal(err)
+	}
+	sn := s.untilSnap("app", "sp", 5, "abandoned", inSnapshotState(flinkv1beta1.SnapshotAbandoned))
+	if !strings.Contains(sn.Status.Error, "is not running") || !s.hasEvent("Warning SnapshotAbandoned") {
+		t.Errorf("error %q, events %v", sn.Status.Error, s.events)
+	}
+}
+
+// Deleting a completed savepoint snapshot disposes of its savepoint, but not while a job
+// would restore from it.
+func TestSnapshotDeletionDisposesOfItsSavepoint(t *testing.T) {
+	s := newSnapEnv(t)
+	s.createRunning(deployment("app", flinkv1beta1.UpgradeModeSavepoint))
+	if err := s.client.Create(s.ctx, savepointSnapshot("sp", "app")); err != nil {
+		t.Fatal(err)
+	}
+	path := s.untilSnap("app", "sp", 20, "completed", inSnapshotState(flinkv1beta1.SnapshotCompleted)).Status.Path
+
+	d := s.get("app")
+	d.Status.JobStatus.UpgradeSavepointPath = path // as after an upgrade from it
+	if err := s.client.Status().Update(s.ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.client.Delete(s.ctx, s.getSnap("sp")); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		_, _ = s.sr.Reconcile(s.ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: "sp"}})
+		s.drainEvents()
+		s.advanceFlink()
+	}
+	if _, ok := s.sim.Store.Get(path); !ok {
+		t.Fatalf("the savepoint the deployment would restore from was disposed of")
+	}
+	if sn := s.getSnap("sp"); !strings.Contains(sn.Status.Error, "would restore from it") || !s.hasEvent("Warning CleanupFailed") {
+		t.Errorf("error %q, events %v", sn.Status.Error, s.events)
+	}
+
+	d = s.get("app")
+	d.Status.JobStatus.UpgradeSavepointPath = ""
+	if err := s.client.Status().Update(s.ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		_, _ = s.sr.Reconcile(s.ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: "sp"}})
+		s.drainEvents()
+		s.advanceFlink()
+	}
+	var gone flinkv1beta1.FlinkStateSnapshot
+	if err := s.client.Get(s.ctx, client.ObjectKey{Namespace: ns, Name: "sp"}, &gone); err == nil {
+		t.Errorf("the snapshot is still there: %+v", gone.Status)
+	}
+	if _, ok := s.sim.Store.Get(path); ok {
+		t.Errorf("savepoint %s was not disposed of", path)
+	}
+	if !s.hasEvent(corev1.EventTypeNormal + " SnapshotDisposed") {
+		t.Errorf("no SnapshotDisposed event: %v", s.events)
+	}
+}

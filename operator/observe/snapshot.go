@@ -1,0 +1,159 @@
+package observe
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/decide"
+	"github.com/flinkop/flinkop/operator/flink"
+	"github.com/flinkop/flinkop/operator/snapshot"
+)
+
+// SnapshotFlinkAPI is what observing a snapshot needs of its job's JobManager.
+type SnapshotFlinkAPI interface {
+	OperationAPI
+	CheckpointDetails(ctx context.Context, jobID string, checkpointID int64) (*flink.CheckpointStats, error)
+}
+
+// SnapshotObserver builds the Observations of FlinkStateSnapshots. It only reads.
+type SnapshotObserver struct {
+	// Client reads Kubernetes objects (the manager's cache).
+	Client client.Reader
+	// Flink returns the REST client of a cluster's JobManager.
+	Flink func(cluster *flinkv1beta1.FlinkDeployment) SnapshotFlinkAPI
+	// RESTBudget bounds all REST reads of one observation together (see Observer).
+	RESTBudget time.Duration
+}
+
+// Observe reads the resource s references (in s's namespace) and, while s is in progress,
+// what its JobManager says of the operation. It also returns the cluster whose JobManager
+// serves the job (nil when there is none). Kubernetes read errors are returned; Flink REST
+// errors leave the operation unknown.
+func (o *SnapshotObserver) Observe(ctx context.Context, s *flinkv1beta1.FlinkStateSnapshot) (snapshot.Observation, *flinkv1beta1.FlinkDeployment, error) {
+	var obs snapshot.Observation
+	ref := s.Spec.JobReference
+	if ref == nil || ref.Name == "" {
+		return obs, nil, nil
+	}
+	cluster, js, conf, err := o.target(ctx, s.Namespace, ref)
+	if err != nil || js == nil {
+		return obs, nil, err
+	}
+	t := &obs.Target
+	t.Found, t.JobID, t.JobState = true, js.JobID, string(js.State)
+	if cluster != nil {
+		t.FlinkVersion = cluster.Spec.FlinkVersion
+		clusterConf, _ := cluster.Spec.FlinkConfiguration.Flatten()
+		t.SavepointDir, _ = flinkv1beta1.FirstSet(clusterConf, flinkv1beta1.ConfigSavepointsDirV2, flinkv1beta1.ConfigSavepointsDir)
+	}
+	if dir, ok := flinkv1beta1.FirstSet(conf, flinkv1beta1.ConfigSavepointsDirV2, flinkv1beta1.ConfigSavepointsDir); ok {
+		t.SavepointDir = dir // a session job's own directory wins
+	}
+	if s.DeletionTimestamp != nil && s.Status.State == flinkv1beta1.SnapshotCompleted {
+		if obs.RestoredBy, err = o.restoredBy(ctx, s.Namespace, s.Status.Path); err != nil {
+			return obs, cluster, err
+		}
+	}
+	if cluster != nil && s.Status.State == flinkv1beta1.SnapshotInProgress && s.Status.TriggerID != "" && t.JobID != "" {
+		o.observeOperation(ctx, s, cluster, t.JobID, &obs)
+	}
+	return obs, cluster, nil
+}
+
+// target reads the referenced resource: its cluster (the deployment itself, or a session
+// job's session cluster; nil when missing), its job status (nil when the resource is
+// missing) and its own configuration.
+func (o *SnapshotObserver) target(ctx context.Context, ns string, ref *flinkv1beta1.JobReference) (*flinkv1beta1.FlinkDeployment, *flinkv1beta1.JobStatus, map[string]string, error) {
+	switch ref.Kind {
+	case flinkv1beta1.JobKindDeployment:
+		d, err := o.deployment(ctx, ns, ref.Name)
+		if err != nil || d == nil {
+			return nil, nil, nil, err
+		}
+		if d.Spec.Job == nil {
+			return d, &flinkv1beta1.JobStatus{}, nil, nil // a session cluster runs no job of its own
+		}
+		return d, &d.Status.JobStatus, nil, nil
+	case flinkv1beta1.JobKindSessionJob:
+		var j flinkv1beta1.FlinkSessionJob
+		if err := o.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: ref.Name}, &j); err != nil {
+			return nil, nil, nil, client.IgnoreNotFound(err)
+		}
+		d, err := o.deployment(ctx, ns, j.Spec.DeploymentName)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		conf, _ := j.Spec.FlinkConfiguration.Flatten()
+		return d, &j.Status.JobStatus, conf, nil
+	}
+	return nil, nil, nil, nil
+}
+
+func (o *SnapshotObserver) deployment(ctx context.Context, ns, name string) (*flinkv1beta1.FlinkDeployment, error) {
+	if name == "" {
+		return nil, nil
+	}
+	var d flinkv1beta1.FlinkDeployment
+	if err := o.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &d); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("get FlinkDeployment %s: %w", name, err)
+	}
+	return &d, nil
+}
+
+// restoredBy names a FlinkDeployment or FlinkSessionJob of ns that would restore from the
+// savepoint at path (decide.WouldRestoreFrom), "" when none would.
+func (o *SnapshotObserver) restoredBy(ctx context.Context, ns, path string) (string, error) {
+	var ds flinkv1beta1.FlinkDeploymentList
+	if err := o.Client.List(ctx, &ds, client.InNamespace(ns)); err != nil {
+		return "", fmt.Errorf("list FlinkDeployments: %w", err)
+	}
+	for i := range ds.Items {
+		if decide.WouldRestoreFrom(&ds.Items[i].Status.JobStatus, path) {
+			return "FlinkDeployment " + ds.Items[i].Name, nil
+		}
+	}
+	var js flinkv1beta1.FlinkSessionJobList
+	if err := o.Client.List(ctx, &js, client.InNamespace(ns)); err != nil {
+		return "", fmt.Errorf("list FlinkSessionJobs: %w", err)
+	}
+	for i := range js.Items {
+		if decide.WouldRestoreFrom(&js.Items[i].Status.JobStatus, path) {
+			return "FlinkSessionJob " + js.Items[i].Name, nil
+		}
+	}
+	return "", nil
+}
+
+// observeOperation asks the JobManager about the snapshot's trigger and, for a completed
+// checkpoint, its path.
+func (o *SnapshotObserver) observeOperation(ctx context.Context, s *flinkv1beta1.FlinkStateSnapshot, cluster *flinkv1beta1.FlinkDeployment, jobID string, obs *snapshot.Observation) {
+	ctx, cancel := withBudget(ctx, o.RESTBudget)
+	defer cancel()
+	api := o.Flink(cluster)
+	if s.Spec.IsSavepoint() {
+		obs.Operation = savepointObservation(ctx, api, jobID, s.Status.TriggerID)
+		return
+	}
+	obs.Operation = checkpointObservation(ctx, api, jobID, s.Status.TriggerID)
+	if op := obs.Operation; op != nil && op.Done && op.Failure == "" && !op.Lost {
+		st, err := api.CheckpointDetails(ctx, jobID, op.CheckpointID)
+		switch {
+		case err != nil && !flink.IsNotFound(err):
+			obs.Operation = nil // no answer: ask again
+		case err != nil:
+			obs.CheckpointPathError = err.Error()
+		case st.ExternalPath == "":
+			obs.CheckpointPathError = fmt.Sprintf("checkpoint %d is %s, without an external path", op.CheckpointID, st.ClassName)
+		default:
+			obs.CheckpointPath = st.ExternalPath
+		}
+	}
+}

@@ -1,0 +1,52 @@
+package snapshot
+
+import (
+	"fmt"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/decide"
+)
+
+// delete lets a deleted snapshot go, disposing of its savepoint first when it asks for that
+// (Apache's order): a checkpoint, a savepoint not to dispose of, one without a job reference
+// or one that never completed goes at once; one in progress first finishes; a completed one is
+// disposed of through its job's JobManager, which must run, and never while a job would
+// restore from it.
+func (r *run) delete() {
+	s, st := r.s, &r.res.Status
+	if st.State == flinkv1beta1.SnapshotInProgress {
+		r.inProgress()
+		if st.State == flinkv1beta1.SnapshotInProgress {
+			return // wait for it: a savepoint being written cannot be disposed of
+		}
+	}
+	sp := s.Spec.Savepoint
+	if sp == nil || !sp.EffectiveDisposeOnDelete() || s.Spec.JobReference == nil || s.Spec.JobReference.Name == "" ||
+		st.State != flinkv1beta1.SnapshotCompleted || st.Path == "" {
+		r.res.RemoveFinalizer = true
+		return
+	}
+	t, o := r.in.Observed.Target, r.in.Observed
+	keep := " (set spec.savepoint.disposeOnDelete to false to delete the snapshot and keep the savepoint)"
+	switch {
+	case !t.Found:
+		r.cleanupFailed("Cannot dispose of snapshot because referenced Flink job cannot be found!" + keep)
+	case t.JobState != string(flinkv1beta1.JobStatusRunning):
+		r.cleanupFailed("Cannot dispose of snapshot because referenced Flink job is not running!" + keep)
+	case o.RestoredBy != "":
+		r.cleanupFailed(fmt.Sprintf("Not disposing of savepoint %s while %s would restore from it: it is that job's upgrade or last savepoint%s", st.Path, o.RestoredBy, keep))
+	default:
+		r.res.Action = Action{Kind: ActDispose, Path: st.Path}
+		r.res.RemoveFinalizer = true
+		r.event(decide.Normal, "SnapshotDisposed", "Disposing of savepoint "+st.Path)
+	}
+}
+
+// cleanupFailed records why a deleted snapshot stays, and looks again later.
+func (r *run) cleanupFailed(msg string) {
+	if r.res.Status.Error != msg {
+		r.event(decide.Warning, "CleanupFailed", msg)
+	}
+	r.res.Status.Error = msg
+	r.res.RequeueAfter = r.in.ReconcileInterval
+}
