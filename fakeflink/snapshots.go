@@ -152,11 +152,11 @@ func (c *Cluster) complete(op *operation, now time.Time) {
 		snap := c.takeCheckpoint(j, now)
 		op.result.CheckpointID = snap.ID
 	default:
-		op.result.Location = c.takeSavepoint(j, op.savepoint, now).Path
+		op.result.Location = c.takeSavepoint(j, op.savepoint, op.triggerID, now).Path
 	}
 }
 
-func (c *Cluster) takeSavepoint(j *Job, req SavepointRequest, now time.Time) Snapshot {
+func (c *Cluster) takeSavepoint(j *Job, req SavepointRequest, triggerID string, now time.Time) Snapshot {
 	dir := req.TargetDirectory
 	if dir == "" {
 		dir = c.settings.SavepointsDir
@@ -169,6 +169,7 @@ func (c *Cluster) takeSavepoint(j *Job, req SavepointRequest, now time.Time) Sna
 	snap := Snapshot{
 		Path: fmt.Sprintf("%s/savepoint-%s-%012x", trimSlash(dir), j.ID[:6], c.opts.Rand.Uint64()&0xffffffffffff),
 		Kind: KindSavepoint, JobID: j.ID, ID: j.checkpointSeq, Offset: j.Offset(now), Time: now, Format: format, InputBegan: j.inputBegan, MaxParallelism: j.keyGroups(),
+		TriggerID: triggerID,
 	}
 	c.opts.Store.Put(snap)
 	j.checkpoints = append(j.checkpoints, snap)

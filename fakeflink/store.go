@@ -34,6 +34,9 @@ type Snapshot struct {
 	Time time.Time `json:"time"`
 	// Format is CANONICAL or NATIVE for savepoints, FULL or INCREMENTAL for checkpoints.
 	Format string `json:"format"`
+	// TriggerID is the trigger a savepoint was taken under (the harness's record: Flink's
+	// savepoint metadata does not keep it).
+	TriggerID string `json:"triggerId,omitempty"`
 	// InputBegan is when the input of a job with a workload began: a job that restores the
 	// snapshot reads the same input on.
 	InputBegan time.Time `json:"inputBegan,omitzero"`

@@ -51,7 +51,7 @@ func FakeBackend() (Backend, error) {
 	}
 	tracker := clienttesting.NewObjectTracker(scheme, fakeCodecs.UniversalDecoder())
 	c := fake.NewClientBuilder().WithScheme(scheme).WithRESTMapper(fakeMapper).WithObjectTracker(tracker).
-		WithStatusSubresource(&flinkv1beta1.FlinkDeployment{}, &flinkv1beta1.FlinkSessionJob{}, &appsv1.Deployment{}, &corev1.Pod{}).
+		WithStatusSubresource(&flinkv1beta1.FlinkDeployment{}, &flinkv1beta1.FlinkSessionJob{}, &flinkv1beta1.FlinkStateSnapshot{}, &appsv1.Deployment{}, &corev1.Pod{}).
 		WithInterceptorFuncs(interceptor.Funcs{Get: fastGet(scheme, tracker), List: fastList(scheme, tracker)}).Build()
 	return fakeBackend{c: c}, nil
 }

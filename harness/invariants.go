@@ -61,6 +61,8 @@ type Checker struct {
 	waitsSeen int
 	// scalingSeen is how many ScalingReport Events of each resource were checked already.
 	scalingSeen map[string]int
+	// snapshotPaths are the savepoints FlinkStateSnapshots completed with, to their names.
+	snapshotPaths map[string]string
 }
 
 // NewChecker returns a checker of w.
@@ -106,6 +108,7 @@ func (c *Checker) Check(resources ...string) []string {
 	}
 	out = append(out, c.checkSessions()...)
 	out = append(out, c.checkCrons()...)
+	out = append(out, c.checkSnapshots()...)
 	out = append(out, c.w.events.rejected...) // API limits: every Event was accepted
 	out = append(out, c.w.FalseAlarms()...)
 	out = append(out, c.w.api.staleWrites...)

@@ -57,6 +57,7 @@ type World struct {
 	jarFetcher *flink.JarFetcher // replaces Boundary.Fetcher() when set (tests of the checker)
 	reconciler *controller.FlinkDeploymentReconciler
 	sessionJob *controller.FlinkSessionJobReconciler
+	snapshot   *controller.FlinkStateSnapshotReconciler
 	opClient   client.Client // the operator's view of the API, with the fault hooks
 	apiReader  client.Reader // the operator's reads past its cache
 	// noWriteFence builds the operator without its write fence (controller.Setup.NoWriteFence).
@@ -125,6 +126,7 @@ func (w *World) RestartOperator() {
 	w.api.replaced = nil // a new process has written nothing yet
 	w.reconciler = setup.Reconciler(w.opClient, w.events)
 	w.sessionJob = setup.SessionJobReconciler(w.opClient, w.events)
+	w.snapshot = setup.SnapshotReconciler(w.opClient, w.events)
 	for name := range w.due {
 		w.due[name] = w.Clock.Now()
 	}
@@ -245,12 +247,15 @@ func (w *World) Step() (time.Time, error) {
 	return w.Clock.Now(), w.sync()
 }
 
-// reconcile runs the reconciler of a due key: a FlinkDeployment's name, or
-// SessionJobKey(name) for a FlinkSessionJob.
+// reconcile runs the reconciler of a due key: a FlinkDeployment's name, SessionJobKey(name)
+// for a FlinkSessionJob, or SnapshotKey(name) for a FlinkStateSnapshot.
 func (w *World) reconcile(key string) (ctrl.Result, error) {
 	ctx := context.Background()
 	if name, ok := strings.CutPrefix(key, sessionJobPrefix); ok {
 		return w.sessionJob.Reconcile(ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: w.Namespace, Name: name}})
+	}
+	if name, ok := strings.CutPrefix(key, snapshotPrefix); ok {
+		return w.snapshot.Reconcile(ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: w.Namespace, Name: name}})
 	}
 	return w.reconciler.Reconcile(ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: w.Namespace, Name: key}})
 }
@@ -259,6 +264,10 @@ func (w *World) reconcile(key string) (ctrl.Result, error) {
 func (w *World) exists(key string) error {
 	if name, ok := strings.CutPrefix(key, sessionJobPrefix); ok {
 		_, err := w.GetSessionJob(name)
+		return err
+	}
+	if name, ok := strings.CutPrefix(key, snapshotPrefix); ok {
+		_, err := w.GetSnapshot(name)
 		return err
 	}
 	_, err := w.Get(key)

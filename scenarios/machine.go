@@ -38,6 +38,8 @@ type machine struct {
 	exists bool
 	nonce  int64
 	stats  *Stats
+	// snapshots counts the FlinkStateSnapshots created (their names are snap-1, snap-2, …).
+	snapshots int
 }
 
 // Property is the state-machine property on worlds from newBackend (nil: the fake backend):
@@ -219,7 +221,13 @@ func (m *machine) delete(t *rapid.T) {
 	m.run(t, 30*time.Second)
 }
 
-func (m *machine) actions() map[string]func(*rapid.T) { return jobActions(m, m.stats) }
+// actions are the job actions and the snapshot resource actions.
+func (m *machine) actions() map[string]func(*rapid.T) {
+	a := jobActions(m, m.stats)
+	a["snapshot"] = func(t *rapid.T) { m.snapshot(t); m.stats.Actions++ }
+	a["deleteSnapshot"] = func(t *rapid.T) { m.deleteSnapshot(t); m.stats.Actions++ }
+	return a
+}
 
 // jobDriver is what the machines that drive one job (a FlinkDeployment's, a session job's)
 // offer as actions.

@@ -198,7 +198,7 @@ func TestSnapshotOfAJobThatDoesNotRunIsAbandoned(t *testing.T) {
 }
 
 // Deleting a completed savepoint snapshot disposes of its savepoint, but not while a job
-// would restore from it.
+// would restore from it: a deployment's upgrade savepoint, or the job's newest state.
 func TestSnapshotDeletionDisposesOfItsSavepoint(t *testing.T) {
 	s := newSnapEnv(t)
 	s.createRunning(deployment("app", flinkv1beta1.UpgradeModeSavepoint))
@@ -232,10 +232,15 @@ func TestSnapshotDeletionDisposesOfItsSavepoint(t *testing.T) {
 	if err := s.client.Status().Update(s.ctx, d); err != nil {
 		t.Fatal(err)
 	}
-	for range 5 {
+	// Until a checkpoint completes after it, the savepoint is still the newest state of the
+	// running job (a last-state restore would take it): checkpoints come every 10 s.
+	for range 30 {
 		_, _ = s.sr.Reconcile(s.ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: "sp"}})
 		s.drainEvents()
 		s.advanceFlink()
+	}
+	if !s.hasEvent("its job's newest savepoint, with no checkpoint since") {
+		t.Errorf("the disposal did not wait for a checkpoint after the savepoint: %v", s.events)
 	}
 	var gone flinkv1beta1.FlinkStateSnapshot
 	if err := s.client.Get(s.ctx, client.ObjectKey{Namespace: ns, Name: "sp"}, &gone); err == nil {

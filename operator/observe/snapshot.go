@@ -17,6 +17,7 @@ import (
 // SnapshotFlinkAPI is what observing a snapshot needs of its job's JobManager.
 type SnapshotFlinkAPI interface {
 	OperationAPI
+	Checkpoints(ctx context.Context, jobID string) (*flink.CheckpointingStatistics, error)
 	CheckpointDetails(ctx context.Context, jobID string, checkpointID int64) (*flink.CheckpointStats, error)
 }
 
@@ -54,9 +55,12 @@ func (o *SnapshotObserver) Observe(ctx context.Context, s *flinkv1beta1.FlinkSta
 	if dir, ok := flinkv1beta1.FirstSet(conf, flinkv1beta1.ConfigSavepointsDirV2, flinkv1beta1.ConfigSavepointsDir); ok {
 		t.SavepointDir = dir // a session job's own directory wins
 	}
-	if s.DeletionTimestamp != nil && s.Status.State == flinkv1beta1.SnapshotCompleted {
+	if disposing(s) {
 		if obs.RestoredBy, err = o.restoredBy(ctx, s.Namespace, s.Status.Path); err != nil {
 			return obs, cluster, err
+		}
+		if obs.RestoredBy == "" && cluster != nil && t.JobID != "" {
+			obs.RestoredBy = o.newestOfItsJob(ctx, cluster, t.JobID, s)
 		}
 	}
 	if cluster != nil && s.Status.State == flinkv1beta1.SnapshotInProgress && s.Status.TriggerID != "" && t.JobID != "" {
@@ -108,8 +112,34 @@ func (o *SnapshotObserver) deployment(ctx context.Context, ns, name string) (*fl
 	return &d, nil
 }
 
+// disposing reports whether s is a deleted, completed savepoint to dispose of.
+func disposing(s *flinkv1beta1.FlinkStateSnapshot) bool {
+	sp := s.Spec.Savepoint
+	return s.DeletionTimestamp != nil && s.Status.State == flinkv1beta1.SnapshotCompleted && s.Status.Path != "" &&
+		sp != nil && sp.EffectiveDisposeOnDelete()
+}
+
+// newestOfItsJob names the snapshot's job when the savepoint is that job's newest savepoint
+// and no checkpoint completed since: a last-state restore (HA recovery is judged against
+// it) would take it. A JobManager that does not answer cannot tell, and keeps it too.
+func (o *SnapshotObserver) newestOfItsJob(ctx context.Context, cluster *flinkv1beta1.FlinkDeployment, jobID string, s *flinkv1beta1.FlinkStateSnapshot) string {
+	ctx, cancel := withBudget(ctx, o.RESTBudget)
+	defer cancel()
+	ref := s.Spec.JobReference
+	st, err := o.Flink(cluster).Checkpoints(ctx, jobID)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("%s %s (its JobManager did not tell whether a checkpoint completed after it: %v)", ref.Kind, ref.Name, err)
+	case st.Latest.Savepoint == nil || st.Latest.Savepoint.ExternalPath != s.Status.Path:
+		return ""
+	case st.Latest.Completed != nil && st.Latest.Completed.ID > st.Latest.Savepoint.ID:
+		return ""
+	}
+	return fmt.Sprintf("%s %s (its job's newest savepoint, with no checkpoint since)", ref.Kind, ref.Name)
+}
+
 // restoredBy names a FlinkDeployment or FlinkSessionJob of ns that would restore from the
-// savepoint at path (decide.WouldRestoreFrom), "" when none would.
+// savepoint at path (decide.WouldRestoreFrom), and why; "" when none would.
 func (o *SnapshotObserver) restoredBy(ctx context.Context, ns, path string) (string, error) {
 	var ds flinkv1beta1.FlinkDeploymentList
 	if err := o.Client.List(ctx, &ds, client.InNamespace(ns)); err != nil {
@@ -117,7 +147,7 @@ func (o *SnapshotObserver) restoredBy(ctx context.Context, ns, path string) (str
 	}
 	for i := range ds.Items {
 		if decide.WouldRestoreFrom(&ds.Items[i].Status.JobStatus, path) {
-			return "FlinkDeployment " + ds.Items[i].Name, nil
+			return "FlinkDeployment " + ds.Items[i].Name + " (its upgrade or last savepoint)", nil
 		}
 	}
 	var js flinkv1beta1.FlinkSessionJobList
@@ -126,7 +156,7 @@ func (o *SnapshotObserver) restoredBy(ctx context.Context, ns, path string) (str
 	}
 	for i := range js.Items {
 		if decide.WouldRestoreFrom(&js.Items[i].Status.JobStatus, path) {
-			return "FlinkSessionJob " + js.Items[i].Name, nil
+			return "FlinkSessionJob " + js.Items[i].Name + " (its upgrade or last savepoint)", nil
 		}
 	}
 	return "", nil

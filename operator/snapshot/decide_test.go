@@ -245,10 +245,10 @@ func TestDecide(t *testing.T) {
 			want: outcome{Status: savepointOf(inState(flinkv1beta1.SnapshotCompleted)).Status, Remove: true},
 		},
 		"deleted savepoint a job would restore from stays": {
-			s: savepointOf(inState(flinkv1beta1.SnapshotCompleted), deleted), obs: Observation{Target: running, RestoredBy: "FlinkDeployment job"},
+			s: savepointOf(inState(flinkv1beta1.SnapshotCompleted), deleted), obs: Observation{Target: running, RestoredBy: "FlinkDeployment job (its upgrade savepoint)"},
 			want: outcome{
 				Status: savepointOf(inState(flinkv1beta1.SnapshotCompleted, func(st *flinkv1beta1.FlinkStateSnapshotStatus) {
-					st.Error = "Not disposing of savepoint file:///sp/sp-1 while FlinkDeployment job would restore from it: it is that job's upgrade or last savepoint (set spec.savepoint.disposeOnDelete to false to delete the snapshot and keep the savepoint)"
+					st.Error = "Not disposing of savepoint file:///sp/sp-1 while FlinkDeployment job (its upgrade savepoint) would restore from it (set spec.savepoint.disposeOnDelete to false to delete the snapshot and keep the savepoint)"
 				})).Status,
 				Reasons: []string{"CleanupFailed"}, Requeue: interval,
 			},

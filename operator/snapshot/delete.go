@@ -34,7 +34,7 @@ func (r *run) delete() {
 	case t.JobState != string(flinkv1beta1.JobStatusRunning):
 		r.cleanupFailed("Cannot dispose of snapshot because referenced Flink job is not running!" + keep)
 	case o.RestoredBy != "":
-		r.cleanupFailed(fmt.Sprintf("Not disposing of savepoint %s while %s would restore from it: it is that job's upgrade or last savepoint%s", st.Path, o.RestoredBy, keep))
+		r.cleanupFailed(fmt.Sprintf("Not disposing of savepoint %s while %s would restore from it%s", st.Path, o.RestoredBy, keep))
 	default:
 		r.res.Action = Action{Kind: ActDispose, Path: st.Path}
 		r.res.RemoveFinalizer = true

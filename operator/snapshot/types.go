@@ -51,8 +51,9 @@ type Observation struct {
 	// CheckpointPathError says why).
 	CheckpointPath      string
 	CheckpointPathError string
-	// RestoredBy names a resource that would restore from the completed savepoint (its
-	// upgrade savepoint or its last savepoint): it is not disposed of meanwhile.
+	// RestoredBy names a job that would restore from the completed savepoint, and why: it is
+	// a resource's upgrade or last savepoint, or the referenced job's newest savepoint with no
+	// checkpoint since (a last-state restore would take it). It is not disposed of meanwhile.
 	RestoredBy string
 }
 
