@@ -34,23 +34,23 @@ import (
 // operator only tells whether HA metadata exists, and deletes it by label); of its own Deployments
 // their metadata, replicas and status, and of its flink-config ConfigMaps their metadata: it
 // compares their content by hash (act.StripContent); of a FlinkDeployment whose last stable
-// spec is its last reconciled spec, one copy of that JSON. Every transform also interns the
-// strings that recur on every object (internMeta).
+// spec is its last reconciled spec, one copy of that JSON.
 func CacheOptions(namespaces []string) cache.Options {
+	strip := cache.TransformStripManagedFields()
 	owned := func(obj client.Object, t toolscache.TransformFunc) cache.ByObject {
-		return cache.ByObject{Label: labels.SelectorFromSet(act.CachedLabels(obj)), Transform: interning(t)}
+		return cache.ByObject{Label: labels.SelectorFromSet(act.CachedLabels(obj)), Transform: t}
 	}
 	opts := cache.Options{
 		// A read of a kind no informer was started for fails rather than starting one: a
 		// typed read of a metadata-only kind would otherwise cache every object of it whole.
 		ReaderFailOnMissingInformer: true,
-		DefaultTransform:            interning(cache.TransformStripManagedFields()),
+		DefaultTransform:            strip,
 		ByObject: map[client.Object]cache.ByObject{
-			&flinkv1beta1.FlinkDeployment{}: {Transform: interning(slimFlinkDeployment)},
+			&flinkv1beta1.FlinkDeployment{}: {Transform: slimFlinkDeployment},
 			&appsv1.Deployment{}:            owned(&appsv1.Deployment{}, act.StripContent),
-			&corev1.Service{}:               owned(&corev1.Service{}, act.StripContent),
-			&corev1.Pod{}:                   owned(&corev1.Pod{}, act.StripContent), // metadata only: see act.MetadataOnly
-			&networkingv1.Ingress{}:         owned(&networkingv1.Ingress{}, act.StripContent),
+			&corev1.Service{}:               owned(&corev1.Service{}, strip),
+			&corev1.Pod{}:                   owned(&corev1.Pod{}, strip), // metadata only: see act.MetadataOnly
+			&networkingv1.Ingress{}:         owned(&networkingv1.Ingress{}, strip),
 			&corev1.ConfigMap{}:             owned(&corev1.ConfigMap{}, slimHAConfigMap),
 		},
 	}
