@@ -57,6 +57,7 @@ func TestSnapshotInvariantsFireOnABrokenOperator(t *testing.T) {
 	}{
 		"a COMPLETED snapshot without a path": {
 			breakIt: func(t *testing.T, w *World, s *flinkv1beta1.FlinkStateSnapshot) {
+				t.Helper()
 				s.Status.Path = ""
 				if err := w.Client.Status().Update(ctx, s); err != nil {
 					t.Fatal(err)
@@ -66,6 +67,7 @@ func TestSnapshotInvariantsFireOnABrokenOperator(t *testing.T) {
 		},
 		"a savepoint taken under a trigger id of no attempt": {
 			breakIt: func(t *testing.T, w *World, s *flinkv1beta1.FlinkStateSnapshot) {
+				t.Helper()
 				d, _ := w.Get("job")
 				var id string
 				w.Cluster("job", func(cl *fakeflink.Cluster) {
@@ -78,9 +80,9 @@ func TestSnapshotInvariantsFireOnABrokenOperator(t *testing.T) {
 				w.Cluster("job", func(cl *fakeflink.Cluster) {
 					res, _ = cl.OperationStatus(fakeflink.OpSavepoint, d.Status.JobStatus.JobID, id)
 				})
-				s, _ = w.GetSnapshot("sp")
-				s.Status.Path = res.Location
-				if err := w.Client.Status().Update(ctx, s); err != nil {
+				fresh, _ := w.GetSnapshot(s.Name)
+				fresh.Status.Path = res.Location
+				if err := w.Client.Status().Update(ctx, fresh); err != nil {
 					t.Fatal(err)
 				}
 			},
@@ -88,6 +90,7 @@ func TestSnapshotInvariantsFireOnABrokenOperator(t *testing.T) {
 		},
 		"a savepoint disposed of while the job would restore from it": {
 			breakIt: func(t *testing.T, w *World, s *flinkv1beta1.FlinkStateSnapshot) {
+				t.Helper()
 				d, _ := w.Get("job")
 				d.Status.JobStatus.UpgradeSavepointPath = s.Status.Path
 				if err := w.Client.Status().Update(ctx, d); err != nil {

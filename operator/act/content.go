@@ -14,13 +14,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// AnnotationContentHash on a Deployment or ConfigMap the operator renders is a digest of its
-// content (a Deployment's spec but its replicas, a ConfigMap's data). The manager's cache drops
-// the content of objects that carry it (StripContent): the pod templates and Flink
-// configurations of a fleet are most of what the operator would otherwise hold in memory.
+// AnnotationContentHash on a Deployment, ConfigMap or Service the operator renders is a digest
+// of its content (a Deployment's spec but its replicas, a ConfigMap's data, a Service's spec as
+// rendered). The manager's cache drops the content of objects that carry it (StripContent;
+// Services it holds as metadata): the pod templates, Flink configurations and Service specs of
+// a fleet are most of what the operator would otherwise hold in memory.
 const AnnotationContentHash = "flinkop.io/content-hash"
 
-// stampContentHash sets AnnotationContentHash on a rendered Deployment or ConfigMap.
+// stampContentHash sets AnnotationContentHash on a rendered Deployment, ConfigMap or Service.
 func stampContentHash(obj client.Object) {
 	var content any
 	switch o := obj.(type) {
@@ -30,6 +31,8 @@ func stampContentHash(obj client.Object) {
 		content = spec
 	case *corev1.ConfigMap:
 		content = []any{o.Data, o.BinaryData}
+	case *corev1.Service:
+		content = o.Spec
 	default:
 		return
 	}

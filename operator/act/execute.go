@@ -127,6 +127,9 @@ func (e *Executor) deleteIngress(ctx context.Context, d *flinkv1beta1.FlinkDeplo
 // (ErrNotOwned), never adopted. A Deployment or ConfigMap is stamped with its content hash
 // (see AnnotationContentHash).
 func (e *Executor) apply(ctx context.Context, obj client.Object) error {
+	if svc, ok := obj.(*corev1.Service); ok {
+		return e.applyService(ctx, svc)
+	}
 	stampContentHash(obj)
 	existing := obj.DeepCopyObject().(client.Object)
 	err := e.Client.Get(ctx, client.ObjectKeyFromObject(obj), existing)
@@ -216,7 +219,7 @@ func (e *Executor) deleteAll(ctx context.Context, d *flinkv1beta1.FlinkDeploymen
 	if err := e.deleteIngress(ctx, d); err != nil {
 		return err
 	}
-	for _, obj := range []client.Object{svc(d.Namespace, RESTServiceName(d.Name)), svc(d.Namespace, InternalServiceName(d.Name))} {
+	for _, obj := range []client.Object{ServiceMetadata(d.Namespace, RESTServiceName(d.Name)), ServiceMetadata(d.Namespace, InternalServiceName(d.Name))} {
 		if err := deleteOwned(ctx, e.Client, obj, d.UID); err != nil {
 			return err
 		}
@@ -228,12 +231,6 @@ func (e *Executor) deleteAll(ctx context.Context, d *flinkv1beta1.FlinkDeploymen
 		return err // the ConfigMap goes once no JobManager can write HA metadata any more
 	}
 	return deleteOwned(ctx, e.Client, cm(d.Namespace, ConfigMapName(d.Name)), d.UID)
-}
-
-func svc(ns, name string) *corev1.Service {
-	s := &corev1.Service{}
-	s.Namespace, s.Name = ns, name
-	return s
 }
 
 func cm(ns, name string) *corev1.ConfigMap {

@@ -42,7 +42,7 @@ func OwnsCluster(ctx context.Context, c client.Reader, d *flinkv1beta1.FlinkDepl
 // cluster id is already there (another cluster's, which a new JobManager would join).
 func (e *Executor) precheck(ctx context.Context, d *flinkv1beta1.FlinkDeployment, objs []client.Object) error {
 	for _, obj := range objs {
-		existing := obj.DeepCopyObject().(client.Object)
+		existing := asCached(obj)
 		// The cache holds only labelled objects. An unlabelled one of the same name is found
 		// by apply instead: its create fails with AlreadyExists, apply reads it past the
 		// cache and refuses it. (Reading every object of every first deploy past the cache

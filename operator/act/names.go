@@ -123,15 +123,26 @@ func Cached(obj client.Object) bool {
 
 // MetadataOnly reports whether the manager's cache holds only the metadata of objects of
 // obj's kind (a metadata-only informer), so that a typed read of one through the cache is
-// refused: Pods. The operator reads a pod's status only while its JobManager is not ready,
-// and then past the cache, by name; a typed Pod struct is 1.2 KB before its content, and a
-// fleet has one JobManager pod per deployment.
+// refused: Pods and Services. The operator reads a pod's status only while its JobManager is
+// not ready, and then past the cache, by name; it reads a Service whole only to update it,
+// when its content hash (AnnotationContentHash) shows the rendered spec changed. A typed Pod
+// struct is 1.2 KB before its content, a Service with its spec about 1.3 KB, and a fleet has a
+// JobManager pod and two Services per deployment.
 func MetadataOnly(obj runtime.Object) bool {
 	switch obj.(type) {
-	case *corev1.Pod, *corev1.PodList:
+	case *corev1.Pod, *corev1.PodList, *corev1.Service, *corev1.ServiceList:
 		return true
 	}
 	return false
+}
+
+// ServiceMetadata is a Service's metadata, as the manager's cache holds Services, named
+// namespace/name.
+func ServiceMetadata(namespace, name string) *metav1.PartialObjectMetadata {
+	m := &metav1.PartialObjectMetadata{}
+	m.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Service"))
+	m.Namespace, m.Name = namespace, name
+	return m
 }
 
 // PodMetadataList is an empty list of pod metadata, as the manager's cache holds pods.

@@ -14,7 +14,8 @@ import (
 )
 
 func service(name string, headless bool) *corev1.Service {
-	s := svc("team-a", name)
+	s := &corev1.Service{}
+	s.Namespace, s.Name = "team-a", name
 	s.Spec.Ports = []corev1.ServicePort{{Port: 8081}}
 	if headless {
 		s.Spec.ClusterIP = corev1.ClusterIPNone

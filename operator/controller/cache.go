@@ -30,7 +30,8 @@ import (
 // The cache keeps of each object only what the operator reads (its memory per deployment is
 // what a fleet of 10,000 costs): no managedFields; of a Pod its metadata, in a metadata-only
 // informer (act.MetadataOnly: the operator reads a pod whole, past the cache, only while its
-// JobManager is not ready, and never writes pods); of an HA ConfigMap its metadata (the
+// JobManager is not ready, and never writes pods); of a Service its metadata, also in a
+// metadata-only informer (the content hash tells whether it changed); of an HA ConfigMap its metadata (the
 // operator only tells whether HA metadata exists, and deletes it by label); of its own Deployments
 // their metadata, replicas and status, and of its flink-config ConfigMaps their metadata: it
 // compares their content by hash (act.StripContent); of a FlinkDeployment whose last stable
@@ -48,8 +49,8 @@ func CacheOptions(namespaces []string) cache.Options {
 		ByObject: map[client.Object]cache.ByObject{
 			&flinkv1beta1.FlinkDeployment{}: {Transform: slimFlinkDeployment},
 			&appsv1.Deployment{}:            owned(&appsv1.Deployment{}, act.StripContent),
-			&corev1.Service{}:               owned(&corev1.Service{}, strip),
-			&corev1.Pod{}:                   owned(&corev1.Pod{}, strip), // metadata only: see act.MetadataOnly
+			&corev1.Service{}:               owned(&corev1.Service{}, strip), // metadata only: see act.MetadataOnly
+			&corev1.Pod{}:                   owned(&corev1.Pod{}, strip),     // metadata only: see act.MetadataOnly
 			&networkingv1.Ingress{}:         owned(&networkingv1.Ingress{}, strip),
 			&corev1.ConfigMap{}:             owned(&corev1.ConfigMap{}, slimHAConfigMap),
 		},

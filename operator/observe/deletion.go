@@ -63,8 +63,8 @@ func (o *Observer) leftovers(ctx context.Context, d *flinkv1beta1.FlinkDeploymen
 		kind, name string
 		obj        client.Object
 	}{
-		{"service", act.InternalServiceName(d.Name), &corev1.Service{}},
-		{"service", act.RESTServiceName(d.Name), &corev1.Service{}},
+		{"service", act.InternalServiceName(d.Name), act.ServiceMetadata(d.Namespace, act.InternalServiceName(d.Name))},
+		{"service", act.RESTServiceName(d.Name), act.ServiceMetadata(d.Namespace, act.RESTServiceName(d.Name))},
 		{"configmap", act.AutoscalerConfigMapName(d.Name), &corev1.ConfigMap{}},
 		{"configmap", act.ConfigMapName(d.Name), &corev1.ConfigMap{}},
 	} {
