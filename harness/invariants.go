@@ -61,8 +61,10 @@ type Checker struct {
 	waitsSeen int
 	// scalingSeen is how many ScalingReport Events of each resource were checked already.
 	scalingSeen map[string]int
-	// snapshotPaths are the savepoints FlinkStateSnapshots completed with, to their names.
-	snapshotPaths map[string]string
+	// snapshotPaths are the savepoints FlinkStateSnapshots took, to their names;
+	// snapshotTriggers the trigger ids of their attempts, to their names.
+	snapshotPaths    map[string]string
+	snapshotTriggers map[string]string
 }
 
 // NewChecker returns a checker of w.

@@ -30,6 +30,7 @@ func (c *Checker) checkSnapshots() []string {
 	if c.snapshotPaths == nil {
 		c.snapshotPaths = map[string]string{}
 	}
+	c.rememberSnapshotSavepoints(snaps)
 	var out []string
 	for i := range snaps {
 		s := &snaps[i]
@@ -94,4 +95,25 @@ func (c *Checker) restorableKept() []string {
 		check("FlinkSessionJob", js.Items[i].Name, &js.Items[i].Status.JobStatus)
 	}
 	return out
+}
+
+// rememberSnapshotSavepoints records, besides the paths of COMPLETED snapshots, every
+// savepoint in storage taken under a trigger id of a snapshot's attempts (the next one
+// included: its status write may not have happened yet), so that N2 also judges a savepoint
+// that completed and was disposed of before its snapshot's status said COMPLETED.
+func (c *Checker) rememberSnapshotSavepoints(snaps []flinkv1beta1.FlinkStateSnapshot) {
+	if c.snapshotTriggers == nil {
+		c.snapshotTriggers = map[string]string{}
+	}
+	for i := range snaps {
+		s := &snaps[i]
+		for k := range s.Status.Failures + 2 {
+			c.snapshotTriggers[decide.TriggerID(string(s.UID), "snapshot", int64(k))] = s.Name
+		}
+	}
+	for _, snap := range c.w.Sim.Store.List("") {
+		if name, ok := c.snapshotTriggers[snap.TriggerID]; ok && snap.Kind == fakeflink.KindSavepoint {
+			c.snapshotPaths[snap.Path] = name
+		}
+	}
 }

@@ -19,7 +19,9 @@ import (
 
 	"github.com/KimMachineGun/automemlimit/memlimit"
 	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -120,10 +122,8 @@ func run() error {
 	if err := setup.NewFlinkSessionJobReconciler(mgr).SetupWithManager(mgr); err != nil {
 		return err
 	}
-	if opts.SnapshotResources {
-		if err := setup.NewFlinkStateSnapshotReconciler(mgr).SetupWithManager(mgr); err != nil {
-			return err
-		}
+	if err := setupSnapshots(mgr, setup, opts.SnapshotResources); err != nil {
+		return err
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return err
@@ -132,4 +132,19 @@ func run() error {
 		return err
 	}
 	return mgr.Start(ctrl.SetupSignalHandler())
+}
+
+// setupSnapshots registers the FlinkStateSnapshot controller when enabled and its CRD is
+// installed; an operator upgraded before its CRDs logs why and runs without it rather than
+// failing to start.
+func setupSnapshots(mgr ctrl.Manager, setup controller.Setup, enabled bool) error {
+	if !enabled {
+		return nil
+	}
+	gk := schema.GroupKind{Group: flinkv1beta1.GroupVersion.Group, Kind: "FlinkStateSnapshot"}
+	if _, err := mgr.GetRESTMapper().RESTMapping(gk, flinkv1beta1.GroupVersion.Version); meta.IsNoMatchError(err) {
+		ctrl.Log.Error(err, "FlinkStateSnapshot controller not started: install the CRDs of config/crd (kubectl apply --server-side -k config/crd) and restart the operator")
+		return nil
+	}
+	return setup.NewFlinkStateSnapshotReconciler(mgr).SetupWithManager(mgr)
 }

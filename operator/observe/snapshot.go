@@ -55,7 +55,7 @@ func (o *SnapshotObserver) Observe(ctx context.Context, s *flinkv1beta1.FlinkSta
 	if dir, ok := flinkv1beta1.FirstSet(conf, flinkv1beta1.ConfigSavepointsDirV2, flinkv1beta1.ConfigSavepointsDir); ok {
 		t.SavepointDir = dir // a session job's own directory wins
 	}
-	if disposing(s) {
+	if disposing(s) && t.JobState == string(flinkv1beta1.JobStatusRunning) { // else disposal waits anyway
 		if obs.RestoredBy, err = o.restoredBy(ctx, s.Namespace, s.Status.Path); err != nil {
 			return obs, cluster, err
 		}
@@ -85,8 +85,12 @@ func (o *SnapshotObserver) target(ctx context.Context, ns string, ref *flinkv1be
 		return d, &d.Status.JobStatus, nil, nil
 	case flinkv1beta1.JobKindSessionJob:
 		var j flinkv1beta1.FlinkSessionJob
-		if err := o.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: ref.Name}, &j); err != nil {
-			return nil, nil, nil, client.IgnoreNotFound(err)
+		err := o.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: ref.Name}, &j)
+		if apierrors.IsNotFound(err) {
+			return nil, nil, nil, nil
+		}
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("get FlinkSessionJob %s: %w", ref.Name, err)
 		}
 		d, err := o.deployment(ctx, ns, j.Spec.DeploymentName)
 		if err != nil {
@@ -139,27 +143,44 @@ func (o *SnapshotObserver) newestOfItsJob(ctx context.Context, cluster *flinkv1b
 }
 
 // restoredBy names a FlinkDeployment or FlinkSessionJob of ns that would restore from the
-// savepoint at path (decide.WouldRestoreFrom), and why; "" when none would.
+// savepoint at path, and why; "" when none would. It reads the cached objects without copying
+// them (only while a completed savepoint's disposal is pending).
 func (o *SnapshotObserver) restoredBy(ctx context.Context, ns, path string) (string, error) {
 	var ds flinkv1beta1.FlinkDeploymentList
-	if err := o.Client.List(ctx, &ds, client.InNamespace(ns)); err != nil {
+	if err := o.Client.List(ctx, &ds, client.InNamespace(ns), client.UnsafeDisableDeepCopy); err != nil {
 		return "", fmt.Errorf("list FlinkDeployments: %w", err)
 	}
 	for i := range ds.Items {
-		if decide.WouldRestoreFrom(&ds.Items[i].Status.JobStatus, path) {
-			return "FlinkDeployment " + ds.Items[i].Name + " (its upgrade or last savepoint)", nil
+		d := &ds.Items[i]
+		if why := restoresFrom(d.Spec.Job, &d.Status.JobStatus, d.Generation, d.Status.ObservedGeneration, path); why != "" {
+			return "FlinkDeployment " + d.Name + " (" + why + ")", nil
 		}
 	}
 	var js flinkv1beta1.FlinkSessionJobList
-	if err := o.Client.List(ctx, &js, client.InNamespace(ns)); err != nil {
+	if err := o.Client.List(ctx, &js, client.InNamespace(ns), client.UnsafeDisableDeepCopy); err != nil {
 		return "", fmt.Errorf("list FlinkSessionJobs: %w", err)
 	}
 	for i := range js.Items {
-		if decide.WouldRestoreFrom(&js.Items[i].Status.JobStatus, path) {
-			return "FlinkSessionJob " + js.Items[i].Name + " (its upgrade or last savepoint)", nil
+		j := &js.Items[i]
+		if why := restoresFrom(j.Spec.Job, &j.Status.JobStatus, j.Generation, j.Status.ObservedGeneration, path); why != "" {
+			return "FlinkSessionJob " + j.Name + " (" + why + ")", nil
 		}
 	}
 	return "", nil
+}
+
+// restoresFrom says why a job would restore from the savepoint at path ("" when it would
+// not): it is its upgrade or last savepoint (decide.WouldRestoreFrom), or the initial
+// savepoint of a job that has not started from it yet (no job yet, or a spec not yet
+// observed, which may be a savepoint redeploy).
+func restoresFrom(job *flinkv1beta1.JobSpec, js *flinkv1beta1.JobStatus, generation, observed int64, path string) string {
+	switch {
+	case decide.WouldRestoreFrom(js, path):
+		return "its upgrade or last savepoint"
+	case job != nil && job.InitialSavepointPath == path && (js.JobID == "" || observed < generation):
+		return "its initial savepoint, not yet started from"
+	}
+	return ""
 }
 
 // observeOperation asks the JobManager about the snapshot's trigger and, for a completed

@@ -1,9 +1,12 @@
 package snapshot
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/decide"
@@ -81,8 +84,8 @@ func (r *run) pending() {
 	what, _ := r.what()
 	a := Action{JobID: t.JobID, TriggerID: id}
 	if sp := s.Spec.Savepoint; sp != nil {
-		a.Kind, a.TargetDirectory, a.FormatType = ActTriggerSavepoint, sp.Path, string(sp.EffectiveFormatType())
-		if a.TargetDirectory == "" && t.SavepointDir == "" {
+		a.Kind, a.TargetDirectory, a.FormatType = ActTriggerSavepoint, cmp.Or(sp.Path, t.SavepointDir), string(sp.EffectiveFormatType())
+		if a.TargetDirectory == "" {
 			r.fail("Either the savepoint path in the spec or configuration " + flinkv1beta1.ConfigSavepointsDirV2 + " in the Flink resource has to be supplied")
 			return
 		}
@@ -123,12 +126,25 @@ func (r *run) inProgress() {
 	case op.Failure != "":
 		r.fail(op.Failure)
 	case r.s.Spec.IsSavepoint():
-		r.complete(op.Location)
+		r.completeAt(op.Location)
 	case r.in.Observed.CheckpointPath != "":
-		r.complete(r.in.Observed.CheckpointPath)
+		r.completeAt(r.in.Observed.CheckpointPath)
 	default:
 		r.fail(fmt.Sprintf("Checkpoint %d was successful, but failed to fetch its path (Flink's web server keeps only the newest checkpoints: raise web.checkpoints.history for this job): %s",
 			op.CheckpointID, r.in.Observed.CheckpointPathError))
+	}
+}
+
+// completeAt completes the snapshot at the path its JobManager reported, which must be a
+// path: an empty or oversized one (a tenant's JobManager answers) is a failed attempt.
+func (r *run) completeAt(path string) {
+	switch {
+	case path == "":
+		r.fail("Flink reported the snapshot completed without its path")
+	case len(path) > flinkv1beta1.MaxSnapshotPathLength:
+		r.fail(fmt.Sprintf("Flink reported a path of %d characters (at most %d)", len(path), flinkv1beta1.MaxSnapshotPathLength))
+	default:
+		r.complete(path)
 	}
 }
 
@@ -188,6 +204,9 @@ func (r *run) abandonIfNotRunning() bool {
 	}
 	what, _ := r.what()
 	ref := r.s.Spec.JobReference
+	if ref == nil {
+		ref = &flinkv1beta1.JobReference{} // removed from a snapshot in flight: no job
+	}
 	msg := fmt.Sprintf("Secondary resource %s (%s) for %s %s is not running", ref.Name, ref.Kind, what, r.s.Name)
 	if !t.Found {
 		msg = fmt.Sprintf("Secondary resource %s (%s) for %s %s was not found", ref.Name, ref.Kind, what, r.s.Name)
@@ -214,7 +233,7 @@ func (r *run) labels() {
 		want[LabelTriggerType] = string(flinkv1beta1.SnapshotTriggerManual)
 	}
 	want[LabelState] = string(r.res.Status.State)
-	if ref := s.Spec.JobReference; ref != nil && r.in.Observed.Target.Found {
+	if ref := s.Spec.JobReference; ref != nil && r.in.Observed.Target.Found && len(validation.IsValidLabelValue(ref.Name)) == 0 {
 		want[LabelJobKind], want[LabelJobName] = string(ref.Kind), ref.Name
 	}
 	if !maps.Equal(want, s.Labels) {

@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -81,7 +82,7 @@ func TestDecide(t *testing.T) {
 		"a new savepoint is triggered under an id of its own": {
 			s: savepointOf(), obs: Observation{Target: running},
 			want: outcome{
-				Action:  Action{Kind: ActTriggerSavepoint, JobID: "j1", TriggerID: id0, FormatType: "CANONICAL"},
+				Action:  Action{Kind: ActTriggerSavepoint, JobID: "j1", TriggerID: id0, TargetDirectory: "file:///sp", FormatType: "CANONICAL"},
 				Status:  flinkv1beta1.FlinkStateSnapshotStatus{State: flinkv1beta1.SnapshotInProgress, TriggerID: id0, TriggerTimestamp: stamp},
 				Reasons: []string{"SnapshotTriggered"}, Requeue: progress,
 			},
@@ -165,6 +166,17 @@ func TestDecide(t *testing.T) {
 				Reasons: []string{"SnapshotCompleted"},
 			},
 		},
+		"in progress: a savepoint reported without a path is a failed attempt": {
+			s:   savepointOf(inState(flinkv1beta1.SnapshotInProgress)),
+			obs: Observation{Target: running, Operation: &decide.OperationObservation{Done: true}},
+			want: outcome{
+				Status: flinkv1beta1.FlinkStateSnapshotStatus{
+					State: flinkv1beta1.SnapshotTriggerPending, TriggerID: "t0", TriggerTimestamp: Timestamp(now.Add(-time.Minute)), Failures: 1, ResultTimestamp: stamp,
+					Error: "Flink reported the snapshot completed without its path",
+				},
+				Reasons: []string{"SavepointError"}, Requeue: 10 * time.Second,
+			},
+		},
 		"in progress: the checkpoint completes with its path": {
 			s:   savepointOf(checkpoint, inState(flinkv1beta1.SnapshotInProgress)),
 			obs: Observation{Target: running, Operation: &decide.OperationObservation{Done: true, CheckpointID: 7}, CheckpointPath: "file:///cp/chk-7"},
@@ -219,7 +231,7 @@ func TestDecide(t *testing.T) {
 			})),
 			obs: Observation{Target: running},
 			want: outcome{
-				Action:  Action{Kind: ActTriggerSavepoint, JobID: "j1", TriggerID: id2, FormatType: "CANONICAL"},
+				Action:  Action{Kind: ActTriggerSavepoint, JobID: "j1", TriggerID: id2, TargetDirectory: "file:///sp", FormatType: "CANONICAL"},
 				Status:  flinkv1beta1.FlinkStateSnapshotStatus{State: flinkv1beta1.SnapshotInProgress, TriggerID: id2, TriggerTimestamp: stamp, Failures: 2, ResultTimestamp: Timestamp(now.Add(-time.Minute)), Error: "boom"},
 				Reasons: []string{"SnapshotTriggered"}, Requeue: progress,
 			},
@@ -228,64 +240,21 @@ func TestDecide(t *testing.T) {
 			s: savepointOf(inState(flinkv1beta1.SnapshotCompleted)), obs: Observation{Target: running},
 			want: outcome{Status: savepointOf(inState(flinkv1beta1.SnapshotCompleted)).Status},
 		},
-		"deleted checkpoint goes": {
-			s: savepointOf(checkpoint, inState(flinkv1beta1.SnapshotCompleted), deleted), obs: Observation{Target: running},
-			want: outcome{Status: savepointOf(inState(flinkv1beta1.SnapshotCompleted)).Status, Remove: true},
-		},
-		"deleted completed savepoint is disposed of": {
-			s: savepointOf(inState(flinkv1beta1.SnapshotCompleted), deleted), obs: Observation{Target: running},
-			want: outcome{
-				Action: Action{Kind: ActDispose, Path: "file:///sp/sp-1"}, Status: savepointOf(inState(flinkv1beta1.SnapshotCompleted)).Status,
-				Reasons: []string{"SnapshotDisposed"}, Remove: true,
-			},
-		},
-		"deleted savepoint kept on request": {
-			s:    savepointOf(inState(flinkv1beta1.SnapshotCompleted), deleted, func(s *flinkv1beta1.FlinkStateSnapshot) { s.Spec.Savepoint.DisposeOnDelete = new(bool) }),
-			obs:  Observation{Target: running},
-			want: outcome{Status: savepointOf(inState(flinkv1beta1.SnapshotCompleted)).Status, Remove: true},
-		},
-		"deleted savepoint a job would restore from stays": {
-			s: savepointOf(inState(flinkv1beta1.SnapshotCompleted), deleted), obs: Observation{Target: running, RestoredBy: "FlinkDeployment job (its upgrade savepoint)"},
-			want: outcome{
-				Status: savepointOf(inState(flinkv1beta1.SnapshotCompleted, func(st *flinkv1beta1.FlinkStateSnapshotStatus) {
-					st.Error = "Not disposing of savepoint file:///sp/sp-1 while FlinkDeployment job (its upgrade savepoint) would restore from it (set spec.savepoint.disposeOnDelete to false to delete the snapshot and keep the savepoint)"
-				})).Status,
-				Reasons: []string{"CleanupFailed"}, Requeue: interval,
-			},
-		},
-		"deleted savepoint of a stopped job stays": {
-			s: savepointOf(inState(flinkv1beta1.SnapshotCompleted), deleted), obs: Observation{Target: Target{Found: true, JobState: "SUSPENDED"}},
-			want: outcome{
-				Status: savepointOf(inState(flinkv1beta1.SnapshotCompleted, func(st *flinkv1beta1.FlinkStateSnapshotStatus) {
-					st.Error = "Cannot dispose of snapshot because referenced Flink job is not running! (set spec.savepoint.disposeOnDelete to false to delete the snapshot and keep the savepoint)"
-				})).Status,
-				Reasons: []string{"CleanupFailed"}, Requeue: interval,
-			},
-		},
-		"deleted while in progress waits": {
-			s: savepointOf(inState(flinkv1beta1.SnapshotInProgress), deleted), obs: Observation{Target: running, Operation: &decide.OperationObservation{}},
-			want: outcome{Status: savepointOf(inState(flinkv1beta1.SnapshotInProgress)).Status, Requeue: progress},
-		},
-		"deleted while in progress: completes, then is disposed of": {
-			s:   savepointOf(inState(flinkv1beta1.SnapshotInProgress), deleted),
-			obs: Observation{Target: running, Operation: &decide.OperationObservation{Done: true, Location: "file:///sp/sp-2"}},
-			want: outcome{
-				Action:  Action{Kind: ActDispose, Path: "file:///sp/sp-2"},
-				Status:  flinkv1beta1.FlinkStateSnapshotStatus{State: flinkv1beta1.SnapshotCompleted, TriggerID: "t0", TriggerTimestamp: Timestamp(now.Add(-time.Minute)), Path: "file:///sp/sp-2", ResultTimestamp: stamp},
-				Reasons: []string{"SnapshotCompleted", "SnapshotDisposed"}, Remove: true,
-			},
-		},
 	} {
-		t.Run(name, func(t *testing.T) {
-			res := Decide(Input{Resource: tc.s, Observed: tc.obs, Now: now, ReconcileInterval: interval, ProgressInterval: progress})
-			got := outcome{Action: res.Action, Status: res.Status, Requeue: res.RequeueAfter, Remove: res.RemoveFinalizer}
-			for _, e := range res.Events {
-				got.Reasons = append(got.Reasons, e.Reason)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
-			}
-		})
+		t.Run(name, func(t *testing.T) { checkDecide(t, tc.s, tc.obs, tc.want) })
+	}
+}
+
+// checkDecide decides s on obs and compares the outcome with want.
+func checkDecide(t *testing.T, s *flinkv1beta1.FlinkStateSnapshot, obs Observation, want outcome) {
+	t.Helper()
+	res := Decide(Input{Resource: s, Observed: obs, Now: now, ReconcileInterval: interval, ProgressInterval: progress})
+	got := outcome{Action: res.Action, Status: res.Status, Requeue: res.RequeueAfter, Remove: res.RemoveFinalizer}
+	for _, e := range res.Events {
+		got.Reasons = append(got.Reasons, e.Reason)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
 
@@ -302,6 +271,10 @@ func TestLabels(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, res.Labels); diff != "" {
 		t.Errorf("labels (-want +got):\n%s", diff)
+	}
+	long := savepointOf(func(s *flinkv1beta1.FlinkStateSnapshot) { s.Spec.JobReference.Name = strings.Repeat("a", 64) })
+	if l := Decide(Input{Resource: long, Observed: Observation{Target: running}, Now: now}).Labels; l[LabelJobName] != "" {
+		t.Errorf("a job name longer than a label value may be was labelled: %q", l[LabelJobName])
 	}
 	s.Labels, s.Status = want, res.Status
 	if again := Decide(Input{Resource: s, Observed: Observation{Target: running, Operation: &decide.OperationObservation{}}, Now: now, ProgressInterval: progress}); again.Labels != nil {

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"fmt"
+	"time"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/decide"
@@ -16,8 +17,14 @@ func (r *run) delete() {
 	s, st := r.s, &r.res.Status
 	if st.State == flinkv1beta1.SnapshotInProgress {
 		r.inProgress()
-		if st.State == flinkv1beta1.SnapshotInProgress {
-			return // wait for it: a savepoint being written cannot be disposed of
+		switch st.State {
+		case flinkv1beta1.SnapshotInProgress:
+			return // a savepoint being written is never disposed of
+		case flinkv1beta1.SnapshotCompleted, flinkv1beta1.SnapshotAbandoned:
+			// Recorded first: the disposal is judged on the next reconcile, whose observation
+			// asks whether a job would restore from what just completed.
+			r.res.RequeueAfter = time.Millisecond
+			return
 		}
 	}
 	sp := s.Spec.Savepoint

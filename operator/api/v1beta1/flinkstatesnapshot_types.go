@@ -47,6 +47,9 @@ type SavepointSpec struct {
 type CheckpointSpec struct{}
 
 // FlinkStateSnapshotSpec is the snapshot asked for: exactly one of Savepoint and Checkpoint.
+// It is immutable (a snapshot in flight keeps the job and path it was triggered for): ask for
+// another snapshot with a new resource.
+// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable: create a new FlinkStateSnapshot"
 type FlinkStateSnapshotSpec struct {
 	// JobReference is the job the snapshot is taken of (not needed when the savepoint
 	// already exists).
