@@ -43,6 +43,8 @@ type hostileMachine struct {
 	spec flinkv1beta1.FlinkDeploymentSpec
 	ann  map[string]string
 	job  flinkv1beta1.FlinkSessionJobSpec
+	// snapshots counts the FlinkStateSnapshots created (snap-1, snap-2, …).
+	snapshots int
 }
 
 // HostileProperty is the hostile-input property on worlds from newBackend (nil: the fake
@@ -60,9 +62,11 @@ func HostileProperty(newBackend func() (harness.Backend, error)) func(*rapid.T) 
 		}
 		m.run(t, 20*time.Second)
 		t.Repeat(map[string]func(*rapid.T){
-			"mutate": m.mutate,
-			"jar":    m.jar,
-			"fault":  m.fault,
+			"mutate":         m.mutate,
+			"jar":            m.jar,
+			"fault":          m.fault,
+			"snapshot":       m.hostileSnapshot,
+			"deleteSnapshot": m.deleteHostileSnapshot,
 			"advance": func(t *rapid.T) {
 				m.run(t, time.Duration(rapid.IntRange(1, 120).Draw(t, "seconds"))*time.Second)
 			},
@@ -200,6 +204,7 @@ func (m *hostileMachine) settle(t *rapid.T) {
 			problems = append(problems, fmt.Sprintf("session job %s neither converged nor reported an error within %s: %s", sessionJobName, Settle, why))
 		}
 	}
+	problems = append(problems, m.snapshotsSettled()...)
 	if len(problems) > 0 {
 		t.Fatalf("%s\ntrace:\n%s", strings.Join(problems, "\n"), m.w.Trace)
 	}
