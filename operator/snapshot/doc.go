@@ -5,5 +5,6 @@
 //
 // A trigger's id derives from the snapshot's UID and its failure count, and Flink takes a
 // trigger id it already knows as the same operation: a trigger whose status write was lost is
-// found again on the next reconcile, never taken twice.
+// found again on the next reconcile rather than taken twice (while the JobManager that took it
+// keeps it: rest.async.store-duration).
 package snapshot
