@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -124,28 +125,39 @@ func (e *Executor) deleteIngress(ctx context.Context, d *flinkv1beta1.FlinkDeplo
 
 // apply creates obj or updates the existing object to it (labels, annotations, owner,
 // content). An existing object controlled by anything but obj's controller is refused
-// (ErrNotOwned), never adopted. A Deployment or ConfigMap is stamped with its content hash
-// (see AnnotationContentHash).
+// (ErrNotOwned), never adopted. A Deployment, ConfigMap or Service is stamped with its content
+// hash (see AnnotationContentHash). Of a kind the cache holds as metadata (Services), an
+// unchanged object costs no read past the cache; a changed one is read whole past it first.
 func (e *Executor) apply(ctx context.Context, obj client.Object) error {
-	if svc, ok := obj.(*corev1.Service); ok {
-		return e.applyService(ctx, svc)
-	}
 	stampContentHash(obj)
-	existing := obj.DeepCopyObject().(client.Object)
-	err := e.Client.Get(ctx, client.ObjectKeyFromObject(obj), existing)
+	key := client.ObjectKeyFromObject(obj)
+	existing := asCached(obj)
+	err := e.Client.Get(ctx, key, existing)
 	if apierrors.IsNotFound(err) {
 		err = e.create(ctx, obj)
 		if !apierrors.IsAlreadyExists(err) {
 			return wrap("create "+describe(obj), err)
 		}
 		// Not in the cache but on the server: unlabelled, or created a moment ago.
-		err = e.reader().Get(ctx, client.ObjectKeyFromObject(obj), existing)
+		err = e.reader().Get(ctx, key, existing)
 	}
 	if err != nil {
 		return wrap("get "+describe(obj), err)
 	}
 	if err := checkControlled(existing, controllerUID(obj)); err != nil {
 		return err
+	}
+	if meta, ok := existing.(*metav1.PartialObjectMetadata); ok {
+		if sameMetadata(meta, obj) {
+			return nil
+		}
+		existing = obj.DeepCopyObject().(client.Object)
+		if err := e.reader().Get(ctx, key, existing); err != nil {
+			return wrap("get "+describe(obj)+" past the cache", err)
+		}
+		if err := checkControlled(existing, controllerUID(obj)); err != nil {
+			return err
+		}
 	}
 	want := existing.DeepCopyObject().(client.Object)
 	want.SetLabels(obj.GetLabels())
