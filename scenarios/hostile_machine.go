@@ -66,7 +66,7 @@ func HostileProperty(newBackend func() (harness.Backend, error)) func(*rapid.T) 
 			"jar":            m.jar,
 			"fault":          m.fault,
 			"snapshot":       m.hostileSnapshot,
-			"deleteSnapshot": m.deleteHostileSnapshot,
+			"deleteSnapshot": func(t *rapid.T) { m.deleteOneSnapshot(t, m.snapshots) },
 			"advance": func(t *rapid.T) {
 				m.run(t, time.Duration(rapid.IntRange(1, 120).Draw(t, "seconds"))*time.Second)
 			},

@@ -19,7 +19,7 @@ import (
 func (m *hostileMachine) hostileSnapshot(t *rapid.T) {
 	m.snapshots++
 	s := &flinkv1beta1.FlinkStateSnapshot{}
-	s.Name = fmt.Sprintf("snap-%d", m.snapshots)
+	s.Name = snapshotName(m.snapshots)
 	if ref := pick(t, "reference", "deployment", "sessionjob", "none", "missing", "bad-name", "bad-kind"); ref != "none" {
 		r := &flinkv1beta1.JobReference{Kind: flinkv1beta1.JobKindDeployment, Name: m.name}
 		switch ref {
@@ -56,18 +56,6 @@ func (m *hostileMachine) hostileSnapshot(t *rapid.T) {
 		t.Fatalf("create snapshot: %v", err)
 	}
 	m.run(t, rapid.SampledFrom([]time.Duration{time.Second, 10 * time.Second, time.Minute}).Draw(t, "wait"))
-}
-
-// deleteHostileSnapshot deletes one of the snapshots created so far.
-func (m *hostileMachine) deleteHostileSnapshot(t *rapid.T) {
-	if m.snapshots == 0 {
-		t.Skip("no snapshot")
-	}
-	name := fmt.Sprintf("snap-%d", rapid.IntRange(1, m.snapshots).Draw(t, "which"))
-	if err := m.w.DeleteSnapshot(name); err != nil && !apierrors.IsNotFound(err) {
-		t.Fatalf("delete snapshot: %v", err)
-	}
-	m.run(t, 10*time.Second)
 }
 
 // snapshotsSettled reports the snapshots that, after Settle, neither ended (COMPLETED,

@@ -18,7 +18,7 @@ func (m *machine) snapshot(t *rapid.T) {
 	s := &flinkv1beta1.FlinkStateSnapshot{Spec: flinkv1beta1.FlinkStateSnapshotSpec{
 		JobReference: &flinkv1beta1.JobReference{Kind: flinkv1beta1.JobKindDeployment, Name: resource},
 	}}
-	s.Name = fmt.Sprintf("snap-%d", m.snapshots)
+	s.Name = snapshotName(m.snapshots)
 	if limit := rapid.IntRange(-1, 2).Draw(t, "backoffLimit"); limit != -1 {
 		s.Spec.BackoffLimit = &limit
 	}
@@ -38,13 +38,20 @@ func (m *machine) snapshot(t *rapid.T) {
 }
 
 // deleteSnapshot deletes one of the snapshots created so far.
-func (m *machine) deleteSnapshot(t *rapid.T) {
-	if m.snapshots == 0 {
+func (m *machine) deleteSnapshot(t *rapid.T) { m.deleteOneSnapshot(t, m.snapshots) }
+
+// snapshotName is the name of the i-th FlinkStateSnapshot a machine creates.
+func snapshotName(i int) string { return fmt.Sprintf("snap-%d", i) }
+
+// deleteOneSnapshot deletes one of the count snapshots a machine created (one it deleted
+// already is gone: NotFound), and lets 10 seconds pass.
+func (c checked) deleteOneSnapshot(t *rapid.T, count int) {
+	if count == 0 {
 		t.Skip("no snapshot")
 	}
-	name := fmt.Sprintf("snap-%d", rapid.IntRange(1, m.snapshots).Draw(t, "which"))
-	if err := m.w.DeleteSnapshot(name); err != nil && !apierrors.IsNotFound(err) {
+	name := snapshotName(rapid.IntRange(1, count).Draw(t, "which"))
+	if err := c.w.DeleteSnapshot(name); err != nil && !apierrors.IsNotFound(err) {
 		t.Fatalf("delete snapshot: %v", err)
 	}
-	m.run(t, 10*time.Second)
+	c.run(t, 10*time.Second)
 }
