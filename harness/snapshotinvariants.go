@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flinkop/flinkop/fakeflink"
@@ -18,7 +19,9 @@ import (
 //	   taken under the trigger id of one of its attempts (never one taken twice, never
 //	   another's);
 //	N2 a savepoint a snapshot completed with is never disposed of while a FlinkDeployment
-//	   or FlinkSessionJob would restore from it (decide.WouldRestoreFrom).
+//	   or FlinkSessionJob would restore from it (decide.WouldRestoreFrom);
+//	N3 a savepoint's record (a COMPLETED snapshot a job controls) never outlives its
+//	   savepoint: the operator deletes the record before it disposes of the savepoint.
 func (c *Checker) checkSnapshots() []string {
 	snaps, err := c.w.Snapshots()
 	if err != nil {
@@ -46,6 +49,9 @@ func (c *Checker) checkSnapshots() []string {
 		}
 		if s.Spec.IsSavepoint() && !s.Spec.AlreadyExists() && s.DeletionTimestamp == nil {
 			out = append(out, c.takenByAnAttempt(s)...)
+		}
+		if _, stored := c.w.Sim.Store.Get(s.Status.Path); !stored && s.DeletionTimestamp == nil && metav1.GetControllerOf(s) != nil {
+			out = append(out, fmt.Sprintf("N3: record %s shows savepoint %s, which was disposed of", s.Name, s.Status.Path))
 		}
 	}
 	return append(out, c.restorableKept()...)

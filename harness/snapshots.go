@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -54,4 +55,55 @@ func (w *World) Snapshots() ([]flinkv1beta1.FlinkStateSnapshot, error) {
 	var list flinkv1beta1.FlinkStateSnapshotList
 	err := w.Client.List(context.Background(), &list, client.InNamespace(w.Namespace))
 	return list.Items, err
+}
+
+// discoverSnapshots plays the operator's watch of FlinkStateSnapshots and Kubernetes's
+// garbage collector for them: a snapshot the operator created (a savepoint's record) is
+// reconciled at once, and one whose owning FlinkDeployment or FlinkSessionJob is gone is
+// deleted, as its owner reference asks.
+func (w *World) discoverSnapshots() error {
+	if !w.Options.SnapshotResources {
+		return nil
+	}
+	snaps, err := w.Snapshots()
+	if err != nil {
+		return fmt.Errorf("list FlinkStateSnapshots: %w", err)
+	}
+	now := w.Clock.Now()
+	for i := range snaps {
+		s := &snaps[i]
+		key := SnapshotKey(s.Name)
+		if _, known := w.due[key]; !known {
+			w.Trace.add(now, "spec", key, "FlinkStateSnapshot "+s.Name+" created by the operator")
+			w.due[key] = now
+		}
+		if s.DeletionTimestamp != nil || w.ownerLives(s) {
+			continue
+		}
+		w.Trace.add(now, "spec", key, "FlinkStateSnapshot "+s.Name+" deleted by the garbage collector: its owner is gone")
+		w.due[key] = now
+		if err := w.Client.Delete(context.Background(), s); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("collect FlinkStateSnapshot %s: %w", s.Name, err)
+		}
+	}
+	return nil
+}
+
+// ownerLives reports whether the controller owner of s, if it has one, still exists.
+func (w *World) ownerLives(s *flinkv1beta1.FlinkStateSnapshot) bool {
+	ref := metav1.GetControllerOf(s)
+	if ref == nil {
+		return true
+	}
+	var owner client.Object
+	switch flinkv1beta1.JobKind(ref.Kind) {
+	case flinkv1beta1.JobKindDeployment:
+		owner = &flinkv1beta1.FlinkDeployment{}
+	case flinkv1beta1.JobKindSessionJob:
+		owner = &flinkv1beta1.FlinkSessionJob{}
+	default:
+		return true
+	}
+	err := w.Client.Get(context.Background(), client.ObjectKey{Namespace: w.Namespace, Name: ref.Name}, owner)
+	return err == nil && owner.GetUID() == ref.UID
 }

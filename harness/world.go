@@ -308,6 +308,9 @@ func (w *World) sync() error {
 		return fmt.Errorf("pod simulator: %w", err)
 	}
 	w.Sim.Tick()
+	if err := w.discoverSnapshots(); err != nil {
+		return err
+	}
 	return w.discover()
 }
 

@@ -115,6 +115,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	opts.SnapshotResources = snapshotsAvailable(mgr, opts.SnapshotResources)
 	setup := controller.Setup{Options: opts, Metrics: rec, Jars: fetcher, JarCredentials: jars.credentials, Parallelism: workers}
 	if err := setup.NewFlinkDeploymentReconciler(mgr).SetupWithManager(mgr); err != nil {
 		return err
@@ -134,16 +135,25 @@ func run() error {
 	return mgr.Start(ctrl.SetupSignalHandler())
 }
 
-// setupSnapshots registers the FlinkStateSnapshot controller when enabled and its CRD is
-// installed; an operator upgraded before its CRDs logs why and runs without it rather than
-// failing to start.
-func setupSnapshots(mgr ctrl.Manager, setup controller.Setup, enabled bool) error {
+// snapshotsAvailable reports whether snapshot resources are on (enabled) and their CRD is
+// installed; an operator upgraded before its CRDs logs why and runs without them (no
+// FlinkStateSnapshot controller, no savepoint records) rather than failing to start.
+func snapshotsAvailable(mgr ctrl.Manager, enabled bool) bool {
 	if !enabled {
-		return nil
+		return false
 	}
 	gk := schema.GroupKind{Group: flinkv1beta1.GroupVersion.Group, Kind: "FlinkStateSnapshot"}
 	if _, err := mgr.GetRESTMapper().RESTMapping(gk, flinkv1beta1.GroupVersion.Version); meta.IsNoMatchError(err) {
-		ctrl.Log.Error(err, "FlinkStateSnapshot controller not started: install the CRDs of config/crd (kubectl apply --server-side -k config/crd) and restart the operator")
+		ctrl.Log.Error(err, "FlinkStateSnapshot controller not started, savepoints not recorded as FlinkStateSnapshots: install the CRDs of config/crd (kubectl apply --server-side -k config/crd) and restart the operator")
+		return false
+	}
+	return true
+}
+
+// setupSnapshots registers the FlinkStateSnapshot controller when snapshot resources are
+// available (snapshotsAvailable).
+func setupSnapshots(mgr ctrl.Manager, setup controller.Setup, available bool) error {
+	if !available {
 		return nil
 	}
 	return setup.NewFlinkStateSnapshotReconciler(mgr).SetupWithManager(mgr)

@@ -128,6 +128,10 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 			res.Events = append(res.Events, decide.Event{Type: decide.Warning, Reason: "InvalidCron", Message: why})
 		}
 	}
+	if err := writeRecords(ctx, r.Client, &d, flinkv1beta1.JobKindDeployment, opts, res.Records); err != nil {
+		r.Metrics.ReconcileError("records")
+		return ctrl.Result{}, err
+	}
 	if err := r.Executor.Execute(ctx, &d, res.Action); err != nil {
 		if later := (*act.RetryLaterError)(nil); errors.As(err, &later) {
 			log.FromContext(ctx).V(1).Info("action waits for a slot", "action", res.Action.Kind, "reason", err.Error())

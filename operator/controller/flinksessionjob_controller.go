@@ -91,6 +91,10 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		res.Status.Error = optErr.Error()
 		r.Recorder.Event(&j, corev1.EventTypeWarning, "InvalidOptions", optErr.Error())
 	}
+	if err := writeRecords(ctx, r.Client, &j, flinkv1beta1.JobKindSessionJob, opts, res.Records); err != nil {
+		r.Metrics.ReconcileError("records")
+		return ctrl.Result{}, err
+	}
 	if err := r.Executor.Execute(ctx, cluster, res.Action); errors.Is(err, act.ErrJarFetchBusy) {
 		return ctrl.Result{RequeueAfter: opts.ProgressCheckInterval}, nil // other jobs' jars are being fetched
 	} else if err != nil {

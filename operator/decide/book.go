@@ -18,6 +18,8 @@ type Book struct {
 	Format string
 	// Events collects the events the book records.
 	Events *[]Event
+	// Records collects the snapshot resources to write (nil: none).
+	Records *Records
 }
 
 func (b Book) event(t EventType, reason, msg string) {
@@ -78,6 +80,11 @@ func (b Book) ClearCheckpointTrigger() {
 // CompleteSavepoint records a completed savepoint as the last one and in the history; nonce
 // is the savepointTriggerNonce of a manual savepoint.
 func (b Book) CompleteSavepoint(location string, nonce *int64) {
+	b.record(b.completeSavepoint(location, nonce))
+}
+
+// completeSavepoint is CompleteSavepoint without the record, which it returns.
+func (b Book) completeSavepoint(location string, nonce *int64) flinkv1beta1.Savepoint {
 	sp := b.Savepoints()
 	saved := flinkv1beta1.Savepoint{
 		TimeStamp: b.Now.UnixMilli(), Location: location, TriggerType: sp.TriggerType, FormatType: sp.FormatType,
@@ -89,6 +96,7 @@ func (b Book) CompleteSavepoint(location string, nonce *int64) {
 	sp.LastSavepoint = &saved
 	sp.SavepointHistory = append(sp.SavepointHistory, saved) // trimmed by the history cleanup
 	b.event(Normal, "SavepointCompleted", "Savepoint completed: "+location)
+	return saved
 }
 
 // Poll follows the savepoint and checkpoint in flight (sp and cp are what Flink says of them;
@@ -206,7 +214,7 @@ func (b Book) DeletionSavepoint(op *OperationObservation, deletedAt time.Time, u
 		case op == nil || (!op.Done && !op.Lost):
 			return Action{}, true
 		case op.Failure == "" && !op.Lost:
-			b.CompleteSavepoint(op.Location, nil)
+			b.completeSavepoint(op.Location, nil) // not recorded: its job goes, and its records with it
 		default:
 			b.ClearTrigger()
 			b.event(Warning, "SavepointError", "Savepoint before deletion failed; cancelling the job without one")

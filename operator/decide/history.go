@@ -39,7 +39,7 @@ func (s *step) periodicSavepoint() bool {
 // cleanHistory trims the savepoint history to kubernetes.operator.savepoint.history.max.count
 // and max.age. A trimmed savepoint is disposed through Flink (one per reconcile) and its entry
 // dropped in the same status write, so a disposal that fails keeps the entry for the next try.
-// The newest savepoint is never trimmed. Upgrade savepoints leave the history but are not
+// The newest savepoint is never trimmed, and a trimmed one's record goes with it. Upgrade savepoints leave the history but are not
 // disposed (a rolled-back or restarted job may still restore one, as with the Apache
 // operator); with kubernetes.operator.savepoint.cleanup.enabled false nothing is disposed.
 func (s *step) cleanHistory() {
@@ -62,10 +62,11 @@ func (s *step) cleanHistory() {
 		case kept[old.TimeStamp]:
 			out = append(out, old)
 		case !s.disposable(old):
-			// dropped from the history, the files stay
+			s.book().forget(old) // dropped from the history, the files stay
 		case !disposed && s.in.Observed.RESTReachable:
 			s.res.Action = Action{Kind: ActDisposeSavepoint, Path: old.Location}
 			s.event(Normal, "SavepointDisposed", "Disposing savepoint "+old.Location+", trimmed from the history")
+			s.book().forget(old)
 			disposed = true
 		default:
 			out = append(out, old) // disposed by a later reconcile

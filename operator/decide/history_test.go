@@ -82,22 +82,27 @@ func TestCleanHistory(t *testing.T) {
 		opts        func(*Input)
 		wantAction  Action
 		wantHistory []string
+		// wantForgotten are the trimmed savepoints whose records go (every trimmed one).
+		wantForgotten []string
 	}{
 		"over max.count: the oldest is disposed and dropped": {
 			d: deployed(sp, history(at(3*time.Hour, "sp-1", p), at(2*time.Hour, "sp-2", p), at(time.Hour, "sp-3", p))),
 			o: cluster(1, "RUNNING"), opts: maxTwo,
 			wantAction: Action{Kind: ActDisposeSavepoint, Path: "sp-1"}, wantHistory: []string{"sp-2", "sp-3"},
+			wantForgotten: []string{"sp-1"},
 		},
 		"two over: one disposal per reconcile, the other entry waits": {
 			d: deployed(sp, history(at(4*time.Hour, "sp-0", p), at(3*time.Hour, "sp-1", p), at(2*time.Hour, "sp-2", p),
 				at(time.Hour, "sp-3", p))),
 			o: cluster(1, "RUNNING"), opts: maxTwo,
 			wantAction: Action{Kind: ActDisposeSavepoint, Path: "sp-0"}, wantHistory: []string{"sp-1", "sp-2", "sp-3"},
+			wantForgotten: []string{"sp-0"},
 		},
 		"older than max.age (24h): disposed": {
 			d:          deployed(sp, history(at(25*time.Hour, "sp-old", p), at(time.Hour, "sp-new", p))),
 			o:          cluster(1, "RUNNING"),
 			wantAction: Action{Kind: ActDisposeSavepoint, Path: "sp-old"}, wantHistory: []string{"sp-new"},
+			wantForgotten: []string{"sp-old"},
 		},
 		"never the newest, however old": {
 			d: deployed(sp, history(at(48*time.Hour, "sp-only", p))), o: cluster(1, "RUNNING"),
@@ -106,12 +111,12 @@ func TestCleanHistory(t *testing.T) {
 		"upgrade savepoints leave the history but are not disposed": {
 			d: deployed(sp, history(at(3*time.Hour, "sp-up", flinkv1beta1.SnapshotTriggerUpgrade), at(2*time.Hour, "sp-2", p), at(time.Hour, "sp-3", p))),
 			o: cluster(1, "RUNNING"), opts: maxTwo,
-			wantAction: None, wantHistory: []string{"sp-2", "sp-3"},
+			wantAction: None, wantHistory: []string{"sp-2", "sp-3"}, wantForgotten: []string{"sp-up"},
 		},
 		"with cleanup disabled entries are dropped, files kept": {
 			d: deployed(sp, history(at(3*time.Hour, "sp-1", p), at(2*time.Hour, "sp-2", p), at(time.Hour, "sp-3", p))),
 			o: cluster(1, "RUNNING"), opts: func(in *Input) { maxTwo(in); in.Options.SavepointCleanup = false },
-			wantAction: None, wantHistory: []string{"sp-2", "sp-3"},
+			wantAction: None, wantHistory: []string{"sp-2", "sp-3"}, wantForgotten: []string{"sp-1"},
 		},
 		"while the REST API is down the entry waits for its disposal": {
 			d: deployed(sp, history(at(3*time.Hour, "sp-1", p), at(2*time.Hour, "sp-2", p), at(time.Hour, "sp-3", p))),
@@ -132,6 +137,13 @@ func TestCleanHistory(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.wantHistory, locs); diff != "" {
 				t.Errorf("history (-want +got):\n%s", diff)
+			}
+			var forgotten []string
+			for _, f := range got.Records.Delete {
+				forgotten = append(forgotten, f.Location)
+			}
+			if diff := cmp.Diff(tc.wantForgotten, forgotten); diff != "" {
+				t.Errorf("records deleted (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -6,7 +6,7 @@ import (
 
 // book is the step's view of the job status's snapshot part.
 func (s *step) book() Book {
-	return Book{JS: &s.st.JobStatus, Now: s.in.Now, Format: s.in.Options.SavepointFormat, Events: &s.res.Events}
+	return Book{JS: &s.st.JobStatus, Now: s.in.Now, Format: s.in.Options.SavepointFormat, Events: &s.res.Events, Records: &s.res.Records}
 }
 
 func (s *step) savepointInfo() *flinkv1beta1.SavepointInfo { return s.book().Savepoints() }

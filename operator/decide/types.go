@@ -181,6 +181,8 @@ type Result struct {
 	RequeueAfter time.Duration
 	// RemoveFinalizer is set when deletion is complete.
 	RemoveFinalizer bool
+	// Records are the snapshot resources that record savepoints, written before Status.
+	Records Records
 }
 
 // ActionKind names an action.

@@ -206,7 +206,7 @@ func (s *step) requeue(d time.Duration) {
 
 // book is the step's view of the job status's snapshot part.
 func (s *step) book() decide.Book {
-	return decide.Book{JS: &s.st.JobStatus, Now: s.in.Now, Format: s.in.Options.SavepointFormat, Events: &s.res.Events}
+	return decide.Book{JS: &s.st.JobStatus, Now: s.in.Now, Format: s.in.Options.SavepointFormat, Events: &s.res.Events, Records: &s.res.Records}
 }
 
 // finish reports the reconcile's error, and computes the lifecycle state and conditions.

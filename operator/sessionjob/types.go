@@ -72,6 +72,8 @@ type Result struct {
 	RequeueAfter time.Duration
 	// RemoveFinalizer is set when deletion is complete.
 	RemoveFinalizer bool
+	// Records are the snapshot resources that record savepoints, written before Status.
+	Records decide.Records
 }
 
 // The actions of session jobs besides decide's job actions (ActCancelJob,

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
@@ -66,7 +67,9 @@ func (r *run) pending() {
 			State: flinkv1beta1.SnapshotCompleted, Path: s.Spec.Savepoint.Path, TriggerTimestamp: now, ResultTimestamp: now,
 			Failures: st.Failures,
 		}
-		r.event(decide.Normal, "SnapshotCompleted", "Recorded the existing savepoint "+st.Path)
+		if metav1.GetControllerOf(s) == nil { // a job's record: its job's SavepointCompleted told
+			r.event(decide.Normal, "SnapshotCompleted", "Recorded the existing savepoint "+st.Path)
+		}
 		return
 	}
 	if !t.Found {

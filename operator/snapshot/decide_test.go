@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/decide"
@@ -126,6 +127,15 @@ func TestDecide(t *testing.T) {
 			want: outcome{
 				Status:  flinkv1beta1.FlinkStateSnapshotStatus{State: flinkv1beta1.SnapshotCompleted, Path: "s3://b/sp-9", TriggerTimestamp: stamp, ResultTimestamp: stamp},
 				Reasons: []string{"SnapshotCompleted"},
+			},
+		},
+		"a job's record of its savepoint completes quietly (the job told of the savepoint)": {
+			s: savepointOf(func(s *flinkv1beta1.FlinkStateSnapshot) {
+				s.Spec.Savepoint = &flinkv1beta1.SavepointSpec{AlreadyExists: true, Path: "s3://b/sp-9"}
+				s.OwnerReferences = []metav1.OwnerReference{{Kind: "FlinkDeployment", Name: "job", UID: "uid-job", Controller: ptr.To(true)}}
+			}),
+			want: outcome{
+				Status: flinkv1beta1.FlinkStateSnapshotStatus{State: flinkv1beta1.SnapshotCompleted, Path: "s3://b/sp-9", TriggerTimestamp: stamp, ResultTimestamp: stamp},
 			},
 		},
 		"a missing target waits, as Apache's validation does": {
