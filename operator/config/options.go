@@ -13,27 +13,28 @@ import (
 
 // Option keys, as the Apache operator names them.
 const (
-	KeyReconcileInterval        = "kubernetes.operator.reconcile.interval"
-	KeyProgressCheckInterval    = "kubernetes.operator.observer.progress-check.interval"
-	KeyRestReadyDelay           = "kubernetes.operator.observer.rest-ready.delay"
-	KeySavepointHistoryMaxCount = "kubernetes.operator.savepoint.history.max.count"
-	KeySavepointHistoryMaxAge   = "kubernetes.operator.savepoint.history.max.age"
-	KeyLastStateFallback        = "kubernetes.operator.job.upgrade.last-state-fallback.enabled"
-	KeySavepointOnDeletion      = "kubernetes.operator.job.savepoint-on-deletion"
-	KeySavepointFormat          = "kubernetes.operator.savepoint.format.type"
-	KeyDeploymentReadyTimeout   = "kubernetes.operator.deployment.readiness.timeout"
-	KeyRollbackEnabled          = "kubernetes.operator.deployment.rollback.enabled"
-	KeyJMDeploymentRecovery     = "kubernetes.operator.jm-deployment-recovery.enabled"
-	KeyPeriodicSavepoint        = "kubernetes.operator.periodic.savepoint.interval"
-	KeyFlinkClientTimeout       = "kubernetes.operator.flink.client.timeout"
-	KeyRestartFailed            = "kubernetes.operator.job.restart.failed"
-	KeySavepointCleanup         = "kubernetes.operator.savepoint.cleanup.enabled"
-	KeySnapshotResources        = "kubernetes.operator.snapshot.resource.enabled"
-	KeyHealthCheck              = "kubernetes.operator.cluster.health-check.enabled"
-	KeyHealthRestartsThreshold  = "kubernetes.operator.cluster.health-check.restarts.threshold"
-	KeyHealthRestartsWindow     = "kubernetes.operator.cluster.health-check.restarts.window"
-	KeyHealthCheckpoints        = "kubernetes.operator.cluster.health-check.checkpoint-progress.enabled"
-	KeyHealthCheckpointsWindow  = "kubernetes.operator.cluster.health-check.checkpoint-progress.window"
+	KeyReconcileInterval         = "kubernetes.operator.reconcile.interval"
+	KeyProgressCheckInterval     = "kubernetes.operator.observer.progress-check.interval"
+	KeyRestReadyDelay            = "kubernetes.operator.observer.rest-ready.delay"
+	KeySavepointHistoryMaxCount  = "kubernetes.operator.savepoint.history.max.count"
+	KeySavepointHistoryMaxAge    = "kubernetes.operator.savepoint.history.max.age"
+	KeyLastStateFallback         = "kubernetes.operator.job.upgrade.last-state-fallback.enabled"
+	KeyLastStateMaxCheckpointAge = "kubernetes.operator.job.upgrade.last-state.max.allowed.checkpoint.age"
+	KeySavepointOnDeletion       = "kubernetes.operator.job.savepoint-on-deletion"
+	KeySavepointFormat           = "kubernetes.operator.savepoint.format.type"
+	KeyDeploymentReadyTimeout    = "kubernetes.operator.deployment.readiness.timeout"
+	KeyRollbackEnabled           = "kubernetes.operator.deployment.rollback.enabled"
+	KeyJMDeploymentRecovery      = "kubernetes.operator.jm-deployment-recovery.enabled"
+	KeyPeriodicSavepoint         = "kubernetes.operator.periodic.savepoint.interval"
+	KeyFlinkClientTimeout        = "kubernetes.operator.flink.client.timeout"
+	KeyRestartFailed             = "kubernetes.operator.job.restart.failed"
+	KeySavepointCleanup          = "kubernetes.operator.savepoint.cleanup.enabled"
+	KeySnapshotResources         = "kubernetes.operator.snapshot.resource.enabled"
+	KeyHealthCheck               = "kubernetes.operator.cluster.health-check.enabled"
+	KeyHealthRestartsThreshold   = "kubernetes.operator.cluster.health-check.restarts.threshold"
+	KeyHealthRestartsWindow      = "kubernetes.operator.cluster.health-check.restarts.window"
+	KeyHealthCheckpoints         = "kubernetes.operator.cluster.health-check.checkpoint-progress.enabled"
+	KeyHealthCheckpointsWindow   = "kubernetes.operator.cluster.health-check.checkpoint-progress.window"
 )
 
 // Options are the operator options that matter for one resource.
@@ -52,6 +53,9 @@ type Options struct {
 	// LastStateFallback lets a savepoint upgrade of a job that is not running fall back to
 	// last-state when HA metadata is available.
 	LastStateFallback bool
+	// LastStateMaxCheckpointAge makes a last-state upgrade of a running job whose newest
+	// checkpoint is older than this take a savepoint instead (0: no limit).
+	LastStateMaxCheckpointAge time.Duration
 	// SavepointOnDeletion takes a savepoint (stop-with-savepoint) before deleting a job.
 	SavepointOnDeletion bool
 	// SavepointFormat is CANONICAL or NATIVE.
@@ -69,7 +73,9 @@ type Options struct {
 	RestartFailedJobs bool
 	// SavepointCleanup disposes the savepoints trimmed from the history.
 	SavepointCleanup bool
-	// SnapshotResources runs the FlinkStateSnapshot controller (operator-wide only).
+	// SnapshotResources runs the FlinkStateSnapshot controller and records a job's savepoints
+	// as FlinkStateSnapshots. A resource may turn the records off for itself, not on when the
+	// operator has them off.
 	SnapshotResources bool
 	// HealthCheck restarts a running job that is unhealthy: HealthRestartsThreshold restarts
 	// within HealthRestartsWindow, or (HealthCheckpoints) no completed checkpoint within
@@ -149,6 +155,7 @@ func (o Options) With(conf map[string]string) (Options, error) {
 	dur(KeySavepointHistoryMaxAge, &o.SavepointHistoryMaxAge)
 	dur(KeyDeploymentReadyTimeout, &o.DeploymentReadyTimeout)
 	dur(KeyPeriodicSavepoint, &o.PeriodicSavepoint)
+	dur(KeyLastStateMaxCheckpointAge, &o.LastStateMaxCheckpointAge)
 	dur(KeyFlinkClientTimeout, &o.FlinkClientTimeout)
 	boolean(KeyLastStateFallback, &o.LastStateFallback)
 	boolean(KeySavepointOnDeletion, &o.SavepointOnDeletion)
@@ -157,6 +164,7 @@ func (o Options) With(conf map[string]string) (Options, error) {
 	boolean(KeyRestartFailed, &o.RestartFailedJobs)
 	boolean(KeySavepointCleanup, &o.SavepointCleanup)
 	boolean(KeySnapshotResources, &o.SnapshotResources)
+	o.SnapshotResources = o.SnapshotResources && base.SnapshotResources
 	boolean(KeyHealthCheck, &o.HealthCheck)
 	boolean(KeyHealthCheckpoints, &o.HealthCheckpoints)
 	dur(KeyHealthRestartsWindow, &o.HealthRestartsWindow)

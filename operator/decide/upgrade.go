@@ -194,55 +194,6 @@ func (s *step) checkpointFallback() {
 	s.res.Action = Action{Kind: ActDeleteCluster, DeleteHA: true}
 }
 
-// lastStateTeardown deletes the cluster but keeps HA metadata, so the new JobManager recovers
-// the job from its latest checkpoint. A finished job has no HA metadata: its newest checkpoint
-// is restored instead.
-//
-// HA recovery restores the latest checkpoint only: since Flink 1.15 a savepoint is never used
-// for recovery. When the job's newest snapshot is a savepoint (checkpoints failing, or a
-// savepoint just taken), keeping HA would go back behind it, so the job is cancelled and the
-// newest snapshot restored instead, decided once the job has ended and no checkpoint can
-// complete any more.
-func (s *step) lastStateTeardown() {
-	o := s.in.Observed
-	sp := s.st.JobStatus.SavepointInfo
-	switch {
-	case sp != nil && sp.TriggerID != "" && o.Job != nil && !jobState(o.Job.State).globallyTerminal():
-		// A savepoint in flight finishes (or fails) first: it may become the newest snapshot.
-		s.pollTriggers()
-	case o.Job != nil && !jobState(o.Job.State).globallyTerminal() && savepointAhead(o.Job) != nil:
-		ahead := savepointAhead(o.Job)
-		s.last.Metadata.Restore = RestoreSavepoint
-		s.last.Metadata.CheckpointFallback = true
-		s.save()
-		s.event(Normal, "SavepointAhead", fmt.Sprintf("Savepoint %s is newer than the job's latest checkpoint, which HA recovery would restore; cancelling the job to restore its newest snapshot instead", ahead.Path))
-	case o.Job != nil && jobState(o.Job.State).globallyTerminal():
-		if s.st.JobStatus.UpgradeSavepointPath == "" {
-			cp := NewestSnapshot(o.Job, &s.st.JobStatus)
-			if cp == nil {
-				s.refuse("last-state upgrade: the job is " + o.Job.State + ", its HA metadata is gone and it has no checkpoint; refusing to start from empty state")
-				return
-			}
-			s.st.JobStatus.UpgradeSavepointPath = cp.Path
-		}
-		s.last.Metadata.Restore = RestoreSavepoint
-		s.save()
-		s.res.Action = Action{Kind: ActDeleteCluster, DeleteHA: true}
-	case !o.HAMetadata:
-		s.refuse("last-state upgrade needs HA metadata, but none was found for this cluster; refusing to start from empty state (restore it, or use savepointRedeployNonce with initialSavepointPath)")
-	case o.Job == nil && s.recentSavepointWait() > 0:
-		// Only the REST API can tell whether that savepoint is newer than the checkpoint HA
-		// recovery would restore: give it a bounded time to answer.
-		s.requeue(s.recentSavepointWait())
-		last := s.st.JobStatus.SavepointInfo.LastSavepoint
-		s.event(Normal, "AwaitingJobManager", fmt.Sprintf("The JobManager's REST API does not answer and savepoint %s completed less than %s ago; waiting until %s for it to tell whether that savepoint is newer than the checkpoint HA recovery would restore",
-			last.Location, RESTWaitAfterSavepoint, time.UnixMilli(last.TimeStamp).Add(RESTWaitAfterSavepoint).UTC().Format(time.RFC3339)))
-	default:
-		s.res.Action = Action{Kind: ActDeleteCluster}
-		s.event(Normal, "Cleanup", "Deleting the JobManager and TaskManagers, keeping HA metadata for last-state")
-	}
-}
-
 // deployNew deploys the recorded spec once the old cluster is gone.
 func (s *step) deployNew() {
 	spec := s.last.Spec

@@ -162,6 +162,22 @@ func TestUpgrade(t *testing.T) {
 			in:         input(upgrading(ls), cluster(1, "RUNNING")),
 			wantAction: Action{Kind: ActDeleteCluster}, wantRestore: RestoreHA,
 		},
+		"last-state, newest checkpoint older than max.allowed.checkpoint.age: a savepoint upgrade instead": {
+			in:         maxCheckpointAge(input(upgrading(ls), cluster(1, "RUNNING", checkpoint("file:///cp/job-1/chk-3", now.Add(-time.Hour).UnixMilli())))),
+			wantAction: None, wantRestore: RestoreSavepoint, wantEvent: "CheckpointTooOld",
+		},
+		"last-state, no checkpoint at all under max.allowed.checkpoint.age: a savepoint upgrade instead": {
+			in:         maxCheckpointAge(input(upgrading(ls), cluster(1, "RUNNING"))),
+			wantAction: None, wantRestore: RestoreSavepoint, wantEvent: "CheckpointTooOld",
+		},
+		"last-state, checkpoint within max.allowed.checkpoint.age: delete, keep HA": {
+			in:         maxCheckpointAge(input(upgrading(ls), cluster(1, "RUNNING", checkpoint("file:///cp/job-1/chk-3", now.Add(-time.Minute).UnixMilli())))),
+			wantAction: Action{Kind: ActDeleteCluster}, wantRestore: RestoreHA,
+		},
+		"last-state, job started within max.allowed.checkpoint.age: delete, keep HA": {
+			in:         maxCheckpointAge(input(upgrading(ls), cluster(1, "RUNNING", startedAgo(10*time.Minute)))),
+			wantAction: Action{Kind: ActDeleteCluster}, wantRestore: RestoreHA,
+		},
 		"last-state, job FAILED with HA metadata: delete, keep HA": {
 			in:         input(upgrading(ls), cluster(1, "RESTARTING")),
 			wantAction: Action{Kind: ActDeleteCluster}, wantRestore: RestoreHA,
@@ -297,4 +313,11 @@ func TestLastStateUpgradeWaitsBoundedForTheRESTAPIAfterASavepoint(t *testing.T) 
 			t.Errorf("savepoint %s ago: action %s, requeue %s; want none, requeue within %s", ago, got.Action.Kind, got.RequeueAfter, want)
 		}
 	}
+}
+
+// maxCheckpointAge sets kubernetes.operator.job.upgrade.last-state.max.allowed.checkpoint.age
+// to 30 minutes.
+func maxCheckpointAge(in Input) Input {
+	in.Options.LastStateMaxCheckpointAge = 30 * time.Minute
+	return in
 }

@@ -238,3 +238,37 @@ func TestJarNamesAreTheJobsOwn(t *testing.T) {
 		t.Errorf("another resource's prefix matches %s", a)
 	}
 }
+
+// TestCheckpointTooOldTakesASavepoint: with
+// kubernetes.operator.job.upgrade.last-state.max.allowed.checkpoint.age, a last-state upgrade
+// of a running job whose newest checkpoint is older than the limit becomes a savepoint
+// upgrade (the next step stops the job with a savepoint); a recent checkpoint is restored as
+// before.
+func TestCheckpointTooOldTakesASavepoint(t *testing.T) {
+	for name, tc := range map[string]struct {
+		checkpointAgo time.Duration
+		want          []decide.ActionKind
+	}{
+		"checkpoint older than the limit": {checkpointAgo: time.Hour, want: []decide.ActionKind{decide.ActNone, decide.ActStopWithSavepoint}},
+		"checkpoint within the limit":     {checkpointAgo: time.Minute, want: []decide.ActionKind{decide.ActCancelJob, decide.ActCancelJob}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			j := job(flinkv1beta1.UpgradeModeLastState, 1)
+			deployedAt(j, 1, "old")
+			j = upgrading(j)
+			seen := withCheckpoint(running("old"), "file:///cp/3")
+			seen.LatestCheckpoint.Timestamp = now.Add(-tc.checkpointAgo).UnixMilli()
+			var got []decide.ActionKind
+			for range 2 {
+				in := input(j, ready(seen))
+				in.Options.LastStateMaxCheckpointAge = 30 * time.Minute
+				res := sessionjob.Decide(in)
+				got = append(got, res.Action.Kind)
+				j.Status = res.Status
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("actions (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

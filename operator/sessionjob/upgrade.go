@@ -53,6 +53,10 @@ func (s *step) teardown() {
 		s.cancel("to upgrade")
 	case m.Restore == decide.RestoreSavepoint:
 		s.savepointTeardown()
+	case decide.CheckpointTooOld(s.in.Observed.Job, s.in.Observed.RESTReachable, s.in.Options.LastStateMaxCheckpointAge, s.in.Now):
+		s.last.Metadata.Restore = decide.RestoreSavepoint
+		s.save()
+		s.event(decide.Normal, "CheckpointTooOld", decide.CheckpointTooOldMessage(s.in.Options.LastStateMaxCheckpointAge))
 	default: // last-state: cancel, then restore the newest checkpoint
 		if s.newestState() == "" {
 			s.refuse("last-state upgrade of a session job restores the job's newest checkpoint, but it has none yet; the job keeps running the previous spec")

@@ -169,8 +169,18 @@ func validateJob(path *field.Path, job *JobSpec, conf map[string]string, ha bool
 				fmt.Sprintf("savepoint needs a savepoint directory: set flinkConfiguration %s", ConfigSavepointsDir)))
 		}
 	}
+	_, maxAge := conf[configMaxCheckpointAge]
+	if _, dir := FirstSet(conf, ConfigSavepointsDir, ConfigSavepointsDirV2); maxAge && !dir {
+		// Apache's rule and message: a checkpoint too old is replaced by a savepoint upgrade.
+		errs = append(errs, field.Invalid(field.NewPath("spec", "flinkConfiguration").Key(configMaxCheckpointAge), conf[configMaxCheckpointAge],
+			fmt.Sprintf("In order to use max-checkpoint age functionality config key[%s] must be set to allow triggering savepoint upgrades.", ConfigSavepointsDirV2)))
+	}
 	return errs
 }
+
+// configMaxCheckpointAge is the operator key that turns a last-state upgrade with too old a
+// checkpoint into a savepoint upgrade.
+const configMaxCheckpointAge = "kubernetes.operator.job.upgrade.last-state.max.allowed.checkpoint.age"
 
 func versionStrings() []string {
 	out := make([]string, len(SupportedFlinkVersions))

@@ -116,6 +116,14 @@ func TestFlinkDeploymentValidate(t *testing.T) {
 		"savepoint mode with the Flink 2 savepoint key is valid": {
 			obj: app(withMode(UpgradeModeSavepoint), withConf("execution.checkpointing.savepoint-dir", "file:///sp")),
 		},
+		"a max checkpoint age needs a savepoint directory (Apache's rule)": {
+			obj: app(withConf("kubernetes.operator.job.upgrade.last-state.max.allowed.checkpoint.age", "10m")),
+			wantErrs: []string{`spec.flinkConfiguration[kubernetes.operator.job.upgrade.last-state.max.allowed.checkpoint.age]: Invalid value: "10m": ` +
+				"In order to use max-checkpoint age functionality config key[execution.checkpointing.savepoint-dir] must be set to allow triggering savepoint upgrades."},
+		},
+		"a max checkpoint age with a savepoint directory is valid": {
+			obj: app(withConf("kubernetes.operator.job.upgrade.last-state.max.allowed.checkpoint.age", "10m"), withConf("state.savepoints.dir", "file:///sp")),
+		},
 		"standby JobManagers need HA": {
 			obj:      app(func(d *FlinkDeployment) { d.Spec.JobManager = &JobManagerSpec{Replicas: ptr(int32(2))} }),
 			wantErrs: []string{"spec.jobManager.replicas: Invalid value: 2: more than one JobManager needs high availability (flinkConfiguration high-availability.type: kubernetes)"},
