@@ -58,9 +58,9 @@ func (w *World) Snapshots() ([]flinkv1beta1.FlinkStateSnapshot, error) {
 }
 
 // discoverSnapshots plays the operator's watch of FlinkStateSnapshots and Kubernetes's
-// garbage collector for them: a snapshot the operator created (a savepoint's record) is
-// reconciled at once, and one whose owning FlinkDeployment or FlinkSessionJob is gone is
-// deleted, as its owner reference asks.
+// garbage collector for them: a snapshot the operator created (a savepoint's record) or
+// changed (deleted a trimmed record) is reconciled at once, and one whose owning
+// FlinkDeployment or FlinkSessionJob is gone is deleted, as its owner reference asks.
 func (w *World) discoverSnapshots() error {
 	if !w.Options.SnapshotResources {
 		return nil
@@ -70,13 +70,21 @@ func (w *World) discoverSnapshots() error {
 		return fmt.Errorf("list FlinkStateSnapshots: %w", err)
 	}
 	now := w.Clock.Now()
+	if w.snapshots == nil {
+		w.snapshots = map[string]string{}
+	}
 	for i := range snaps {
 		s := &snaps[i]
 		key := SnapshotKey(s.Name)
-		if _, known := w.due[key]; !known {
+		seen, known := w.snapshots[key]
+		switch _, due := w.due[key]; {
+		case !known && !due:
 			w.Trace.add(now, "spec", key, "FlinkStateSnapshot "+s.Name+" created by the operator")
 			w.due[key] = now
+		case seen != s.ResourceVersion && !due:
+			w.due[key] = now // changed (deleted by the operator, say): the watch tells
 		}
+		w.snapshots[key] = s.ResourceVersion
 		if s.DeletionTimestamp != nil || w.ownerLives(s) {
 			continue
 		}

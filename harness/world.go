@@ -53,6 +53,10 @@ type World struct {
 	// Boundary is the tenant boundary: the jar repository, the world's DNS and jar
 	// directory, and what the operator fetched.
 	Boundary *Boundary
+	// SnapshotMaxConcurrent is kubernetes.operator.snapshot.max-concurrent (0: no bound); set
+	// it before RestartOperator. SnapshotSlots are the running operator's.
+	SnapshotMaxConcurrent int
+	SnapshotSlots         *controller.SnapshotSlots
 
 	jarFetcher *flink.JarFetcher // replaces Boundary.Fetcher() when set (tests of the checker)
 	reconciler *controller.FlinkDeploymentReconciler
@@ -66,6 +70,7 @@ type World struct {
 	api          apiFaults
 	dropEvents   int                  // watch events still to be missed
 	seen         map[string]string    // cron run name → resourceVersion last seen (see discover)
+	snapshots    map[string]string    // snapshot key → resourceVersion last seen (see discoverSnapshots)
 	templates    bool                 // a cron template was applied: the operator creates runs
 	due          map[string]time.Time // resource name → next reconcile
 	notes        []string             // lines the demo prints
@@ -122,7 +127,11 @@ func (w *World) RestartOperator() {
 	if jars == nil {
 		jars = w.Boundary.Fetcher()
 	}
-	setup := controller.Setup{Options: opts, Transport: costTransport{w}, Clock: w.Clock, Jars: jars, APIReader: w.apiReader, NoWriteFence: w.noWriteFence}
+	w.SnapshotSlots = controller.NewSnapshotSlots(w.SnapshotMaxConcurrent) // a new process holds none
+	setup := controller.Setup{
+		Options: opts, Transport: costTransport{w}, Clock: w.Clock, Jars: jars, APIReader: w.apiReader, NoWriteFence: w.noWriteFence,
+		SnapshotSlots: w.SnapshotSlots,
+	}
 	w.api.replaced = nil // a new process has written nothing yet
 	w.reconciler = setup.Reconciler(w.opClient, w.events)
 	w.sessionJob = setup.SessionJobReconciler(w.opClient, w.events)
@@ -239,8 +248,13 @@ func (w *World) Step() (time.Time, error) {
 	case res.RequeueAfter > 0:
 		w.due[name] = end.Add(res.RequeueAfter)
 	}
-	if gerr := w.exists(name); gerr == nil && w.due[name].IsZero() {
+	if gerr := w.exists(name); gerr == nil && w.due[name].IsZero() && !strings.HasPrefix(name, snapshotPrefix) {
 		w.due[name] = end.Add(w.Options.ReconcileInterval)
+	} else if gerr == nil && w.due[name].IsZero() {
+		// A snapshot that asks for no requeue (a finished one) waits for its next watch
+		// event: the FlinkStateSnapshot controller watches only snapshots, and the manager's
+		// resync is hours apart.
+		delete(w.due, name)
 	} else if apierrors.IsNotFound(gerr) {
 		delete(w.due, name)
 	}

@@ -38,10 +38,15 @@ func FleetProperty(newBackend func() (harness.Backend, error), stats *Stats) fun
 		m := &fleetMachine{specs: map[string]*flinkv1beta1.FlinkDeploymentSpec{}, hung: map[string]bool{}, stats: st}
 		m.n = rapid.IntRange(2, 4).Draw(t, "workers")
 		w.SetWorkers(m.n)
+		// Periodic savepoints on some deployments, at most maxSnapshots in flight (0: no
+		// bound), which invariant N4 checks.
+		w.SnapshotMaxConcurrent = rapid.IntRange(0, 2).Draw(t, "maxSnapshots")
+		w.RestartOperator()
 		for i := range rapid.IntRange(4, 10).Draw(t, "deployments") {
 			name := fmt.Sprintf("job-%d", i)
 			m.names = append(m.names, name)
 			spec := BaseSpec()
+			spec.FlinkConfiguration.Set("kubernetes.operator.periodic.savepoint.interval", rapid.SampledFrom([]string{"0", "45s", "0 * * * * ?"}).Draw(t, "periodic"))
 			m.specs[name] = &spec
 			m.apply(t, w, name)
 		}

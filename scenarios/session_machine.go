@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -49,6 +50,9 @@ func SessionProperty(newBackend func() (harness.Backend, error), stats *Stats) f
 		cluster := BaseSpec()
 		cluster.Job = nil
 		cluster.TaskManager = &flinkv1beta1.TaskManagerSpec{Replicas: ptr(int32(2))}
+		if rapid.Bool().Draw(t, "nativeSizing") {
+			cluster.TaskManager = nil // native mode: sized for its session job's parallelism
+		}
 		d := &flinkv1beta1.FlinkDeployment{Spec: cluster}
 		d.Name = sessionCluster
 		if err := w.Apply(d); err != nil {
@@ -79,7 +83,7 @@ func (m *sessionMachine) changeSpec(t *rapid.T) {
 		m.run(t, 10*time.Second)
 		return
 	}
-	switch rapid.IntRange(0, 3).Draw(t, "change") {
+	switch rapid.IntRange(0, 5).Draw(t, "change") {
 	case 0:
 		m.spec.Job.Parallelism = ptr(int32(rapid.IntRange(1, 2).Draw(t, "parallelism")))
 	case 1:
@@ -90,6 +94,20 @@ func (m *sessionMachine) changeSpec(t *rapid.T) {
 		m.spec.RestartNonce = &n
 	case 3:
 		m.spec.Job.EntryClass = rapid.SampledFrom([]string{"", "org.example.A", "org.example.B"}).Draw(t, "entryClass")
+	case 4:
+		// A job that fails for good is submitted again (kubernetes.operator.job.restart.failed).
+		on := rapid.Bool().Draw(t, "restartFailed")
+		if m.spec.FlinkConfiguration == nil {
+			m.spec.FlinkConfiguration = flinkv1beta1.FlinkConfiguration{}
+		}
+		m.spec.FlinkConfiguration.Set("kubernetes.operator.job.restart.failed", fmt.Sprint(on))
+	case 5:
+		// Periodic savepoints with a short history: disposals through the session cluster.
+		if m.spec.FlinkConfiguration == nil {
+			m.spec.FlinkConfiguration = flinkv1beta1.FlinkConfiguration{}
+		}
+		m.spec.FlinkConfiguration.Set("kubernetes.operator.periodic.savepoint.interval", rapid.SampledFrom([]string{"0", "45s", "2m"}).Draw(t, "periodic"))
+		m.spec.FlinkConfiguration.Set("kubernetes.operator.savepoint.history.max.count", "2")
 	}
 	m.apply(t)
 	m.run(t, rapid.SampledFrom([]time.Duration{time.Second, 10 * time.Second, time.Minute}).Draw(t, "wait"))
@@ -143,6 +161,11 @@ func (m *sessionMachine) actions() map[string]func(*rapid.T) { return jobActions
 // converges and then stays put with no further writes.
 func (m *sessionMachine) settle(t *rapid.T) {
 	healFaults(m.w, sessionCluster)
+	if periodic, _ := m.spec.FlinkConfiguration.Get("kubernetes.operator.periodic.savepoint.interval"); m.exists && periodic != "" && periodic != "0" {
+		// Periodic savepoints write by design; the quiet check needs them off.
+		m.spec.FlinkConfiguration.Set("kubernetes.operator.periodic.savepoint.interval", "0")
+		m.apply(t)
+	}
 	m.run(t, Settle)
 	if ok, why := m.checker.SessionJobConverged(sessionJobName); !ok {
 		t.Fatalf("session job not converged %s after the last fault and spec change: %s\ntrace:\n%s", Settle, why, m.w.Trace)

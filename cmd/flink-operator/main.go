@@ -82,6 +82,10 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	maxSnapshots, err := config.SnapshotMaxConcurrent(flat)
+	if err != nil {
+		return err
+	}
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
 		return err
@@ -116,7 +120,10 @@ func run() error {
 		return err
 	}
 	opts.SnapshotResources = snapshotsAvailable(mgr, opts.SnapshotResources)
-	setup := controller.Setup{Options: opts, Metrics: rec, Jars: fetcher, JarCredentials: jars.credentials, Parallelism: workers}
+	setup := controller.Setup{
+		Options: opts, Metrics: rec, Jars: fetcher, JarCredentials: jars.credentials, Parallelism: workers,
+		SnapshotSlots: controller.NewSnapshotSlots(maxSnapshots),
+	}
 	if err := setup.NewFlinkDeploymentReconciler(mgr).SetupWithManager(mgr); err != nil {
 		return err
 	}

@@ -25,6 +25,7 @@ type SessionFlinkAPI interface {
 	StopWithSavepoint(ctx context.Context, jobID string, req flink.StopRequest) (string, error)
 	TriggerSavepoint(ctx context.Context, jobID string, req flink.SavepointRequest) (string, error)
 	TriggerCheckpoint(ctx context.Context, jobID, checkpointType, triggerID string) (string, error)
+	DisposeSavepoint(ctx context.Context, path string) (string, error)
 }
 
 // SessionJobExecutor carries out sessionjob's actions on the session cluster.
@@ -80,6 +81,10 @@ func (e *SessionJobExecutor) Execute(ctx context.Context, cluster *flinkv1beta1.
 	case decide.ActTriggerCheckpoint:
 		_, err := api.TriggerCheckpoint(ctx, a.JobID, "FULL", a.TriggerID)
 		return wrap("trigger checkpoint", err)
+	case decide.ActDisposeSavepoint:
+		// Flink deletes the files asynchronously; a refused request keeps the history entry.
+		_, err := api.DisposeSavepoint(ctx, a.Path)
+		return wrap("dispose savepoint "+a.Path, err)
 	}
 	return fmt.Errorf("unknown session job action %q", a.Kind)
 }

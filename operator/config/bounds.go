@@ -12,7 +12,8 @@ const (
 	MaxDuration = 365 * 24 * time.Hour
 	// MinPollInterval is the shortest reconcile and progress-check interval.
 	MinPollInterval = time.Second
-	// MinPeriodicSavepoint is the shortest periodic savepoint interval (0 turns them off).
+	// MinPeriodicSavepoint is the shortest periodic savepoint or checkpoint interval (0 turns
+	// them off), and the shortest time between two of a cron schedule's.
 	MinPeriodicSavepoint = 30 * time.Second
 	// MinClientTimeout and MaxClientTimeout bound one Flink REST call.
 	MinClientTimeout = time.Second
@@ -29,8 +30,11 @@ func (o Options) checkBounds(conf map[string]string) []string {
 	}
 	check(KeyReconcileInterval, o.ReconcileInterval, o.ReconcileInterval >= MinPollInterval, fmt.Sprintf("is shorter than %s", MinPollInterval))
 	check(KeyProgressCheckInterval, o.ProgressCheckInterval, o.ProgressCheckInterval >= MinPollInterval, fmt.Sprintf("is shorter than %s", MinPollInterval))
-	check(KeyPeriodicSavepoint, o.PeriodicSavepoint, o.PeriodicSavepoint == 0 || o.PeriodicSavepoint >= MinPeriodicSavepoint,
-		fmt.Sprintf("is shorter than %s (0 turns periodic savepoints off)", MinPeriodicSavepoint))
+	for key, p := range map[string]Periodic{KeyPeriodicSavepoint: o.PeriodicSavepoint, KeyPeriodicCheckpoint: o.PeriodicCheckpoint} {
+		// A cron expression is bounded where it is used (Periodic.Next).
+		check(key, p.Every, p.Every == 0 || p.Every >= MinPeriodicSavepoint,
+			fmt.Sprintf("is shorter than %s (0 turns periodic snapshots off)", MinPeriodicSavepoint))
+	}
 	check(KeyFlinkClientTimeout, o.FlinkClientTimeout, o.FlinkClientTimeout >= MinClientTimeout && o.FlinkClientTimeout <= MaxClientTimeout,
 		fmt.Sprintf("is not between %s and %s", MinClientTimeout, MaxClientTimeout))
 	return errs

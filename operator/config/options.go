@@ -26,6 +26,7 @@ const (
 	KeyRollbackEnabled           = "kubernetes.operator.deployment.rollback.enabled"
 	KeyJMDeploymentRecovery      = "kubernetes.operator.jm-deployment-recovery.enabled"
 	KeyPeriodicSavepoint         = "kubernetes.operator.periodic.savepoint.interval"
+	KeyPeriodicCheckpoint        = "kubernetes.operator.periodic.checkpoint.interval"
 	KeyFlinkClientTimeout        = "kubernetes.operator.flink.client.timeout"
 	KeyRestartFailed             = "kubernetes.operator.job.restart.failed"
 	KeySavepointCleanup          = "kubernetes.operator.savepoint.cleanup.enabled"
@@ -66,7 +67,9 @@ type Options struct {
 	// resilience features.
 	RollbackEnabled      bool
 	JMDeploymentRecovery bool
-	PeriodicSavepoint    time.Duration
+	PeriodicSavepoint    Periodic
+	// PeriodicCheckpoint takes a full checkpoint when due while the job runs (zero: never).
+	PeriodicCheckpoint Periodic
 	// FlinkClientTimeout bounds every Flink REST call.
 	FlinkClientTimeout time.Duration
 	// RestartFailedJobs restarts a FAILED job with its upgrade mode.
@@ -154,7 +157,18 @@ func (o Options) With(conf map[string]string) (Options, error) {
 	dur(KeyRestReadyDelay, &o.RestReadyDelay)
 	dur(KeySavepointHistoryMaxAge, &o.SavepointHistoryMaxAge)
 	dur(KeyDeploymentReadyTimeout, &o.DeploymentReadyTimeout)
-	dur(KeyPeriodicSavepoint, &o.PeriodicSavepoint)
+	periodic := func(key string, dst *Periodic) {
+		if v, ok := conf[key]; ok {
+			p, err := ParsePeriodic(v)
+			if err != nil {
+				errs = append(errs, fmt.Sprintf("%s: %v", key, err))
+				return
+			}
+			*dst = p
+		}
+	}
+	periodic(KeyPeriodicSavepoint, &o.PeriodicSavepoint)
+	periodic(KeyPeriodicCheckpoint, &o.PeriodicCheckpoint)
 	dur(KeyLastStateMaxCheckpointAge, &o.LastStateMaxCheckpointAge)
 	dur(KeyFlinkClientTimeout, &o.FlinkClientTimeout)
 	boolean(KeyLastStateFallback, &o.LastStateFallback)

@@ -44,3 +44,22 @@ func ParseReconcileParallelism(v string) (int, error) {
 	}
 	return n, nil
 }
+
+// KeySnapshotMaxConcurrent is the operator-wide bound on snapshots in flight (Flinkop's key; a
+// resource's flinkConfiguration cannot set it): a periodic savepoint or checkpoint starts
+// only while fewer are in flight across the fleet. 0, the default, sets no bound.
+const KeySnapshotMaxConcurrent = "kubernetes.operator.snapshot.max-concurrent"
+
+// SnapshotMaxConcurrent reads KeySnapshotMaxConcurrent from the operator's flat options: 0
+// (no bound, also when unset) or more.
+func SnapshotMaxConcurrent(flat map[string]string) (int, error) {
+	v, ok := flat[KeySnapshotMaxConcurrent]
+	if !ok {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%s: %q is not a number of at least 0 (0: no bound)", KeySnapshotMaxConcurrent, v)
+	}
+	return n, nil
+}

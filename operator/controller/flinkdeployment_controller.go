@@ -66,6 +66,8 @@ type FlinkDeploymentReconciler struct {
 	// Workers is how many FlinkDeployments are reconciled at once (0: the default
 	// kubernetes.operator.reconcile.parallelism).
 	Workers int
+	// SnapshotSlots bound the snapshots in flight across the fleet (nil: no bound).
+	SnapshotSlots *SnapshotSlots
 
 	probes probes
 	loops  loopGuard
@@ -91,6 +93,7 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 			r.loops.forget(req.NamespacedName)
 			r.serviceSlots.Forget(req.NamespacedName)
 			r.fence.forget(req.NamespacedName)
+			r.SnapshotSlots.note(deploymentSlot(req), false)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -114,7 +117,7 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		return ctrl.Result{}, fmt.Errorf("observe: %w", err)
 	}
 	res := decide.Decide(decide.Input{
-		Resource: decide.WithAutoscaler(&d, obs.Autoscaler), Options: opts, Observed: obs, Now: r.Clock.Now(),
+		Resource: decide.WithSessionDemand(decide.WithAutoscaler(&d, obs.Autoscaler), obs.SessionSlots), Options: opts, Observed: obs, Now: r.Clock.Now(),
 		RESTFailures: r.probes.before(req.NamespacedName),
 	})
 	r.probes.record(req.NamespacedName, obs)
@@ -127,6 +130,10 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		if d.Status.Error != why {
 			res.Events = append(res.Events, decide.Event{Type: decide.Warning, Reason: "InvalidCron", Message: why})
 		}
+	}
+	if periodicTrigger(res.Action.Kind, &res.Status.JobStatus) && !r.SnapshotSlots.admit(deploymentSlot(req)) {
+		r.Metrics.SnapshotSlotWait()
+		return ctrl.Result{RequeueAfter: SnapshotSlotRetry}, nil // every snapshot slot is taken
 	}
 	if err := writeRecords(ctx, r.Client, &d, flinkv1beta1.JobKindDeployment, opts, res.Records); err != nil {
 		r.Metrics.ReconcileError("records")
@@ -147,6 +154,7 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		return statusWriteFailed(ctx, r.Metrics, err)
 	}
 	writes.note()
+	r.SnapshotSlots.note(deploymentSlot(req), snapshotInFlight(&res.Status.JobStatus))
 	r.Metrics.Observe(req.NamespacedName, string(res.Status.LifecycleState), string(res.Status.JobManagerDeploymentStatus), r.Clock.Now())
 	if res.RemoveFinalizer {
 		if err := releaseFinalizer(ctx, r.Client, &d, Finalizer); err != nil {

@@ -58,6 +58,8 @@ type FlinkSessionJobReconciler struct {
 	// Workers is how many session jobs are reconciled at once (0: the default
 	// kubernetes.operator.reconcile.parallelism).
 	Workers int
+	// SnapshotSlots bound the snapshots in flight across the fleet (nil: no bound).
+	SnapshotSlots *SnapshotSlots
 
 	fence writeFence
 }
@@ -68,6 +70,7 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	if err := r.Client.Get(ctx, req.NamespacedName, &j); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.fence.forget(req.NamespacedName)
+			r.SnapshotSlots.note(sessionJobSlot(req), false)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -91,6 +94,10 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		res.Status.Error = optErr.Error()
 		r.Recorder.Event(&j, corev1.EventTypeWarning, "InvalidOptions", optErr.Error())
 	}
+	if periodicTrigger(res.Action.Kind, &res.Status.JobStatus) && !r.SnapshotSlots.admit(sessionJobSlot(req)) {
+		r.Metrics.SnapshotSlotWait()
+		return ctrl.Result{RequeueAfter: SnapshotSlotRetry}, nil // every snapshot slot is taken
+	}
 	if err := writeRecords(ctx, r.Client, &j, flinkv1beta1.JobKindSessionJob, opts, res.Records); err != nil {
 		r.Metrics.ReconcileError("records")
 		return ctrl.Result{}, err
@@ -111,6 +118,7 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		}
 		writes.note()
 	}
+	r.SnapshotSlots.note(sessionJobSlot(req), snapshotInFlight(&res.Status.JobStatus))
 	if res.RemoveFinalizer {
 		if err := releaseFinalizer(ctx, r.Client, &j, SessionJobFinalizer); err != nil {
 			return ctrl.Result{}, err

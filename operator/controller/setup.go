@@ -60,6 +60,10 @@ type Setup struct {
 	// Parallelism is how many resources of each kind are reconciled at once
 	// (kubernetes.operator.reconcile.parallelism; 0: its default).
 	Parallelism int
+	// SnapshotSlots bound the snapshots in flight across FlinkDeployments and FlinkSessionJobs
+	// (kubernetes.operator.snapshot.max-concurrent; nil: no bound). Both reconcilers built from
+	// one Setup share them.
+	SnapshotSlots *SnapshotSlots
 	// SecretReader reads those Secrets (default: the reconciler's client; the manager's
 	// uncached API reader in the operator).
 	SecretReader client.Reader
@@ -106,9 +110,10 @@ func (s Setup) Reconciler(c client.Client, rec EventRecorder) *FlinkDeploymentRe
 			Flink:        func(d *flinkv1beta1.FlinkDeployment) act.FlinkAPI { return clients(d) },
 			ServiceSlots: slots,
 		},
-		serviceSlots: slots,
-		indexApp:     s.indexed,
-		fence:        writeFence{off: s.NoWriteFence},
+		SnapshotSlots: s.SnapshotSlots,
+		serviceSlots:  slots,
+		indexApp:      s.indexed,
+		fence:         writeFence{off: s.NoWriteFence},
 	}
 }
 
@@ -206,8 +211,9 @@ func (s Setup) SessionJobReconciler(c client.Client, rec EventRecorder) *FlinkSe
 			Client: c, RESTBudget: s.restBudget(),
 			Flink: func(d *flinkv1beta1.FlinkDeployment) observe.SessionFlinkAPI { return s.clients(d) },
 		},
-		Executor: exec,
-		fence:    writeFence{off: s.NoWriteFence},
+		Executor:      exec,
+		SnapshotSlots: s.SnapshotSlots,
+		fence:         writeFence{off: s.NoWriteFence},
 	}
 }
 

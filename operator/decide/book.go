@@ -64,11 +64,11 @@ func (b Book) ClearTrigger() {
 	sp.TriggerID, sp.TriggerTimestamp, sp.TriggerType, sp.FormatType = "", nil, "", ""
 }
 
-// SetCheckpointTrigger records a pending manual checkpoint.
-func (b Book) SetCheckpointTrigger(id string) {
+// SetCheckpointTrigger records a pending checkpoint of trigger type t.
+func (b Book) SetCheckpointTrigger(id string, t flinkv1beta1.SnapshotTriggerType) {
 	cp := b.Checkpoints()
 	now := b.Now.UnixMilli()
-	cp.TriggerID, cp.TriggerTimestamp, cp.TriggerType, cp.FormatType = id, &now, flinkv1beta1.SnapshotTriggerManual, "FULL"
+	cp.TriggerID, cp.TriggerTimestamp, cp.TriggerType, cp.FormatType = id, &now, t, "FULL"
 }
 
 // ClearCheckpointTrigger forgets the pending checkpoint.
@@ -196,7 +196,7 @@ func (b Book) Trigger(n Nonce, uid, jobID string, running bool) Action {
 	id := TriggerID(uid, what, n.Value)
 	b.event(Normal, reason+"Triggered", "Triggering a "+what+" for nonce "+itoa(n.Value))
 	if n.Kind == ActTriggerCheckpoint {
-		b.SetCheckpointTrigger(id)
+		b.SetCheckpointTrigger(id, flinkv1beta1.SnapshotTriggerManual)
 		return Action{Kind: ActTriggerCheckpoint, JobID: jobID, TriggerID: id}
 	}
 	b.SetTrigger(id, flinkv1beta1.SnapshotTriggerManual)

@@ -6,82 +6,124 @@ import (
 	"time"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/config"
 )
 
 // periodicSavepoint triggers a savepoint every kubernetes.operator.periodic.savepoint.interval
-// while the job runs. The interval counts from the last periodic trigger (or the job's start),
-// and the trigger id derives from that time, so a retry after a crash asks Flink for the same
-// savepoint instead of a second one.
+// while the job runs (Book.PeriodicSavepoint).
 func (s *step) periodicSavepoint() bool {
-	every := s.in.Options.PeriodicSavepoint
 	o := s.in.Observed
-	if every <= 0 || o.Job == nil || o.Job.State != "RUNNING" || !o.RESTReachable {
+	a, wait := s.book().PeriodicSavepoint(s.in.Options.PeriodicSavepoint, o.Job, o.RESTReachable, string(s.d.UID))
+	if wait > 0 {
+		s.requeue(wait)
+	}
+	if a.Kind == "" {
 		return false
 	}
-	sp := s.st.JobStatus.SavepointInfo
-	last := o.Job.StartTime
-	if sp != nil && sp.LastPeriodicSavepointTimestamp > last {
-		last = sp.LastPeriodicSavepointTimestamp
-	}
-	due := time.UnixMilli(last).Add(every)
-	if s.in.Now.Before(due) {
-		s.requeue(due.Sub(s.in.Now))
-		return false
-	}
-	id := TriggerID(string(s.d.UID), "periodic", last)
-	s.res.Action = Action{Kind: ActTriggerSavepoint, JobID: o.Job.ID, TriggerID: id, FormatType: s.in.Options.SavepointFormat}
-	s.setTrigger(id, flinkv1beta1.SnapshotTriggerPeriodic)
-	s.savepointInfo().LastPeriodicSavepointTimestamp = s.in.Now.UnixMilli()
-	s.event(Normal, "SavepointTriggered", fmt.Sprintf("Triggering a periodic savepoint (every %s)", every))
+	s.res.Action = a
 	return true
 }
 
-// cleanHistory trims the savepoint history to kubernetes.operator.savepoint.history.max.count
-// and max.age. A trimmed savepoint is disposed through Flink (one per reconcile) and its entry
-// dropped in the same status write, so a disposal that fails keeps the entry for the next try.
-// The newest savepoint is never trimmed, and a trimmed one's record goes with it. Upgrade savepoints leave the history but are not
-// disposed (a rolled-back or restarted job may still restore one, as with the Apache
-// operator); with kubernetes.operator.savepoint.cleanup.enabled false nothing is disposed.
-func (s *step) cleanHistory() {
-	sp := s.st.JobStatus.SavepointInfo
-	if sp == nil || len(sp.SavepointHistory) == 0 {
-		return
+// periodicCheckpoint triggers a full checkpoint every
+// kubernetes.operator.periodic.checkpoint.interval while the job runs (Book.PeriodicCheckpoint).
+func (s *step) periodicCheckpoint() bool {
+	o := s.in.Observed
+	a, wait := s.book().PeriodicCheckpoint(s.in.Options.PeriodicCheckpoint, o.Job, o.RESTReachable, string(s.d.UID), s.d.Spec.FlinkVersion)
+	if wait > 0 {
+		s.requeue(wait)
 	}
-	keep := trimHistory(sp.SavepointHistory, s.in.Options.SavepointHistoryMaxCount, s.in.Options.SavepointHistoryMaxAge, s.in.Now)
+	if a.Kind == "" {
+		return false
+	}
+	s.res.Action = a
+	return true
+}
+
+// cleanHistory trims the savepoint history (Book.CleanHistory).
+func (s *step) cleanHistory() {
+	a, more := s.book().CleanHistory(s.in.Options, s.in.Observed.RESTReachable)
+	if a.Kind != "" {
+		s.res.Action = a
+	}
+	if more {
+		s.requeue(immediately)
+	}
+}
+
+// PeriodicSavepoint triggers a savepoint of job when every says it is due (an interval, or a
+// cron schedule; off: never) while it runs and its REST API answers (reachable). It is due
+// counting from the last periodic trigger (or the job's start), and the trigger id derives
+// from that time and uid, so a retry after a crash
+// asks Flink for the same savepoint instead of a second one. It returns the trigger (Kind ""
+// when none is due) and how long until the next one is due (0: none).
+func (b Book) PeriodicSavepoint(every config.Periodic, job *JobObservation, reachable bool, uid string) (Action, time.Duration) {
+	if !every.On() || job == nil || job.State != "RUNNING" || !reachable {
+		return Action{}, 0
+	}
+	last := job.StartTime
+	if sp := b.JS.SavepointInfo; sp != nil && sp.LastPeriodicSavepointTimestamp > last {
+		last = sp.LastPeriodicSavepointTimestamp
+	}
+	due := every.Next(time.UnixMilli(last))
+	if due.IsZero() {
+		return Action{}, 0 // a schedule that never fires
+	}
+	if b.Now.Before(due) {
+		return Action{}, due.Sub(b.Now)
+	}
+	id := TriggerID(uid, "periodic", last)
+	b.SetTrigger(id, flinkv1beta1.SnapshotTriggerPeriodic)
+	b.Savepoints().LastPeriodicSavepointTimestamp = b.Now.UnixMilli()
+	b.event(Normal, "SavepointTriggered", fmt.Sprintf("Triggering a periodic savepoint (every %s)", every))
+	return Action{Kind: ActTriggerSavepoint, JobID: job.ID, TriggerID: id, FormatType: b.Format}, 0
+}
+
+// CleanHistory trims the savepoint history to kubernetes.operator.savepoint.history.max.count
+// and max.age (opts). A trimmed savepoint is disposed through Flink (one per reconcile, only
+// while its REST API answers: reachable) and its entry dropped in the same status write, so a
+// disposal that fails keeps the entry for the next try. The newest savepoint is never trimmed,
+// and a trimmed one's record goes with it. Upgrade savepoints leave the history but are not
+// disposed (a rolled-back or restarted job may still restore one, as with the Apache
+// operator), nor is the savepoint the job would restore from; with
+// kubernetes.operator.savepoint.cleanup.enabled false nothing is disposed. It returns the
+// disposal (Kind "" for none) and whether trimmed entries wait for a later reconcile.
+func (b Book) CleanHistory(opts config.Options, reachable bool) (Action, bool) {
+	sp := b.JS.SavepointInfo
+	if sp == nil || len(sp.SavepointHistory) == 0 {
+		return Action{}, false
+	}
+	keep := trimHistory(sp.SavepointHistory, opts.SavepointHistoryMaxCount, opts.SavepointHistoryMaxAge, b.Now)
 	if len(keep) == len(sp.SavepointHistory) {
-		return
+		return Action{}, false
 	}
 	kept := map[int64]bool{}
 	for _, k := range keep {
 		kept[k.TimeStamp] = true
 	}
 	var out []flinkv1beta1.Savepoint
-	disposed := false
+	var disposal Action
 	for _, old := range sp.SavepointHistory {
 		switch {
 		case kept[old.TimeStamp]:
 			out = append(out, old)
-		case !s.disposable(old):
-			s.book().forget(old) // dropped from the history, the files stay
-		case !disposed && s.in.Observed.RESTReachable:
-			s.res.Action = Action{Kind: ActDisposeSavepoint, Path: old.Location}
-			s.event(Normal, "SavepointDisposed", "Disposing savepoint "+old.Location+", trimmed from the history")
-			s.book().forget(old)
-			disposed = true
+		case !b.disposable(opts, old):
+			b.forget(old) // dropped from the history, the files stay
+		case disposal.Kind == "" && reachable:
+			disposal = Action{Kind: ActDisposeSavepoint, Path: old.Location}
+			b.event(Normal, "SavepointDisposed", "Disposing savepoint "+old.Location+", trimmed from the history")
+			b.forget(old)
 		default:
 			out = append(out, old) // disposed by a later reconcile
 		}
 	}
 	sp.SavepointHistory = out
-	if len(out) > len(keep) {
-		s.requeue(immediately)
-	}
+	return disposal, len(out) > len(keep)
 }
 
 // disposable reports whether a trimmed history entry's files may be deleted.
-func (s *step) disposable(old flinkv1beta1.Savepoint) bool {
-	return s.in.Options.SavepointCleanup && old.TriggerType != flinkv1beta1.SnapshotTriggerUpgrade && old.Location != "" &&
-		!WouldRestoreFrom(&s.st.JobStatus, old.Location)
+func (b Book) disposable(opts config.Options, old flinkv1beta1.Savepoint) bool {
+	return opts.SavepointCleanup && old.TriggerType != flinkv1beta1.SnapshotTriggerUpgrade && old.Location != "" &&
+		!WouldRestoreFrom(b.JS, old.Location)
 }
 
 // WouldRestoreFrom reports whether a job with status js could restore from the savepoint at
@@ -111,4 +153,30 @@ func trimHistory(h []flinkv1beta1.Savepoint, maxCount int, maxAge time.Duration,
 		out = out[len(out)-maxCount:]
 	}
 	return out
+}
+
+// PeriodicCheckpoint triggers a full checkpoint of job when every says it is due while it
+// runs and its REST API answers (reachable), on Flink 1.17 or later (version; the REST trigger
+// came with it), as PeriodicSavepoint does for savepoints. It returns the trigger (Kind "" when
+// none is due) and how long until the next one is due (0: none).
+func (b Book) PeriodicCheckpoint(every config.Periodic, job *JobObservation, reachable bool, uid string, version flinkv1beta1.FlinkVersion) (Action, time.Duration) {
+	if !every.On() || job == nil || job.State != "RUNNING" || !reachable || !version.AtLeast(1, 17) {
+		return Action{}, 0
+	}
+	last := job.StartTime
+	if cp := b.JS.CheckpointInfo; cp != nil && cp.LastPeriodicCheckpointTimestamp > last {
+		last = cp.LastPeriodicCheckpointTimestamp
+	}
+	due := every.Next(time.UnixMilli(last))
+	if due.IsZero() {
+		return Action{}, 0 // a schedule that never fires
+	}
+	if b.Now.Before(due) {
+		return Action{}, due.Sub(b.Now)
+	}
+	id := TriggerID(uid, "periodic-checkpoint", last)
+	b.SetCheckpointTrigger(id, flinkv1beta1.SnapshotTriggerPeriodic)
+	b.Checkpoints().LastPeriodicCheckpointTimestamp = b.Now.UnixMilli()
+	b.event(Normal, "CheckpointTriggered", fmt.Sprintf("Triggering a periodic checkpoint (every %s)", every))
+	return Action{Kind: ActTriggerCheckpoint, JobID: job.ID, TriggerID: id}, 0
 }

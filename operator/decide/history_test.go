@@ -7,10 +7,18 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/config"
 )
 
 func TestPeriodicSavepoint(t *testing.T) {
-	hourly := func(in *Input) { in.Options.PeriodicSavepoint = time.Hour }
+	hourly := func(in *Input) { in.Options.PeriodicSavepoint = config.Periodic{Every: time.Hour} }
+	hourlyCron := func(in *Input) {
+		p, err := config.ParsePeriodic("0 0 * * * ?") // on the hour; now is 10:00
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.Options.PeriodicSavepoint = p
+	}
 	lastPeriodic := func(ago time.Duration) func(*flinkv1beta1.FlinkDeployment) {
 		return func(d *flinkv1beta1.FlinkDeployment) {
 			d.Status.JobStatus.SavepointInfo = &flinkv1beta1.SavepointInfo{LastPeriodicSavepointTimestamp: now.Add(-ago).UnixMilli()}
@@ -27,6 +35,12 @@ func TestPeriodicSavepoint(t *testing.T) {
 		},
 		"the first one comes an interval after the job started": {
 			d: deployed(sp), o: cluster(1, "RUNNING", startedAgo(2*time.Hour)), opts: hourly, wantTrigger: true,
+		},
+		"a cron schedule: due at its first time after the last periodic savepoint": {
+			d: deployed(sp, lastPeriodic(61*time.Minute)), o: cluster(1, "RUNNING"), opts: hourlyCron, wantTrigger: true,
+		},
+		"a cron schedule: one just taken waits for the next time (the next hour)": {
+			d: deployed(sp, lastPeriodic(0)), o: cluster(1, "RUNNING"), opts: hourlyCron,
 		},
 		"never before the interval passed": {
 			d: deployed(sp, lastPeriodic(30*time.Minute)), o: cluster(1, "RUNNING"), opts: hourly,
@@ -161,5 +175,43 @@ func TestTriggersOfAGoneClusterAreDropped(t *testing.T) {
 	got := Decide(input(d, missing()))
 	if sp := got.Status.JobStatus.SavepointInfo; sp.TriggerID != "" || !hasEvent(got.Events, "its JobManager is gone") {
 		t.Errorf("trigger %q, events %+v; want it dropped with a Warning", sp.TriggerID, got.Events)
+	}
+}
+
+// TestPeriodicCheckpoint: a full checkpoint every kubernetes.operator.periodic.checkpoint.interval
+// while the job runs on Flink 1.17 or later, its trigger id derived from the time it was due.
+func TestPeriodicCheckpoint(t *testing.T) {
+	hourly := func(in *Input) { in.Options.PeriodicCheckpoint = config.Periodic{Every: time.Hour} }
+	version := func(v flinkv1beta1.FlinkVersion) func(*flinkv1beta1.FlinkDeployment) {
+		return func(d *flinkv1beta1.FlinkDeployment) { d.Spec.FlinkVersion = v }
+	}
+	started := now.Add(-2 * time.Hour).UnixMilli()
+	for name, tc := range map[string]struct {
+		d    *flinkv1beta1.FlinkDeployment
+		opts func(*Input)
+		want Action
+	}{
+		"due on Flink 1.20": {
+			d: deployed(sp, version("v1_20")), opts: hourly,
+			want: Action{Kind: ActTriggerCheckpoint, JobID: "job-1", TriggerID: TriggerID("uid-1", "periodic-checkpoint", started)},
+		},
+		"never on Flink 1.16 (no REST trigger)": {d: deployed(sp, version("v1_16")), opts: hourly, want: None},
+		"never without the option":              {d: deployed(sp, version("v1_20")), want: None},
+		"not before the interval": {d: deployed(sp, version("v1_20"), func(d *flinkv1beta1.FlinkDeployment) {
+			d.Status.JobStatus.CheckpointInfo = &flinkv1beta1.CheckpointInfo{LastPeriodicCheckpointTimestamp: now.Add(-time.Minute).UnixMilli()}
+		}), opts: hourly, want: None},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got := Decide(inputWith(tc.d, cluster(1, "RUNNING", startedAgo(2*time.Hour)), tc.opts))
+			if diff := cmp.Diff(tc.want, got.Action); diff != "" {
+				t.Errorf("action (-want +got):\n%s", diff)
+			}
+			if tc.want.Kind == ActTriggerCheckpoint {
+				info := got.Status.JobStatus.CheckpointInfo
+				if info.TriggerType != flinkv1beta1.SnapshotTriggerPeriodic || info.LastPeriodicCheckpointTimestamp != now.UnixMilli() {
+					t.Errorf("checkpoint info %+v", info)
+				}
+			}
+		})
 	}
 }

@@ -9,8 +9,6 @@ func (s *step) book() Book {
 	return Book{JS: &s.st.JobStatus, Now: s.in.Now, Format: s.in.Options.SavepointFormat, Events: &s.res.Events, Records: &s.res.Records}
 }
 
-func (s *step) savepointInfo() *flinkv1beta1.SavepointInfo { return s.book().Savepoints() }
-
 // setTrigger records a pending savepoint.
 func (s *step) setTrigger(id string, t flinkv1beta1.SnapshotTriggerType) { s.book().SetTrigger(id, t) }
 

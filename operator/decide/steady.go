@@ -21,7 +21,7 @@ func (s *step) steady(valid bool) {
 	if s.reapplyParallelism() {
 		return
 	}
-	if s.periodicSavepoint() {
+	if s.periodicSavepoint() || s.periodicCheckpoint() {
 		s.requeue(s.in.Options.ProgressCheckInterval)
 		return
 	}

@@ -32,6 +32,9 @@ type Observation struct {
 	JobManagerNeverStarted bool
 	// SessionJobs names the FlinkSessionJobs that target this (session) deployment.
 	SessionJobs []string
+	// SessionSlots is the slots the running jobs of this session cluster's FlinkSessionJobs
+	// ask for (read only when NeedsSessionDemand).
+	SessionSlots int
 	// Ingress is the web UI Ingress, nil when there is none.
 	Ingress *IngressState
 	// Leftovers names the other objects the resource still owns (Deployments, Services,

@@ -22,6 +22,7 @@ const (
 	ConflictsName       = "flinkop_status_conflicts_total"
 	ThrottledName       = "flinkop_reconciles_throttled_total"
 	SlotWaitsName       = "flinkop_service_create_waits_total"
+	SnapshotWaitsName   = "flinkop_snapshot_slot_waits_total"
 	StaleReadsName      = "flinkop_stale_reads_total"
 )
 
@@ -38,6 +39,7 @@ type Recorder struct {
 	conflicts  prometheus.Counter
 	throttled  prometheus.Counter
 	slotWaits  prometheus.Counter
+	snapWaits  prometheus.Counter
 	staleReads prometheus.Counter
 }
 
@@ -77,11 +79,14 @@ func New(reg prometheus.Registerer) (*Recorder, error) {
 		slotWaits: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: SlotWaitsName, Help: "Actions put off because every cluster-IP Service create slot was taken (retried after a per-Service back-off).",
 		}),
+		snapWaits: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: SnapshotWaitsName, Help: "Periodic savepoints and checkpoints put off because kubernetes.operator.snapshot.max-concurrent were in flight (looked at again 10 s later).",
+		}),
 		staleReads: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: StaleReadsName, Help: "Reconciles put off because the cache still held the resource as it was before the operator's own last write of it.",
 		}),
 	}
-	for _, c := range []prometheus.Collector{r.resources, r.jobMgrs, r.durations, r.snapshots, r.errors, r.conflicts, r.throttled, r.slotWaits, r.staleReads} {
+	for _, c := range []prometheus.Collector{r.resources, r.jobMgrs, r.durations, r.snapshots, r.errors, r.conflicts, r.throttled, r.slotWaits, r.snapWaits, r.staleReads} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -176,6 +181,14 @@ func (r *Recorder) SlotWait() {
 		return
 	}
 	r.slotWaits.Inc()
+}
+
+// SnapshotSlotWait counts a periodic snapshot put off because no snapshot slot was free.
+func (r *Recorder) SnapshotSlotWait() {
+	if r == nil {
+		return
+	}
+	r.snapWaits.Inc()
 }
 
 // StaleRead counts a reconcile put off because the cache was behind the operator's own write.

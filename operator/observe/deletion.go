@@ -54,6 +54,34 @@ func (o *Observer) sessionJobs(ctx context.Context, d *flinkv1beta1.FlinkDeploym
 	return out, nil
 }
 
+// sessionSlots is the slots the FlinkSessionJobs of session cluster d ask for: the
+// parallelism of each one whose job should run (job.parallelism, else parallelism.default of
+// its configuration, else of the cluster's).
+func (o *Observer) sessionSlots(ctx context.Context, d *flinkv1beta1.FlinkDeployment) (int, error) {
+	var jobs flinkv1beta1.FlinkSessionJobList
+	if err := o.Client.List(ctx, &jobs, client.InNamespace(d.Namespace)); err != nil {
+		return 0, fmt.Errorf("list FlinkSessionJobs: %w", err)
+	}
+	clusterConf, _ := d.Spec.FlinkConfiguration.Flatten()
+	slots := 0
+	for _, j := range jobs.Items {
+		job := j.Spec.Job
+		if j.Spec.DeploymentName != d.Name || j.DeletionTimestamp != nil || job == nil || job.EffectiveState() != flinkv1beta1.JobStateRunning {
+			continue
+		}
+		if job.Parallelism != nil && *job.Parallelism > 0 {
+			slots += int(min(*job.Parallelism, flinkv1beta1.MaxParallelism))
+			continue
+		}
+		conf, _ := j.Spec.FlinkConfiguration.Flatten()
+		if _, set := conf["parallelism.default"]; !set {
+			conf = clusterConf
+		}
+		slots += flinkv1beta1.DefaultParallelism(conf)
+	}
+	return slots, nil
+}
+
 // leftovers names what deletion still waits for, as the cache shows it: d's Services and
 // ConfigMaps (read by name: a list by label would scan every Service of the namespace, once
 // per deletion pass) and its JobManager pods.

@@ -97,6 +97,11 @@ func (o *Observer) Observe(ctx context.Context, d *flinkv1beta1.FlinkDeployment)
 	} else if err := o.autoscalerState(ctx, d, &obs); err != nil {
 		return obs, err
 	}
+	if decide.NeedsSessionDemand(d) {
+		if obs.SessionSlots, err = o.sessionSlots(ctx, d); err != nil {
+			return obs, err
+		}
+	}
 	if obs.JobManager != nil && obs.JobManager.Available {
 		o.observeFlink(ctx, d, &obs)
 	}

@@ -76,7 +76,10 @@ func TestPodsAreReadOnlyWhileTheJobManagerIsUnavailable(t *testing.T) {
 				},
 			})
 			o := &Observer{Client: c, Reader: reader, Lister: act.AppLister{Indexed: true}, Flink: func(*flinkv1beta1.FlinkDeployment) FlinkAPI { return &stalling{} }, RESTBudget: time.Millisecond}
-			d := &flinkv1beta1.FlinkDeployment{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ns", UID: "uid-a"}}
+			d := &flinkv1beta1.FlinkDeployment{
+				ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ns", UID: "uid-a"},
+				Spec:       flinkv1beta1.FlinkDeploymentSpec{Mode: flinkv1beta1.DeploymentModeStandalone},
+			} // no session jobs to count
 			obs, err := o.Observe(t.Context(), d)
 			if err != nil {
 				t.Fatal(err)

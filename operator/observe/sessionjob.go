@@ -48,6 +48,7 @@ func (o *SessionJobObserver) Observe(ctx context.Context, j *flinkv1beta1.FlinkS
 		return obs, nil, fmt.Errorf("get session cluster %s: %w", j.Spec.DeploymentName, err)
 	}
 	obs.ClusterDeleting = d.DeletionTimestamp != nil
+	obs.FlinkVersion = d.Spec.FlinkVersion
 	st := d.Status
 	switch {
 	case d.Spec.Job != nil:

@@ -24,13 +24,22 @@ func (s *step) steady(valid bool) {
 		s.requeue(s.in.Options.ProgressCheckInterval)
 		return
 	}
+	if s.restartFailedJob() {
+		return
+	}
 	if valid && s.nonce() {
+		s.requeue(s.in.Options.ProgressCheckInterval)
+		return
+	}
+	if s.periodicSavepoint() || s.periodicCheckpoint() {
 		s.requeue(s.in.Options.ProgressCheckInterval)
 		return
 	}
 	if stale := s.staleJars(); len(stale) > 0 {
 		s.res.Action = Action{Kind: ActDeleteJars, JarIDs: stale}
 		s.event(decide.Normal, "Cleanup", "Deleting the jars of earlier submissions: "+strings.Join(stale, ", "))
+	} else {
+		s.cleanHistory()
 	}
 	if valid && s.last.Generation() != s.j.Generation {
 		// Only ignorable fields changed: record them.
@@ -42,6 +51,49 @@ func (s *step) steady(valid bool) {
 		s.observed()
 	}
 	s.markStable()
+}
+
+// periodicSavepoint triggers a savepoint every kubernetes.operator.periodic.savepoint.interval
+// while the job runs, as for a FlinkDeployment (decide.Book.PeriodicSavepoint).
+func (s *step) periodicSavepoint() bool {
+	o := s.in.Observed
+	a, wait := s.book().PeriodicSavepoint(s.in.Options.PeriodicSavepoint, o.Job, o.RESTReachable, string(s.j.UID))
+	if wait > 0 {
+		s.requeue(wait)
+	}
+	if a.Kind == "" {
+		return false
+	}
+	s.res.Action = jobAction(a)
+	return true
+}
+
+// periodicCheckpoint triggers a full checkpoint every
+// kubernetes.operator.periodic.checkpoint.interval while the job runs, on a session cluster
+// of Flink 1.17 or later (decide.Book.PeriodicCheckpoint).
+func (s *step) periodicCheckpoint() bool {
+	o := s.in.Observed
+	a, wait := s.book().PeriodicCheckpoint(s.in.Options.PeriodicCheckpoint, o.Job, o.RESTReachable, string(s.j.UID), o.FlinkVersion)
+	if wait > 0 {
+		s.requeue(wait)
+	}
+	if a.Kind == "" {
+		return false
+	}
+	s.res.Action = jobAction(a)
+	return true
+}
+
+// cleanHistory trims the savepoint history and disposes of what leaves it, as for a
+// FlinkDeployment (decide.Book.CleanHistory), once no other action runs.
+func (s *step) cleanHistory() {
+	a, more := s.book().CleanHistory(s.in.Options, s.in.Observed.RESTReachable)
+	if a.Kind != "" {
+		s.res.Action = jobAction(a)
+	}
+	if more {
+		s.requeue(immediately)
+	}
 }
 
 // nonce triggers the snapshot of a changed savepoint or checkpoint nonce.

@@ -45,6 +45,8 @@ type Observation struct {
 	Checkpoint *decide.OperationObservation
 	// Jars are the jars this session job uploaded that are still on the cluster.
 	Jars []Jar
+	// FlinkVersion is the session cluster's spec.flinkVersion.
+	FlinkVersion flinkv1beta1.FlinkVersion
 }
 
 // Jar is an uploaded jar.
@@ -77,7 +79,7 @@ type Result struct {
 }
 
 // The actions of session jobs besides decide's job actions (ActCancelJob,
-// ActStopWithSavepoint, ActTriggerSavepoint, ActTriggerCheckpoint).
+// ActStopWithSavepoint, ActTriggerSavepoint, ActTriggerCheckpoint, ActDisposeSavepoint).
 const (
 	// ActSubmitJob uploads the job's jar (unless it is a local:// jar or already uploaded)
 	// and runs it under Submit.JobID.
@@ -95,12 +97,14 @@ type Action struct {
 	Submit *Submit
 	// JarIDs are the jars ActDeleteJars deletes.
 	JarIDs []string
+	// Path is the savepoint decide.ActDisposeSavepoint disposes of.
+	Path string
 }
 
 // jobAction is one of decide's job actions (a snapshot trigger, a stop with savepoint) as a
 // session job action.
 func jobAction(a decide.Action) Action {
-	return Action{Kind: a.Kind, JobID: a.JobID, TriggerID: a.TriggerID, FormatType: a.FormatType}
+	return Action{Kind: a.Kind, JobID: a.JobID, TriggerID: a.TriggerID, FormatType: a.FormatType, Path: a.Path}
 }
 
 // None is the action that changes nothing.
