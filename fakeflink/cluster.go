@@ -184,8 +184,15 @@ func (c *Cluster) CrashJobManager() {
 	c.reset()
 }
 
-// RegisterTaskManager adds (or re-registers) a TaskManager offering slots.
-func (c *Cluster) RegisterTaskManager(id string, slots int) { c.tms[id] = slots }
+// RegisterTaskManager adds (or re-registers) a TaskManager offering slots. A new one lets the
+// adaptive scheduler scale up the jobs it ran short of slots (rescaleUp).
+func (c *Cluster) RegisterTaskManager(id string, slots int) {
+	_, known := c.tms[id]
+	c.tms[id] = slots
+	if !known && c.settings.Adaptive {
+		c.rescaleUp()
+	}
+}
 
 // RemoveTaskManager takes a TaskManager away; running jobs that no longer fit fail over.
 func (c *Cluster) RemoveTaskManager(id string) {

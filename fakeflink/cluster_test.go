@@ -52,6 +52,49 @@ func TestJobWaitsForSlots(t *testing.T) {
 	wantStatus(t, j, StatusRunning)
 }
 
+// TestAdaptiveSchedulerRunsWithTheSlotsThereAre: on the adaptive scheduler a job asking for 4
+// slots where 2 are free waits the stabilization timeout, then runs with 2 subtasks per
+// vertex while its resource requirements still ask for 4, and scales up when a TaskManager
+// joins; with no slot at all it waits in CREATED.
+func TestAdaptiveSchedulerRunsWithTheSlotsThereAre(t *testing.T) {
+	w := newWorld(t)
+	conf := statefulConf("parallelism.default", "4", "jobmanager.scheduler", "adaptive")
+	prog, _ := ProgramFromConfig(conf, "local:///job.jar", "", nil)
+	c := w.cluster(ClusterSpec{ID: "adaptive", Config: conf, Application: &prog})
+	_ = c.StartJobManager()
+	w.advance(5*time.Second, c)
+	j := onlyJob(t, c)
+	wantStatus(t, j, StatusCreated) // no TaskManager yet
+	c.RegisterTaskManager("tm-1", 2)
+	w.advance(5*time.Second, c)
+	wantStatus(t, j, StatusCreated) // waits the stabilization timeout for more
+	w.advance(AdaptiveStabilization, c)
+	wantStatus(t, j, StatusRunning)
+	if j.Parallelism() != 2 || c.UsedSlots() != 2 {
+		t.Errorf("runs with parallelism %d holding %d slots, want 2 and 2", j.Parallelism(), c.UsedSlots())
+	}
+	for _, v := range j.Vertices() {
+		if v.Parallelism != 2 {
+			t.Errorf("vertex %s runs %d subtasks, want 2", v.Name, v.Parallelism)
+		}
+	}
+	req, err := c.ResourceRequirements(j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, b := range req {
+		if b != [2]int{1, 4} {
+			t.Errorf("vertex %s requirements %v, want [1 4]", id, b)
+		}
+	}
+	c.RegisterTaskManager("tm-2", 2) // new slots: the job scales up to what it asks for
+	w.advance(2*time.Second, c)
+	wantStatus(t, j, StatusRunning)
+	if j.Parallelism() != 4 {
+		t.Errorf("after a TaskManager joined the job runs with parallelism %d, want 4", j.Parallelism())
+	}
+}
+
 func TestStopWithSavepointThenRestoreResumesExactOffset(t *testing.T) {
 	w := newWorld(t)
 	c := w.app("sp", statefulConf())

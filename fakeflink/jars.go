@@ -91,8 +91,9 @@ func (c *Cluster) ResourceRequirements(jobID string) (map[string][2]int, error) 
 		return nil, err
 	}
 	out := map[string][2]int{}
-	for _, v := range j.Vertices() {
-		out[v.ID] = [2]int{1, v.Parallelism}
+	desired := j.desired()
+	for i, v := range j.Vertices() {
+		out[v.ID] = [2]int{1, desired[i]} // the upper bound, whatever the job runs with
 	}
 	return out, nil
 }
@@ -115,7 +116,7 @@ func (c *Cluster) SetResourceRequirements(jobID string, req map[string][2]int) e
 	if !c.settings.Adaptive {
 		return errorf(KindInternal, "java.lang.UnsupportedOperationException: The DefaultScheduler does not support changing the parallelism without a job restart. This feature is currently only expected to work with the AdaptiveScheduler.")
 	}
-	changed := !slices.Equal(next, j.parallelisms())
+	changed := !slices.Equal(next, j.desired())
 	j.vertexPar, j.parallelism = next, slices.Max(next)
 	if changed && j.Status == StatusRunning {
 		now := c.Now()

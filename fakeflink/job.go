@@ -99,6 +99,12 @@ type Job struct {
 	parallelism  int
 	// vertexPar are the vertices' parallelism where it differs from the job's (0: the job's).
 	vertexPar []int
+	// slotCap is the slots the adaptive scheduler ran the job with when it found fewer than
+	// the job asks for (0: no cap); each vertex runs at most that many subtasks.
+	slotCap int
+	// sufficientSince is when the adaptive scheduler first found some slots for the waiting
+	// job, but fewer than it asks for (zero: not waiting so).
+	sufficientSince time.Time
 	// work is the job's workload (nil: the constant rate); model its run while RUNNING, of an
 	// input that began at inputBegan.
 	work       *workload.Spec

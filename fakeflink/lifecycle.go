@@ -104,12 +104,29 @@ func (c *Cluster) tickJob(j *Job, now time.Time) {
 	}
 }
 
-// schedule moves a CREATED or RESTARTING job to RUNNING when enough slots are free.
+// schedule moves a CREATED or RESTARTING job to RUNNING when enough slots are free. The
+// default scheduler waits for them all. The adaptive scheduler, with at least one slot free
+// but fewer than the job asks for, waits AdaptiveStabilization for more and then runs the job
+// with the slots there are (each vertex at most that many subtasks); its resource
+// requirements keep asking for the rest.
 func (c *Cluster) schedule(j *Job, now time.Time) {
-	if c.totalSlots()-c.UsedSlots() < j.slots() {
-		if j.Status == StatusRestarting {
-			_ = j.setStatus(StatusCreated, now)
+	j.slotCap = 0
+	free, want := c.totalSlots()-c.UsedSlots(), j.desiredSlots()
+	switch {
+	case free >= want:
+		j.sufficientSince = time.Time{}
+	case c.settings.Adaptive && free > 0:
+		if j.sufficientSince.IsZero() {
+			j.sufficientSince = now
 		}
+		if now.Sub(j.sufficientSince) < AdaptiveStabilization {
+			c.waitForSlots(j, now)
+			return
+		}
+		j.slotCap, j.sufficientSince = free, time.Time{}
+	default:
+		j.sufficientSince = time.Time{}
+		c.waitForSlots(j, now)
 		return
 	}
 	_ = j.setStatus(StatusRunning, now)
@@ -117,6 +134,32 @@ func (c *Cluster) schedule(j *Job, now time.Time) {
 		j.nextCheckpoint = now.Add(c.settings.CheckpointInterval)
 	}
 	c.tickJob(j, c.Now()) // checkpoints and the end of a bounded input since then
+}
+
+// waitForSlots leaves a job waiting for slots: CREATED, as Flink reports a job the scheduler
+// has not found the slots for yet.
+func (c *Cluster) waitForSlots(j *Job, now time.Time) {
+	if j.Status == StatusRestarting {
+		_ = j.setStatus(StatusCreated, now)
+	}
+}
+
+// AdaptiveStabilization is how long the adaptive scheduler waits with fewer slots than a job
+// asks for before it runs the job with those (Flink's
+// jobmanager.adaptive-scheduler.resource-stabilization-timeout, 10 s by default).
+const AdaptiveStabilization = 10 * time.Second
+
+// rescaleUp restarts the running jobs the adaptive scheduler ran with fewer slots than they
+// ask for, when a TaskManager joins with free slots: Flink's adaptive scheduler rescales on
+// new resources (jobmanager.adaptive-scheduler.min-parallelism-increase, 1 by default).
+func (c *Cluster) rescaleUp() {
+	now := c.Now()
+	for _, j := range c.orderedJobs() {
+		if j.slotCap > 0 && j.Status == StatusRunning && c.totalSlots()-c.UsedSlots() > 0 {
+			_ = j.setStatus(StatusRestarting, now)
+			j.nextAction = now
+		}
+	}
 }
 
 // restoreLatest resets a restarting job to its latest completed checkpoint, or to the snapshot

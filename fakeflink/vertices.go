@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -69,7 +70,26 @@ func (j *Job) Vertices() []Vertex {
 	out := make([]Vertex, len(names))
 	for i, name := range names {
 		p := j.vertexParallelism(i)
-		out[i] = Vertex{ID: VertexID(names, i), Name: name, Parallelism: p, MaxParallelism: j.maxParallelism(i, p)}
+		out[i] = Vertex{ID: VertexID(names, i), Name: name, Parallelism: j.running(p), MaxParallelism: j.maxParallelism(i, p)}
+	}
+	return out
+}
+
+// running is the parallelism a vertex configured at p runs with: p, or as many subtasks as
+// the slots the adaptive scheduler found (slotCap) when there were fewer.
+func (j *Job) running(p int) int {
+	if j.slotCap > 0 {
+		return min(p, j.slotCap)
+	}
+	return p
+}
+
+// desired are the vertices' configured parallelism (their resource requirements' upper
+// bounds), in chain order, whatever they run with.
+func (j *Job) desired() []int {
+	out := make([]int, len(j.vertexNames()))
+	for i := range out {
+		out[i] = j.vertexParallelism(i)
 	}
 	return out
 }
@@ -98,12 +118,16 @@ func (j *Job) maxParallelism(i, p int) int {
 // slots is the number of slots the job holds: its largest vertex parallelism (all vertices
 // share one slot sharing group).
 func (j *Job) slots() int {
-	n := j.parallelism
+	n := j.running(j.parallelism)
 	for i := range j.vertexPar {
-		n = max(n, j.vertexParallelism(i))
+		n = max(n, j.running(j.vertexParallelism(i)))
 	}
 	return n
 }
+
+// desiredSlots is the number of slots the job asks for: slots without the adaptive
+// scheduler's cap.
+func (j *Job) desiredSlots() int { return max(j.parallelism, slices.Max(append(j.desired(), 0))) }
 
 // parallelisms are the vertices' parallelism, in chain order.
 func (j *Job) parallelisms() []int {
