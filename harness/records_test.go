@@ -146,3 +146,33 @@ func TestRecordOutlivingItsSavepointFires(t *testing.T) {
 func allCompleted(snaps []flinkv1beta1.FlinkStateSnapshot) bool {
 	return !slices.ContainsFunc(snaps, func(s flinkv1beta1.FlinkStateSnapshot) bool { return s.Status.State != flinkv1beta1.SnapshotCompleted })
 }
+
+// TestATakenSavepointBecomesTheJobsLast: a savepoint a user's FlinkStateSnapshot took of the
+// job becomes the job's last savepoint (what a restart without HA metadata restores), so the
+// snapshot's deletion does not dispose of it while the job would restore from it.
+func TestATakenSavepointBecomesTheJobsLast(t *testing.T) {
+	w, c, s := snapshotWorld(t)
+	if err := c.StepUntil(w.Now().Add(2*time.Minute), func() bool {
+		d, _ := w.Get("job")
+		sp := d.Status.JobStatus.SavepointInfo
+		return sp != nil && sp.LastSavepoint != nil && sp.LastSavepoint.Location == s.Status.Path
+	}, "job"); err != nil {
+		t.Fatal(err)
+	}
+	d, _ := w.Get("job")
+	if sp := d.Status.JobStatus.SavepointInfo; sp == nil || sp.LastSavepoint == nil || sp.LastSavepoint.Location != s.Status.Path {
+		t.Fatalf("the job's last savepoint is %+v, want the snapshot's %s\n%s", sp, s.Status.Path, w.Trace)
+	}
+	if err := w.DeleteSnapshot(s.Name); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.StepUntil(w.Now().Add(2*time.Minute), nil, "job"); err != nil {
+		t.Fatal(err)
+	}
+	if _, stored := w.Sim.Store.Get(s.Status.Path); !stored {
+		t.Fatal("the job's last savepoint was disposed of")
+	}
+	if held, err := w.GetSnapshot(s.Name); err != nil || held.DeletionTimestamp == nil {
+		t.Fatalf("the snapshot is not held while the job would restore from it: %v %+v", err, held)
+	}
+}

@@ -195,6 +195,12 @@ func (r *FlinkDeploymentReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			return err
 		}
 	}
+	if r.indexApp && r.Options.SnapshotResources {
+		// The session job reconciler reads through it too (both are set up from one Setup).
+		if err := act.IndexSnapshotsByJob(context.Background(), mgr.GetFieldIndexer()); err != nil {
+			return err
+		}
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&flinkv1beta1.FlinkDeployment{}).
 		Owns(&appsv1.Deployment{}).

@@ -103,7 +103,8 @@ func (s Setup) Reconciler(c client.Client, rec EventRecorder) *FlinkDeploymentRe
 		Workers:  s.Parallelism,
 		Observer: &observe.Observer{
 			Client: c, RESTBudget: s.restBudget(), Lister: act.AppLister{Indexed: s.indexed}, Reader: s.APIReader,
-			Flink: func(d *flinkv1beta1.FlinkDeployment) observe.FlinkAPI { return clients(d) },
+			Snapshots: act.SnapshotLister{Enabled: s.Options.SnapshotResources, Indexed: s.indexed},
+			Flink:     func(d *flinkv1beta1.FlinkDeployment) observe.FlinkAPI { return clients(d) },
 		},
 		Executor: &act.Executor{
 			Client: c, HASelector: observe.HASelector, Reader: s.APIReader, Lister: act.AppLister{Indexed: s.indexed},
@@ -181,6 +182,7 @@ func (s Setup) NewFlinkSessionJobReconciler(mgr ctrl.Manager) *FlinkSessionJobRe
 	if s.SecretReader == nil {
 		s.SecretReader = mgr.GetAPIReader()
 	}
+	s.indexed = true // the FlinkDeployment reconciler's SetupWithManager registers the indexes
 	return s.SessionJobReconciler(mgr.GetClient(), eventsAPI{mgr.GetEventRecorder("flinkop")})
 }
 
@@ -209,7 +211,8 @@ func (s Setup) SessionJobReconciler(c client.Client, rec EventRecorder) *FlinkSe
 		Workers:  s.Parallelism,
 		Observer: &observe.SessionJobObserver{
 			Client: c, RESTBudget: s.restBudget(),
-			Flink: func(d *flinkv1beta1.FlinkDeployment) observe.SessionFlinkAPI { return s.clients(d) },
+			Snapshots: act.SnapshotLister{Enabled: s.Options.SnapshotResources, Indexed: s.indexed},
+			Flink:     func(d *flinkv1beta1.FlinkDeployment) observe.SessionFlinkAPI { return s.clients(d) },
 		},
 		Executor:      exec,
 		SnapshotSlots: s.SnapshotSlots,

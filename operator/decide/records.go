@@ -33,3 +33,22 @@ func (b Book) forget(sp flinkv1beta1.Savepoint) {
 		b.Records.Delete = append(b.Records.Delete, sp)
 	}
 }
+
+// AdoptTaken makes t, the newest savepoint a FlinkStateSnapshot took of the job, the job's
+// last savepoint when it is newer than the one the status records: the savepoint a restart
+// without HA metadata, or a fallback, restores when it is the newest state, and one no
+// disposal may remove meanwhile (WouldRestoreFrom). It does not enter the history: the
+// snapshot's owner decides its files. It reports whether it adopted t.
+func (b Book) AdoptTaken(t *TakenSavepoint) bool {
+	if t == nil || t.Path == "" || b.PendingSavepoint() != "" {
+		return false
+	}
+	if sp := b.JS.SavepointInfo; sp != nil && sp.LastSavepoint != nil && (sp.LastSavepoint.Location == t.Path || sp.LastSavepoint.TimeStamp >= t.Time) {
+		return false
+	}
+	b.Savepoints().LastSavepoint = &flinkv1beta1.Savepoint{
+		TimeStamp: t.Time, Location: t.Path, TriggerType: flinkv1beta1.SnapshotTriggerManual, FormatType: t.Format,
+	}
+	b.event(Normal, "SavepointCompleted", "Savepoint "+t.Path+" of FlinkStateSnapshot "+t.Name+" is the job's last savepoint")
+	return true
+}

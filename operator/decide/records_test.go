@@ -64,3 +64,38 @@ func TestCompletedSavepointsAreRecorded(t *testing.T) {
 		})
 	}
 }
+
+// TestAdoptTaken: the newest savepoint a FlinkStateSnapshot took becomes the job's last
+// savepoint when it is newer than the one recorded, not when older or the same, and not while
+// a savepoint of the job's own is in flight; it does not enter the history.
+func TestAdoptTaken(t *testing.T) {
+	taken := &TakenSavepoint{Name: "before-migration", Path: "s3://b/sp-user", Time: now.UnixMilli()}
+	last := func(loc string, ago time.Duration) *flinkv1beta1.SavepointInfo {
+		return &flinkv1beta1.SavepointInfo{LastSavepoint: &flinkv1beta1.Savepoint{Location: loc, TimeStamp: now.Add(-ago).UnixMilli()}}
+	}
+	for name, tc := range map[string]struct {
+		info *flinkv1beta1.SavepointInfo
+		want bool
+	}{
+		"no savepoint recorded":                  {want: true},
+		"newer than the last savepoint":          {info: last("s3://b/sp-1", time.Hour), want: true},
+		"older than the last savepoint":          {info: last("s3://b/sp-2", -time.Minute)},
+		"already the last savepoint":             {info: last("s3://b/sp-user", time.Hour)},
+		"a savepoint of the job's own in flight": {info: &flinkv1beta1.SavepointInfo{TriggerID: "t"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			js := &flinkv1beta1.JobStatus{SavepointInfo: tc.info}
+			var events []Event
+			got := Book{JS: js, Now: now, Events: &events}.AdoptTaken(taken)
+			if got != tc.want {
+				t.Fatalf("adopted %v, want %v", got, tc.want)
+			}
+			if !got {
+				return
+			}
+			if sp := js.SavepointInfo; sp.LastSavepoint.Location != taken.Path || len(sp.SavepointHistory) != 0 || !WouldRestoreFrom(js, taken.Path) || len(events) != 1 {
+				t.Errorf("savepoint info %+v, events %v", sp, events)
+			}
+		})
+	}
+}

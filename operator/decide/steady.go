@@ -14,6 +14,9 @@ func (s *step) steady(valid bool) {
 		s.requeue(s.in.Options.ProgressCheckInterval)
 		return
 	}
+	if s.in.Options.SnapshotResources {
+		s.book().AdoptTaken(s.in.Observed.TakenSavepoint)
+	}
 	if valid && s.nonces() {
 		s.requeue(s.in.Options.ProgressCheckInterval)
 		return

@@ -32,6 +32,9 @@ type Observation struct {
 	JobManagerNeverStarted bool
 	// SessionJobs names the FlinkSessionJobs that target this (session) deployment.
 	SessionJobs []string
+	// TakenSavepoint is the newest savepoint a FlinkStateSnapshot took of the job (nil: none,
+	// or snapshot resources off).
+	TakenSavepoint *TakenSavepoint
 	// SessionSlots is the slots the running jobs of this session cluster's FlinkSessionJobs
 	// ask for (read only when NeedsSessionDemand).
 	SessionSlots int
@@ -94,6 +97,14 @@ type IngressState struct {
 type PodError struct {
 	Reason  string
 	Message string
+}
+
+// TakenSavepoint is a savepoint a FlinkStateSnapshot took of a job.
+type TakenSavepoint struct {
+	// Name is the snapshot's; Path the savepoint's; Time when it completed (epoch ms).
+	Name, Path string
+	Time       int64
+	Format     flinkv1beta1.SavepointFormatType
 }
 
 // JobObservation is the job as Flink reports it.

@@ -63,6 +63,9 @@ type Observer struct {
 	// shows finished reads the cluster's objects there before the finalizer goes (see
 	// leftoversPastCache).
 	Reader client.Reader
+	// Snapshots lists the FlinkStateSnapshots of a job (act.SnapshotLister; the zero value:
+	// none, snapshot resources off).
+	Snapshots act.SnapshotLister
 }
 
 // Observe reads the cluster of d. Kubernetes read errors are returned (the reconcile is
@@ -96,6 +99,11 @@ func (o *Observer) Observe(ctx context.Context, d *flinkv1beta1.FlinkDeployment)
 		}
 	} else if err := o.autoscalerState(ctx, d, &obs); err != nil {
 		return obs, err
+	}
+	if d.Spec.Job != nil && d.DeletionTimestamp == nil {
+		if obs.TakenSavepoint, err = takenSavepoint(ctx, o.Snapshots, o.Client, d.Namespace, flinkv1beta1.JobKindDeployment, d.Name); err != nil {
+			return obs, err
+		}
 	}
 	if decide.NeedsSessionDemand(d) {
 		if obs.SessionSlots, err = o.sessionSlots(ctx, d); err != nil {

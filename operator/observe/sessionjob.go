@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/flink"
 	"github.com/flinkop/flinkop/operator/sessionjob"
@@ -28,6 +29,8 @@ type SessionJobObserver struct {
 	Flink func(cluster *flinkv1beta1.FlinkDeployment) SessionFlinkAPI
 	// RESTBudget bounds all REST reads of one observation together (see Observer).
 	RESTBudget time.Duration
+	// Snapshots lists the FlinkStateSnapshots of a job (see Observer).
+	Snapshots act.SnapshotLister
 }
 
 // Observe reads the session cluster of j, and the job and jars j has on it. It also returns
@@ -64,6 +67,12 @@ func (o *SessionJobObserver) Observe(ctx context.Context, j *flinkv1beta1.FlinkS
 		return obs, &d, nil
 	}
 	obs.Cluster = sessionjob.ClusterReady
+	if j.DeletionTimestamp == nil {
+		var err error
+		if obs.TakenSavepoint, err = takenSavepoint(ctx, o.Snapshots, o.Client, j.Namespace, flinkv1beta1.JobKindSessionJob, j.Name); err != nil {
+			return obs, &d, err
+		}
+	}
 	o.observeFlink(ctx, j, &d, &obs)
 	return obs, &d, nil
 }

@@ -24,6 +24,9 @@ func (s *step) steady(valid bool) {
 		s.requeue(s.in.Options.ProgressCheckInterval)
 		return
 	}
+	if s.in.Options.SnapshotResources {
+		s.book().AdoptTaken(o.TakenSavepoint)
+	}
 	if s.restartFailedJob() {
 		return
 	}

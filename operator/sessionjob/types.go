@@ -47,6 +47,8 @@ type Observation struct {
 	Jars []Jar
 	// FlinkVersion is the session cluster's spec.flinkVersion.
 	FlinkVersion flinkv1beta1.FlinkVersion
+	// TakenSavepoint is the newest savepoint a FlinkStateSnapshot took of the job (nil: none).
+	TakenSavepoint *decide.TakenSavepoint
 }
 
 // Jar is an uploaded jar.
