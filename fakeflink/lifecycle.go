@@ -144,24 +144,6 @@ func (c *Cluster) waitForSlots(j *Job, now time.Time) {
 	}
 }
 
-// AdaptiveStabilization is how long the adaptive scheduler waits with fewer slots than a job
-// asks for before it runs the job with those (Flink's
-// jobmanager.adaptive-scheduler.resource-stabilization-timeout, 10 s by default).
-const AdaptiveStabilization = 10 * time.Second
-
-// rescaleUp restarts the running jobs the adaptive scheduler ran with fewer slots than they
-// ask for, when a TaskManager joins with free slots: Flink's adaptive scheduler rescales on
-// new resources (jobmanager.adaptive-scheduler.min-parallelism-increase, 1 by default).
-func (c *Cluster) rescaleUp() {
-	now := c.Now()
-	for _, j := range c.orderedJobs() {
-		if j.slotCap > 0 && j.Status == StatusRunning && c.totalSlots()-c.UsedSlots() > 0 {
-			_ = j.setStatus(StatusRestarting, now)
-			j.nextAction = now
-		}
-	}
-}
-
 // restoreLatest resets a restarting job to its latest completed checkpoint, or to the snapshot
 // its run started from.
 func (c *Cluster) restoreLatest(j *Job, at time.Time) {

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -75,25 +74,6 @@ func (j *Job) Vertices() []Vertex {
 	return out
 }
 
-// running is the parallelism a vertex configured at p runs with: p, or as many subtasks as
-// the slots the adaptive scheduler found (slotCap) when there were fewer.
-func (j *Job) running(p int) int {
-	if j.slotCap > 0 {
-		return min(p, j.slotCap)
-	}
-	return p
-}
-
-// desired are the vertices' configured parallelism (their resource requirements' upper
-// bounds), in chain order, whatever they run with.
-func (j *Job) desired() []int {
-	out := make([]int, len(j.vertexNames()))
-	for i := range out {
-		out[i] = j.vertexParallelism(i)
-	}
-	return out
-}
-
 // vertexParallelism is vertex i's parallelism: its override, else the job's.
 func (j *Job) vertexParallelism(i int) int {
 	if i < len(j.vertexPar) && j.vertexPar[i] > 0 {
@@ -124,10 +104,6 @@ func (j *Job) slots() int {
 	}
 	return n
 }
-
-// desiredSlots is the number of slots the job asks for: slots without the adaptive
-// scheduler's cap.
-func (j *Job) desiredSlots() int { return max(j.parallelism, slices.Max(append(j.desired(), 0))) }
 
 // parallelisms are the vertices' parallelism, in chain order.
 func (j *Job) parallelisms() []int {

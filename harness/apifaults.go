@@ -29,6 +29,8 @@ type apiFaults struct {
 	now func() time.Time
 
 	total int // successful writes so far
+	// snapshotWrites counts the writes (tried) of FlinkStateSnapshots.
+	snapshotWrites int
 
 	crashAfter int // crash after this many more writes; 0 = disarmed
 	writes     int
@@ -142,6 +144,9 @@ func (f *apiFaults) wrap(c client.WithWatch) client.Client {
 
 // write runs one API write through the armed faults.
 func (f *apiFaults) write(obj client.Object, do func() error) error {
+	if _, ok := obj.(*flinkv1beta1.FlinkStateSnapshot); ok {
+		f.snapshotWrites++ // the world looks at its snapshots again (discoverSnapshots)
+	}
 	err := f.tryWrite(obj, do)
 	if apierrors.IsConflict(err) && f.conflict != nil {
 		f.conflict(obj, err)

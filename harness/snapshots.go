@@ -62,9 +62,10 @@ func (w *World) Snapshots() ([]flinkv1beta1.FlinkStateSnapshot, error) {
 // changed (deleted a trimmed record) is reconciled at once, and one whose owning
 // FlinkDeployment or FlinkSessionJob is gone is deleted, as its owner reference asks.
 func (w *World) discoverSnapshots() error {
-	if !w.Options.SnapshotResources {
-		return nil
+	if !w.Options.SnapshotResources || (w.api.snapshotWrites == w.snapWrites && !w.ownerGone) {
+		return nil // nothing the operator did, and no owner gone, since the last look
 	}
+	w.snapWrites, w.ownerGone = w.api.snapshotWrites, false
 	snaps, err := w.Snapshots()
 	if err != nil {
 		return fmt.Errorf("list FlinkStateSnapshots: %w", err)

@@ -71,6 +71,8 @@ type World struct {
 	dropEvents   int                  // watch events still to be missed
 	seen         map[string]string    // cron run name → resourceVersion last seen (see discover)
 	snapshots    map[string]string    // snapshot key → resourceVersion last seen (see discoverSnapshots)
+	snapWrites   int                  // api.snapshotWrites when discoverSnapshots last listed
+	ownerGone    bool                 // a resource went since discoverSnapshots last listed
 	templates    bool                 // a cron template was applied: the operator creates runs
 	due          map[string]time.Time // resource name → next reconcile
 	notes        []string             // lines the demo prints
@@ -257,6 +259,7 @@ func (w *World) Step() (time.Time, error) {
 		delete(w.due, name)
 	} else if apierrors.IsNotFound(gerr) {
 		delete(w.due, name)
+		w.ownerGone = true // its snapshots may be the garbage collector's now
 	}
 	return w.Clock.Now(), w.sync()
 }

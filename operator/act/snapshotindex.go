@@ -64,3 +64,22 @@ func (l SnapshotLister) List(ctx context.Context, r client.Reader, ns string, ki
 	}
 	return out, nil
 }
+
+// IndexSessionJobCluster is the manager cache's index of FlinkSessionJobs by their session
+// cluster (spec.deploymentName): a session cluster's reconcile reads its jobs through it
+// instead of every session job of the namespace.
+const IndexSessionJobCluster = "flinkop.sessionjob.cluster"
+
+// IndexSessionJobsByCluster registers IndexSessionJobCluster with a manager's field indexer.
+func IndexSessionJobsByCluster(ctx context.Context, idx client.FieldIndexer) error {
+	err := idx.IndexField(ctx, &flinkv1beta1.FlinkSessionJob{}, IndexSessionJobCluster, func(o client.Object) []string {
+		if j, ok := o.(*flinkv1beta1.FlinkSessionJob); ok && j.Spec.DeploymentName != "" {
+			return []string{j.Spec.DeploymentName}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("index FlinkSessionJobs by session cluster: %w", err)
+	}
+	return nil
+}

@@ -118,7 +118,7 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	}
 	res := decide.Decide(decide.Input{
 		Resource: decide.WithSessionDemand(decide.WithAutoscaler(&d, obs.Autoscaler), obs.SessionSlots), Options: opts, Observed: obs, Now: r.Clock.Now(),
-		RESTFailures: r.probes.before(req.NamespacedName),
+		RESTFailures: r.probes.before(req.NamespacedName), NoSnapshotSlot: r.SnapshotSlots.full(deploymentSlot(req)),
 	})
 	r.probes.record(req.NamespacedName, obs)
 	if optErr != nil && res.Status.Error == "" {
@@ -133,7 +133,7 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	}
 	if periodicTrigger(res.Action.Kind, &res.Status.JobStatus) && !r.SnapshotSlots.admit(deploymentSlot(req)) {
 		r.Metrics.SnapshotSlotWait()
-		return ctrl.Result{RequeueAfter: SnapshotSlotRetry}, nil // every snapshot slot is taken
+		return ctrl.Result{RequeueAfter: decide.SlotRetry(string(d.UID))}, nil // another worker took the last slot
 	}
 	if err := writeRecords(ctx, r.Client, &d, flinkv1beta1.JobKindDeployment, opts, res.Records); err != nil {
 		r.Metrics.ReconcileError("records")
@@ -194,6 +194,9 @@ func (r *FlinkDeploymentReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		if err := act.IndexByApp(context.Background(), mgr.GetFieldIndexer()); err != nil {
 			return err
 		}
+		if err := act.IndexSessionJobsByCluster(context.Background(), mgr.GetFieldIndexer()); err != nil {
+			return err
+		}
 	}
 	if r.indexApp && r.Options.SnapshotResources {
 		// The session job reconciler reads through it too (both are set up from one Setup).
@@ -208,7 +211,10 @@ func (r *FlinkDeploymentReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&corev1.ConfigMap{}, builder.WithPredicates(predicate.NewPredicateFuncs(configMapEnqueues))).
 		Owns(&networkingv1.Ingress{}).
 		// A deleted session job may unblock the deletion of its session cluster.
-		Watches(&flinkv1beta1.FlinkSessionJob{}, handler.EnqueueRequestsFromMapFunc(sessionClusterOf)).
+		// Only a change of its spec or its deletion changes what the cluster needs for it (a
+		// native cluster's TaskManagers, a deletion that waits): not its status writes.
+		Watches(&flinkv1beta1.FlinkSessionJob{}, handler.EnqueueRequestsFromMapFunc(sessionClusterOf),
+			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		// A run that ends, or is gone, moves its cron template on.
 		Watches(&flinkv1beta1.FlinkDeployment{}, handler.EnqueueRequestsFromMapFunc(templateOf)).
 		Named("flinkdeployment").

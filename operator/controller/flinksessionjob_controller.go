@@ -20,6 +20,7 @@ import (
 	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/config"
+	"github.com/flinkop/flinkop/operator/decide"
 	"github.com/flinkop/flinkop/operator/metrics"
 	"github.com/flinkop/flinkop/operator/sessionjob"
 )
@@ -89,14 +90,14 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		return ctrl.Result{}, fmt.Errorf("observe: %w", err)
 	}
 	opts, optErr := r.optionsFor(&j, cluster)
-	res := sessionjob.Decide(sessionjob.Input{Resource: &j, Options: opts, Observed: obs, Now: r.Clock.Now()})
+	res := sessionjob.Decide(sessionjob.Input{Resource: &j, Options: opts, Observed: obs, Now: r.Clock.Now(), NoSnapshotSlot: r.SnapshotSlots.full(sessionJobSlot(req))})
 	if optErr != nil && res.Status.Error == "" {
 		res.Status.Error = optErr.Error()
 		r.Recorder.Event(&j, corev1.EventTypeWarning, "InvalidOptions", optErr.Error())
 	}
 	if periodicTrigger(res.Action.Kind, &res.Status.JobStatus) && !r.SnapshotSlots.admit(sessionJobSlot(req)) {
 		r.Metrics.SnapshotSlotWait()
-		return ctrl.Result{RequeueAfter: SnapshotSlotRetry}, nil // every snapshot slot is taken
+		return ctrl.Result{RequeueAfter: decide.SlotRetry(string(j.UID))}, nil // another worker took the last slot
 	}
 	if err := writeRecords(ctx, r.Client, &j, flinkv1beta1.JobKindSessionJob, opts, res.Records); err != nil {
 		r.Metrics.ReconcileError("records")

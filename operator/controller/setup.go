@@ -182,6 +182,9 @@ func (s Setup) NewFlinkSessionJobReconciler(mgr ctrl.Manager) *FlinkSessionJobRe
 	if s.SecretReader == nil {
 		s.SecretReader = mgr.GetAPIReader()
 	}
+	if s.APIReader == nil {
+		s.APIReader = mgr.GetAPIReader()
+	}
 	s.indexed = true // the FlinkDeployment reconciler's SetupWithManager registers the indexes
 	return s.SessionJobReconciler(mgr.GetClient(), eventsAPI{mgr.GetEventRecorder("flinkop")})
 }
@@ -210,7 +213,7 @@ func (s Setup) SessionJobReconciler(c client.Client, rec EventRecorder) *FlinkSe
 		Metrics:  s.Metrics,
 		Workers:  s.Parallelism,
 		Observer: &observe.SessionJobObserver{
-			Client: c, RESTBudget: s.restBudget(),
+			Client: c, RESTBudget: s.restBudget(), Reader: s.APIReader,
 			Snapshots: act.SnapshotLister{Enabled: s.Options.SnapshotResources, Indexed: s.indexed},
 			Flink:     func(d *flinkv1beta1.FlinkDeployment) observe.SessionFlinkAPI { return s.clients(d) },
 		},

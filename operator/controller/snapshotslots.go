@@ -2,17 +2,12 @@ package controller
 
 import (
 	"sync"
-	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/decide"
 )
-
-// SnapshotSlotRetry is how long a periodic snapshot refused for want of a slot waits before its
-// resource is reconciled again.
-const SnapshotSlotRetry = 10 * time.Second
 
 // SnapshotSlots bound the snapshots in flight across the fleet
 // (kubernetes.operator.snapshot.max-concurrent): a periodic savepoint or checkpoint starts only
@@ -36,7 +31,8 @@ func NewSnapshotSlots(limit int) *SnapshotSlots {
 }
 
 // admit reports whether the resource key may start a periodic snapshot now, holding a slot
-// for it when it may.
+// for it when it may (a periodic snapshot Decide chose after full said no: only a race with
+// another worker refuses it).
 func (s *SnapshotSlots) admit(key string) bool {
 	if s == nil {
 		return true
@@ -51,6 +47,18 @@ func (s *SnapshotSlots) admit(key string) bool {
 	}
 	s.held[key] = true
 	return true
+}
+
+// full reports whether a periodic snapshot of the resource key would find no slot now (it
+// holds none and every one is held). Decide then leaves it for later (decide.Input's
+// NoSnapshotSlot), and the rest of the reconcile goes on.
+func (s *SnapshotSlots) full(key string) bool {
+	if s == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.held[key] && len(s.held) >= s.limit
 }
 
 // note records whether the resource key has a snapshot in flight, as its status says after a

@@ -134,7 +134,10 @@ func (b Book) Poll(sp, cp *OperationObservation, job *flinkv1beta1.JobSpec) bool
 			b.ClearCheckpointTrigger()
 			b.event(Warning, "CheckpointError", "Checkpoint failed: "+why)
 		default:
-			done := flinkv1beta1.Checkpoint{TimeStamp: b.Now.UnixMilli(), TriggerType: info.TriggerType, FormatType: info.FormatType, TriggerNonce: cpNonce}
+			done := flinkv1beta1.Checkpoint{TimeStamp: b.Now.UnixMilli(), TriggerType: info.TriggerType, FormatType: info.FormatType}
+			if info.TriggerType == flinkv1beta1.SnapshotTriggerManual {
+				done.TriggerNonce = cpNonce // a periodic checkpoint answers no nonce
+			}
 			b.ClearCheckpointTrigger()
 			info.LastCheckpoint = &done
 			b.event(Normal, "CheckpointCompleted", "Checkpoint completed")

@@ -2,6 +2,7 @@ package decide
 
 import (
 	"fmt"
+	"hash/fnv"
 	"sort"
 	"time"
 
@@ -13,7 +14,7 @@ import (
 // while the job runs (Book.PeriodicSavepoint).
 func (s *step) periodicSavepoint() bool {
 	o := s.in.Observed
-	a, wait := s.book().PeriodicSavepoint(s.in.Options.PeriodicSavepoint, o.Job, o.RESTReachable, string(s.d.UID))
+	a, wait := s.book().PeriodicSavepoint(s.in.Options.PeriodicSavepoint, o.Job, o.RESTReachable, s.in.NoSnapshotSlot, string(s.d.UID))
 	if wait > 0 {
 		s.requeue(wait)
 	}
@@ -28,7 +29,7 @@ func (s *step) periodicSavepoint() bool {
 // kubernetes.operator.periodic.checkpoint.interval while the job runs (Book.PeriodicCheckpoint).
 func (s *step) periodicCheckpoint() bool {
 	o := s.in.Observed
-	a, wait := s.book().PeriodicCheckpoint(s.in.Options.PeriodicCheckpoint, o.Job, o.RESTReachable, string(s.d.UID), s.d.Spec.FlinkVersion)
+	a, wait := s.book().PeriodicCheckpoint(s.in.Options.PeriodicCheckpoint, o.Job, o.RESTReachable, s.in.NoSnapshotSlot, string(s.d.UID), s.d.Spec.FlinkVersion)
 	if wait > 0 {
 		s.requeue(wait)
 	}
@@ -50,13 +51,23 @@ func (s *step) cleanHistory() {
 	}
 }
 
+// SlotRetry is how long a due periodic snapshot that found every fleet-wide snapshot slot
+// taken waits before it asks again: 10 s, plus up to 10 s spread by the resource's uid, so
+// that the snapshots of a fleet due at the same instant (one cron expression) do not all ask
+// again at once.
+func SlotRetry(uid string) time.Duration {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(uid))
+	return 10*time.Second + time.Duration(h.Sum32()%10000)*time.Millisecond
+}
+
 // PeriodicSavepoint triggers a savepoint of job when every says it is due (an interval, or a
 // cron schedule; off: never) while it runs and its REST API answers (reachable). It is due
 // counting from the last periodic trigger (or the job's start), and the trigger id derives
 // from that time and uid, so a retry after a crash
 // asks Flink for the same savepoint instead of a second one. It returns the trigger (Kind ""
 // when none is due) and how long until the next one is due (0: none).
-func (b Book) PeriodicSavepoint(every config.Periodic, job *JobObservation, reachable bool, uid string) (Action, time.Duration) {
+func (b Book) PeriodicSavepoint(every config.Periodic, job *JobObservation, reachable, noSlot bool, uid string) (Action, time.Duration) {
 	if !every.On() || job == nil || job.State != "RUNNING" || !reachable {
 		return Action{}, 0
 	}
@@ -70,6 +81,9 @@ func (b Book) PeriodicSavepoint(every config.Periodic, job *JobObservation, reac
 	}
 	if b.Now.Before(due) {
 		return Action{}, due.Sub(b.Now)
+	}
+	if noSlot {
+		return Action{}, SlotRetry(uid)
 	}
 	id := TriggerID(uid, "periodic", last)
 	b.SetTrigger(id, flinkv1beta1.SnapshotTriggerPeriodic)
@@ -159,7 +173,7 @@ func trimHistory(h []flinkv1beta1.Savepoint, maxCount int, maxAge time.Duration,
 // runs and its REST API answers (reachable), on Flink 1.17 or later (version; the REST trigger
 // came with it), as PeriodicSavepoint does for savepoints. It returns the trigger (Kind "" when
 // none is due) and how long until the next one is due (0: none).
-func (b Book) PeriodicCheckpoint(every config.Periodic, job *JobObservation, reachable bool, uid string, version flinkv1beta1.FlinkVersion) (Action, time.Duration) {
+func (b Book) PeriodicCheckpoint(every config.Periodic, job *JobObservation, reachable, noSlot bool, uid string, version flinkv1beta1.FlinkVersion) (Action, time.Duration) {
 	if !every.On() || job == nil || job.State != "RUNNING" || !reachable || !version.AtLeast(1, 17) {
 		return Action{}, 0
 	}
@@ -173,6 +187,9 @@ func (b Book) PeriodicCheckpoint(every config.Periodic, job *JobObservation, rea
 	}
 	if b.Now.Before(due) {
 		return Action{}, due.Sub(b.Now)
+	}
+	if noSlot {
+		return Action{}, SlotRetry(uid)
 	}
 	id := TriggerID(uid, "periodic-checkpoint", last)
 	b.SetCheckpointTrigger(id, flinkv1beta1.SnapshotTriggerPeriodic)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/config"
 )
 
@@ -64,6 +65,9 @@ func (s *step) lastStateTeardown() {
 // savepoint instead (CheckpointTooOld).
 func (s *step) checkpointTooOld() bool {
 	o := s.in.Observed
+	if _, dir := flinkv1beta1.FirstSet(s.conf, flinkv1beta1.ConfigSavepointsDir, flinkv1beta1.ConfigSavepointsDirV2); !dir {
+		return false // no savepoint to take instead (validation says so for the resource's own key)
+	}
 	return CheckpointTooOld(o.Job, o.RESTReachable, s.in.Options.LastStateMaxCheckpointAge, s.in.Now)
 }
 

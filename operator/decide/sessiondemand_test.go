@@ -3,6 +3,8 @@ package decide
 import (
 	"testing"
 
+	"k8s.io/apimachinery/pkg/api/equality"
+
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
@@ -30,8 +32,15 @@ func TestWithSessionDemand(t *testing.T) {
 		}), slots: 50, want: 3},
 		"an application cluster":  {d: session(func(s *flinkv1beta1.FlinkDeploymentSpec) { s.Job = &flinkv1beta1.JobSpec{} }), slots: 5},
 		"bounded as replicas are": {d: session(), slots: 1 << 30, want: flinkv1beta1.MaxReplicas},
+		"bounded by slotmanager.number-of-slots.max": {d: session(func(s *flinkv1beta1.FlinkDeploymentSpec) {
+			s.FlinkConfiguration.Set("slotmanager.number-of-slots.max", "4")
+		}), slots: 50, want: 2},
+		"never fewer than rendered (parallelism.default 8: 4 TaskManagers)": {d: session(func(s *flinkv1beta1.FlinkDeploymentSpec) {
+			s.FlinkConfiguration.Set("parallelism.default", "8")
+		}), slots: 2},
 	} {
 		t.Run(name, func(t *testing.T) {
+			before := tc.d.DeepCopy()
 			got := WithSessionDemand(tc.d, tc.slots)
 			var n int32
 			if tm := got.Spec.TaskManager; tm != nil && tm.Replicas != nil {
@@ -40,7 +49,7 @@ func TestWithSessionDemand(t *testing.T) {
 			if n != tc.want {
 				t.Errorf("replicas %d, want %d", n, tc.want)
 			}
-			if got != tc.d && tc.d.Spec.TaskManager != nil && tc.d.Spec.TaskManager.Replicas == nil {
+			if !equality.Semantic.DeepEqual(before, tc.d) {
 				t.Error("the resource itself was changed")
 			}
 		})

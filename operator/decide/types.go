@@ -104,7 +104,8 @@ type TakenSavepoint struct {
 	// Name is the snapshot's; Path the savepoint's; Time when it completed (epoch ms).
 	Name, Path string
 	Time       int64
-	Format     flinkv1beta1.SavepointFormatType
+	// Format is the savepoint's format type.
+	Format flinkv1beta1.SavepointFormatType
 }
 
 // JobObservation is the job as Flink reports it.
@@ -169,6 +170,9 @@ type Input struct {
 	// RESTFailures is how many JobManager REST probes of the resource failed in a row before
 	// this reconcile (the controller counts them in memory; see RESTBackoff).
 	RESTFailures int
+	// NoSnapshotSlot says every fleet-wide snapshot slot is taken
+	// (kubernetes.operator.snapshot.max-concurrent): a periodic snapshot that is due waits.
+	NoSnapshotSlot bool
 }
 
 // EventType is Normal or Warning, as Kubernetes Events have it.

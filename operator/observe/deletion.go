@@ -40,12 +40,12 @@ func (o *Observer) observeDeletion(ctx context.Context, d *flinkv1beta1.FlinkDep
 
 // sessionJobs names the FlinkSessionJobs that target the session deployment d, sorted.
 func (o *Observer) sessionJobs(ctx context.Context, d *flinkv1beta1.FlinkDeployment) ([]string, error) {
-	var jobs flinkv1beta1.FlinkSessionJobList
-	if err := o.Client.List(ctx, &jobs, client.InNamespace(d.Namespace)); err != nil {
-		return nil, fmt.Errorf("list FlinkSessionJobs: %w", err)
+	jobs, err := o.sessionJobsOf(ctx, d)
+	if err != nil {
+		return nil, err
 	}
 	var out []string
-	for _, j := range jobs.Items {
+	for _, j := range jobs {
 		if j.Spec.DeploymentName == d.Name {
 			out = append(out, j.Name)
 		}
@@ -58,13 +58,13 @@ func (o *Observer) sessionJobs(ctx context.Context, d *flinkv1beta1.FlinkDeploym
 // parallelism of each one whose job should run (job.parallelism, else parallelism.default of
 // its configuration, else of the cluster's).
 func (o *Observer) sessionSlots(ctx context.Context, d *flinkv1beta1.FlinkDeployment) (int, error) {
-	var jobs flinkv1beta1.FlinkSessionJobList
-	if err := o.Client.List(ctx, &jobs, client.InNamespace(d.Namespace)); err != nil {
-		return 0, fmt.Errorf("list FlinkSessionJobs: %w", err)
+	jobs, err := o.sessionJobsOf(ctx, d)
+	if err != nil {
+		return 0, err
 	}
 	clusterConf, _ := d.Spec.FlinkConfiguration.Flatten()
 	slots := 0
-	for _, j := range jobs.Items {
+	for _, j := range jobs {
 		job := j.Spec.Job
 		if j.Spec.DeploymentName != d.Name || j.DeletionTimestamp != nil || job == nil || job.EffectiveState() != flinkv1beta1.JobStateRunning {
 			continue
@@ -80,6 +80,20 @@ func (o *Observer) sessionSlots(ctx context.Context, d *flinkv1beta1.FlinkDeploy
 		slots += flinkv1beta1.DefaultParallelism(conf)
 	}
 	return slots, nil
+}
+
+// sessionJobsOf lists the FlinkSessionJobs of d's namespace, those naming d only when the
+// cache indexes them by session cluster (act.IndexSessionJobCluster); callers keep d's.
+func (o *Observer) sessionJobsOf(ctx context.Context, d *flinkv1beta1.FlinkDeployment) ([]flinkv1beta1.FlinkSessionJob, error) {
+	var jobs flinkv1beta1.FlinkSessionJobList
+	opts := []client.ListOption{client.InNamespace(d.Namespace)}
+	if o.Lister.Indexed {
+		opts = append(opts, client.MatchingFields{act.IndexSessionJobCluster: d.Name})
+	}
+	if err := o.Client.List(ctx, &jobs, opts...); err != nil {
+		return nil, fmt.Errorf("list FlinkSessionJobs: %w", err)
+	}
+	return jobs.Items, nil
 }
 
 // leftovers names what deletion still waits for, as the cache shows it: d's Services and

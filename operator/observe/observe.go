@@ -101,7 +101,7 @@ func (o *Observer) Observe(ctx context.Context, d *flinkv1beta1.FlinkDeployment)
 		return obs, err
 	}
 	if d.Spec.Job != nil && d.DeletionTimestamp == nil {
-		if obs.TakenSavepoint, err = takenSavepoint(ctx, o.Snapshots, o.Client, d.Namespace, flinkv1beta1.JobKindDeployment, d.Name); err != nil {
+		if obs.TakenSavepoint, err = takenSavepoint(ctx, o.Snapshots, o.Client, o.Reader, d, flinkv1beta1.JobKindDeployment, &d.Status.JobStatus); err != nil {
 			return obs, err
 		}
 	}

@@ -31,6 +31,9 @@ type SessionJobObserver struct {
 	RESTBudget time.Duration
 	// Snapshots lists the FlinkStateSnapshots of a job (see Observer).
 	Snapshots act.SnapshotLister
+	// Reader reads past the cache (nil: never): a snapshot about to become the job's last
+	// savepoint is read there first (see Observer.Reader).
+	Reader client.Reader
 }
 
 // Observe reads the session cluster of j, and the job and jars j has on it. It also returns
@@ -69,7 +72,7 @@ func (o *SessionJobObserver) Observe(ctx context.Context, j *flinkv1beta1.FlinkS
 	obs.Cluster = sessionjob.ClusterReady
 	if j.DeletionTimestamp == nil {
 		var err error
-		if obs.TakenSavepoint, err = takenSavepoint(ctx, o.Snapshots, o.Client, j.Namespace, flinkv1beta1.JobKindSessionJob, j.Name); err != nil {
+		if obs.TakenSavepoint, err = takenSavepoint(ctx, o.Snapshots, o.Client, o.Reader, j, flinkv1beta1.JobKindSessionJob, &j.Status.JobStatus); err != nil {
 			return obs, &d, err
 		}
 	}

@@ -2,8 +2,10 @@ package observe
 
 import (
 	"context"
+	"fmt"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -13,26 +15,46 @@ import (
 )
 
 // takenSavepoint reads, through lister and r, the newest savepoint a FlinkStateSnapshot took
-// of the job of kind named name in namespace ns (decide.TakenSavepoint; nil when none).
-func takenSavepoint(ctx context.Context, lister act.SnapshotLister, r client.Reader, ns string, kind flinkv1beta1.JobKind, name string) (*decide.TakenSavepoint, error) {
-	snaps, err := lister.List(ctx, r, ns, kind, name)
+// of job (of kind; decide.TakenSavepoint, nil when none). A candidate newer than the job's
+// last savepoint is read again past the cache (live; nil: not) before it counts: a snapshot
+// being deleted may be disposed of at once, and the cache may not show the deletion yet.
+func takenSavepoint(ctx context.Context, lister act.SnapshotLister, r, live client.Reader, job client.Object, kind flinkv1beta1.JobKind, js *flinkv1beta1.JobStatus) (*decide.TakenSavepoint, error) {
+	snaps, err := lister.List(ctx, r, job.GetNamespace(), kind, job.GetName())
 	if err != nil {
 		return nil, err
 	}
-	return NewestTakenSavepoint(snaps), nil
+	t := NewestTakenSavepoint(snaps, job.GetCreationTimestamp().Time)
+	if t == nil || live == nil {
+		return t, nil
+	}
+	if sp := js.SavepointInfo; sp != nil && sp.LastSavepoint != nil && (sp.LastSavepoint.Location == t.Path || sp.LastSavepoint.TimeStamp >= t.Time) {
+		return t, nil // not newer: nothing to adopt, nothing to confirm
+	}
+	var s flinkv1beta1.FlinkStateSnapshot
+	if err := live.Get(ctx, client.ObjectKey{Namespace: job.GetNamespace(), Name: t.Name}, &s); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("get FlinkStateSnapshot %s: %w", t.Name, err)
+	}
+	if s.DeletionTimestamp != nil || s.Status.Path != t.Path {
+		return nil, nil
+	}
+	return t, nil
 }
 
-// NewestTakenSavepoint is the newest savepoint of snaps that a FlinkStateSnapshot took: a
-// COMPLETED savepoint with its path and result time, triggered by the snapshot (not an
-// existing one it records, whose path nobody checked), not a job's record of its own
-// savepoint (the job knows those), and not being deleted.
-func NewestTakenSavepoint(snaps []flinkv1beta1.FlinkStateSnapshot) *decide.TakenSavepoint {
+// NewestTakenSavepoint is the newest savepoint of snaps that a FlinkStateSnapshot took of a
+// job created at jobCreated: a COMPLETED savepoint with its path and result time, triggered by
+// the snapshot (not an existing one it records, whose path nobody checked), not a job's
+// record of its own savepoint (the job knows those), not being deleted, and not created before
+// the job (a snapshot of an earlier job of the same name).
+func NewestTakenSavepoint(snaps []flinkv1beta1.FlinkStateSnapshot, jobCreated time.Time) *decide.TakenSavepoint {
 	var newest *decide.TakenSavepoint
 	for i := range snaps {
 		s := &snaps[i]
 		st := s.Status
 		if !s.Spec.IsSavepoint() || s.Spec.AlreadyExists() || metav1.GetControllerOf(s) != nil || s.DeletionTimestamp != nil ||
-			st.State != flinkv1beta1.SnapshotCompleted || st.Path == "" {
+			st.State != flinkv1beta1.SnapshotCompleted || st.Path == "" || s.CreationTimestamp.Time.Before(jobCreated) {
 			continue
 		}
 		at, err := time.Parse(time.RFC3339Nano, st.ResultTimestamp)

@@ -60,7 +60,7 @@ func (s *step) steady(valid bool) {
 // while the job runs, as for a FlinkDeployment (decide.Book.PeriodicSavepoint).
 func (s *step) periodicSavepoint() bool {
 	o := s.in.Observed
-	a, wait := s.book().PeriodicSavepoint(s.in.Options.PeriodicSavepoint, o.Job, o.RESTReachable, string(s.j.UID))
+	a, wait := s.book().PeriodicSavepoint(s.in.Options.PeriodicSavepoint, o.Job, o.RESTReachable, s.in.NoSnapshotSlot, string(s.j.UID))
 	if wait > 0 {
 		s.requeue(wait)
 	}
@@ -76,7 +76,7 @@ func (s *step) periodicSavepoint() bool {
 // of Flink 1.17 or later (decide.Book.PeriodicCheckpoint).
 func (s *step) periodicCheckpoint() bool {
 	o := s.in.Observed
-	a, wait := s.book().PeriodicCheckpoint(s.in.Options.PeriodicCheckpoint, o.Job, o.RESTReachable, string(s.j.UID), o.FlinkVersion)
+	a, wait := s.book().PeriodicCheckpoint(s.in.Options.PeriodicCheckpoint, o.Job, o.RESTReachable, s.in.NoSnapshotSlot, string(s.j.UID), o.FlinkVersion)
 	if wait > 0 {
 		s.requeue(wait)
 	}

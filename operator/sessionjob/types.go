@@ -66,6 +66,8 @@ type Input struct {
 	Observed Observation
 	// Now is the current time (from the injected clock).
 	Now time.Time
+	// NoSnapshotSlot says every fleet-wide snapshot slot is taken (see decide.Input).
+	NoSnapshotSlot bool
 }
 
 // Result is what Decide chose: one action, the new status, the events and when to look again.
