@@ -1,10 +1,7 @@
 package harness
 
 import (
-	"context"
 	"fmt"
-
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
@@ -18,28 +15,17 @@ func (c *Checker) snapshotsBounded() []string {
 	if limit <= 0 {
 		return nil
 	}
-	ctx, ns := context.Background(), client.InNamespace(c.w.Namespace)
-	var ds flinkv1beta1.FlinkDeploymentList
-	var js flinkv1beta1.FlinkSessionJobList
-	if err := c.w.Client.List(ctx, &ds, ns); err != nil {
-		return []string{"list deployments: " + err.Error()}
-	}
-	if err := c.w.Client.List(ctx, &js, ns); err != nil {
-		return []string{"list session jobs: " + err.Error()}
+	jobs, err := c.jobStatuses()
+	if err != nil {
+		return []string{err.Error()}
 	}
 	var periodic []string
-	count := func(kind, name string, st *flinkv1beta1.JobStatus) {
-		sp, cp := st.SavepointInfo, st.CheckpointInfo
+	for _, j := range jobs {
+		sp, cp := j.status.SavepointInfo, j.status.CheckpointInfo
 		if (sp != nil && sp.TriggerID != "" && sp.TriggerType == flinkv1beta1.SnapshotTriggerPeriodic) ||
 			(cp != nil && cp.TriggerID != "" && cp.TriggerType == flinkv1beta1.SnapshotTriggerPeriodic) {
-			periodic = append(periodic, kind+" "+name)
+			periodic = append(periodic, j.kind+" "+j.name)
 		}
-	}
-	for i := range ds.Items {
-		count("FlinkDeployment", ds.Items[i].Name, &ds.Items[i].Status.JobStatus)
-	}
-	for i := range js.Items {
-		count("FlinkSessionJob", js.Items[i].Name, &js.Items[i].Status.JobStatus)
 	}
 	if len(periodic) > limit {
 		return []string{fmt.Sprintf("N4: %d periodic snapshots in flight (%v), more than kubernetes.operator.snapshot.max-concurrent %d", len(periodic), periodic, limit)}

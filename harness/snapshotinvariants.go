@@ -77,30 +77,46 @@ func (c *Checker) takenByAnAttempt(s *flinkv1beta1.FlinkStateSnapshot) []string 
 
 // restorableKept checks N2 over every FlinkDeployment and FlinkSessionJob.
 func (c *Checker) restorableKept() []string {
+	jobs, err := c.jobStatuses()
+	if err != nil {
+		return []string{err.Error()}
+	}
+	var out []string
+	for _, j := range jobs {
+		for path, snap := range c.snapshotPaths {
+			if _, stored := c.w.Sim.Store.Get(path); !stored && decide.WouldRestoreFrom(j.status, path) {
+				out = append(out, fmt.Sprintf("N2: savepoint %s of snapshot %s was disposed of, but %s %s would restore from it", path, snap, j.kind, j.name))
+			}
+		}
+	}
+	return out
+}
+
+// jobStatus is the job status of one FlinkDeployment or FlinkSessionJob of the world.
+type jobStatus struct {
+	kind, name string
+	status     *flinkv1beta1.JobStatus
+}
+
+// jobStatuses lists the job statuses of the world's FlinkDeployments and FlinkSessionJobs.
+func (c *Checker) jobStatuses() ([]jobStatus, error) {
 	ctx, ns := context.Background(), client.InNamespace(c.w.Namespace)
 	var ds flinkv1beta1.FlinkDeploymentList
 	var js flinkv1beta1.FlinkSessionJobList
 	if err := c.w.Client.List(ctx, &ds, ns); err != nil {
-		return []string{"list deployments: " + err.Error()}
+		return nil, fmt.Errorf("list deployments: %w", err)
 	}
 	if err := c.w.Client.List(ctx, &js, ns); err != nil {
-		return []string{"list session jobs: " + err.Error()}
+		return nil, fmt.Errorf("list session jobs: %w", err)
 	}
-	var out []string
-	check := func(kind, name string, st *flinkv1beta1.JobStatus) {
-		for path, snap := range c.snapshotPaths {
-			if _, stored := c.w.Sim.Store.Get(path); !stored && decide.WouldRestoreFrom(st, path) {
-				out = append(out, fmt.Sprintf("N2: savepoint %s of snapshot %s was disposed of, but %s %s would restore from it", path, snap, kind, name))
-			}
-		}
-	}
+	var out []jobStatus
 	for i := range ds.Items {
-		check("FlinkDeployment", ds.Items[i].Name, &ds.Items[i].Status.JobStatus)
+		out = append(out, jobStatus{"FlinkDeployment", ds.Items[i].Name, &ds.Items[i].Status.JobStatus})
 	}
 	for i := range js.Items {
-		check("FlinkSessionJob", js.Items[i].Name, &js.Items[i].Status.JobStatus)
+		out = append(out, jobStatus{"FlinkSessionJob", js.Items[i].Name, &js.Items[i].Status.JobStatus})
 	}
-	return out
+	return out, nil
 }
 
 // rememberSnapshotSavepoints records, besides the paths of COMPLETED snapshots, every

@@ -14,22 +14,19 @@ import (
 // while the job runs (Book.PeriodicSavepoint).
 func (s *step) periodicSavepoint() bool {
 	o := s.in.Observed
-	a, wait := s.book().PeriodicSavepoint(s.in.Options.PeriodicSavepoint, o.Job, o.RESTReachable, s.in.NoSnapshotSlot, string(s.d.UID))
-	if wait > 0 {
-		s.requeue(wait)
-	}
-	if a.Kind == "" {
-		return false
-	}
-	s.res.Action = a
-	return true
+	return s.periodic(s.book().PeriodicSavepoint(s.in.Options.PeriodicSavepoint, o.Job, o.RESTReachable, s.in.NoSnapshotSlot, string(s.d.UID)))
 }
 
 // periodicCheckpoint triggers a full checkpoint every
 // kubernetes.operator.periodic.checkpoint.interval while the job runs (Book.PeriodicCheckpoint).
 func (s *step) periodicCheckpoint() bool {
 	o := s.in.Observed
-	a, wait := s.book().PeriodicCheckpoint(s.in.Options.PeriodicCheckpoint, o.Job, o.RESTReachable, s.in.NoSnapshotSlot, string(s.d.UID), s.d.Spec.FlinkVersion)
+	return s.periodic(s.book().PeriodicCheckpoint(s.in.Options.PeriodicCheckpoint, o.Job, o.RESTReachable, s.in.NoSnapshotSlot, string(s.d.UID), s.d.Spec.FlinkVersion))
+}
+
+// periodic takes a periodic trigger a (none: Kind "") as the reconcile's action, and asks to
+// look again after wait; it reports whether there was one.
+func (s *step) periodic(a Action, wait time.Duration) bool {
 	if wait > 0 {
 		s.requeue(wait)
 	}
@@ -62,34 +59,45 @@ func SlotRetry(uid string) time.Duration {
 }
 
 // PeriodicSavepoint triggers a savepoint of job when every says it is due (an interval, or a
-// cron schedule; off: never) while it runs and its REST API answers (reachable). It is due
+// cron schedule; off: never) while it runs and its REST API answers (reachable), and a
+// fleet-wide snapshot slot is free (not noSlot: else it asks again after SlotRetry). It is due
 // counting from the last periodic trigger (or the job's start), and the trigger id derives
-// from that time and uid, so a retry after a crash
-// asks Flink for the same savepoint instead of a second one. It returns the trigger (Kind ""
-// when none is due) and how long until the next one is due (0: none).
+// from that time and uid, so a retry after a crash asks Flink for the same savepoint instead
+// of a second one. It returns the trigger (Kind "" when none is due) and how long until the
+// next one is due (0: none).
 func (b Book) PeriodicSavepoint(every config.Periodic, job *JobObservation, reachable, noSlot bool, uid string) (Action, time.Duration) {
-	if !every.On() || job == nil || job.State != "RUNNING" || !reachable {
-		return Action{}, 0
-	}
-	last := job.StartTime
-	if sp := b.JS.SavepointInfo; sp != nil && sp.LastPeriodicSavepointTimestamp > last {
+	var last int64
+	if sp := b.JS.SavepointInfo; sp != nil {
 		last = sp.LastPeriodicSavepointTimestamp
 	}
-	due := every.Next(time.UnixMilli(last))
-	if due.IsZero() {
-		return Action{}, 0 // a schedule that never fires
+	from, wait, due := periodicDue(every, job, reachable, noSlot, uid, last, b.Now)
+	if !due {
+		return Action{}, wait
 	}
-	if b.Now.Before(due) {
-		return Action{}, due.Sub(b.Now)
-	}
-	if noSlot {
-		return Action{}, SlotRetry(uid)
-	}
-	id := TriggerID(uid, "periodic", last)
+	id := TriggerID(uid, "periodic", from)
 	b.SetTrigger(id, flinkv1beta1.SnapshotTriggerPeriodic)
 	b.Savepoints().LastPeriodicSavepointTimestamp = b.Now.UnixMilli()
 	b.event(Normal, "SavepointTriggered", fmt.Sprintf("Triggering a periodic savepoint (every %s)", every))
 	return Action{Kind: ActTriggerSavepoint, JobID: job.ID, TriggerID: id, FormatType: b.Format}, 0
+}
+
+// periodicDue reports whether a periodic snapshot of job is due at now (every, counted from
+// last or the job's start, whichever is later: from), or how long to wait (0: never).
+func periodicDue(every config.Periodic, job *JobObservation, reachable, noSlot bool, uid string, last int64, now time.Time) (from int64, wait time.Duration, due bool) {
+	if !every.On() || job == nil || job.State != "RUNNING" || !reachable {
+		return 0, 0, false
+	}
+	from = max(job.StartTime, last)
+	next := every.Next(time.UnixMilli(from))
+	switch {
+	case next.IsZero():
+		return from, 0, false // a schedule that never fires
+	case now.Before(next):
+		return from, next.Sub(now), false
+	case noSlot:
+		return from, SlotRetry(uid), false
+	}
+	return from, 0, true
 }
 
 // CleanHistory trims the savepoint history to kubernetes.operator.savepoint.history.max.count
@@ -169,29 +177,21 @@ func trimHistory(h []flinkv1beta1.Savepoint, maxCount int, maxAge time.Duration,
 	return out
 }
 
-// PeriodicCheckpoint triggers a full checkpoint of job when every says it is due while it
-// runs and its REST API answers (reachable), on Flink 1.17 or later (version; the REST trigger
-// came with it), as PeriodicSavepoint does for savepoints. It returns the trigger (Kind "" when
-// none is due) and how long until the next one is due (0: none).
+// PeriodicCheckpoint triggers a full checkpoint of job as PeriodicSavepoint does a savepoint,
+// on Flink 1.17 or later (version; the REST trigger came with it).
 func (b Book) PeriodicCheckpoint(every config.Periodic, job *JobObservation, reachable, noSlot bool, uid string, version flinkv1beta1.FlinkVersion) (Action, time.Duration) {
-	if !every.On() || job == nil || job.State != "RUNNING" || !reachable || !version.AtLeast(1, 17) {
+	if !version.AtLeast(1, 17) {
 		return Action{}, 0
 	}
-	last := job.StartTime
-	if cp := b.JS.CheckpointInfo; cp != nil && cp.LastPeriodicCheckpointTimestamp > last {
+	var last int64
+	if cp := b.JS.CheckpointInfo; cp != nil {
 		last = cp.LastPeriodicCheckpointTimestamp
 	}
-	due := every.Next(time.UnixMilli(last))
-	if due.IsZero() {
-		return Action{}, 0 // a schedule that never fires
+	from, wait, due := periodicDue(every, job, reachable, noSlot, uid, last, b.Now)
+	if !due {
+		return Action{}, wait
 	}
-	if b.Now.Before(due) {
-		return Action{}, due.Sub(b.Now)
-	}
-	if noSlot {
-		return Action{}, SlotRetry(uid)
-	}
-	id := TriggerID(uid, "periodic-checkpoint", last)
+	id := TriggerID(uid, "periodic-checkpoint", from)
 	b.SetCheckpointTrigger(id, flinkv1beta1.SnapshotTriggerPeriodic)
 	b.Checkpoints().LastPeriodicCheckpointTimestamp = b.Now.UnixMilli()
 	b.event(Normal, "CheckpointTriggered", fmt.Sprintf("Triggering a periodic checkpoint (every %s)", every))

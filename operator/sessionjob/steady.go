@@ -2,6 +2,7 @@ package sessionjob
 
 import (
 	"strings"
+	"time"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/decide"
@@ -60,15 +61,7 @@ func (s *step) steady(valid bool) {
 // while the job runs, as for a FlinkDeployment (decide.Book.PeriodicSavepoint).
 func (s *step) periodicSavepoint() bool {
 	o := s.in.Observed
-	a, wait := s.book().PeriodicSavepoint(s.in.Options.PeriodicSavepoint, o.Job, o.RESTReachable, s.in.NoSnapshotSlot, string(s.j.UID))
-	if wait > 0 {
-		s.requeue(wait)
-	}
-	if a.Kind == "" {
-		return false
-	}
-	s.res.Action = jobAction(a)
-	return true
+	return s.periodic(s.book().PeriodicSavepoint(s.in.Options.PeriodicSavepoint, o.Job, o.RESTReachable, s.in.NoSnapshotSlot, string(s.j.UID)))
 }
 
 // periodicCheckpoint triggers a full checkpoint every
@@ -76,7 +69,12 @@ func (s *step) periodicSavepoint() bool {
 // of Flink 1.17 or later (decide.Book.PeriodicCheckpoint).
 func (s *step) periodicCheckpoint() bool {
 	o := s.in.Observed
-	a, wait := s.book().PeriodicCheckpoint(s.in.Options.PeriodicCheckpoint, o.Job, o.RESTReachable, s.in.NoSnapshotSlot, string(s.j.UID), o.FlinkVersion)
+	return s.periodic(s.book().PeriodicCheckpoint(s.in.Options.PeriodicCheckpoint, o.Job, o.RESTReachable, s.in.NoSnapshotSlot, string(s.j.UID), o.FlinkVersion))
+}
+
+// periodic takes a periodic trigger a (none: Kind "") as the reconcile's action, and asks to
+// look again after wait; it reports whether there was one.
+func (s *step) periodic(a decide.Action, wait time.Duration) bool {
 	if wait > 0 {
 		s.requeue(wait)
 	}
