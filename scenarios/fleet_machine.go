@@ -46,7 +46,7 @@ func FleetProperty(newBackend func() (harness.Backend, error), stats *Stats) fun
 			name := fmt.Sprintf("job-%d", i)
 			m.names = append(m.names, name)
 			spec := BaseSpec()
-			spec.FlinkConfiguration.Set("kubernetes.operator.periodic.savepoint.interval", rapid.SampledFrom([]string{"0", "45s", "0 * * * * ?"}).Draw(t, "periodic"))
+			spec.FlinkConfiguration.Set("kubernetes.operator.periodic.savepoint.interval", rapid.SampledFrom([]string{"0", "2m", "0 */2 * * * ?"}).Draw(t, "periodic"))
 			m.specs[name] = &spec
 			m.apply(t, w, name)
 		}

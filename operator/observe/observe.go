@@ -100,7 +100,7 @@ func (o *Observer) Observe(ctx context.Context, d *flinkv1beta1.FlinkDeployment)
 	} else if err := o.autoscalerState(ctx, d, &obs); err != nil {
 		return obs, err
 	}
-	if d.Spec.Job != nil && d.DeletionTimestamp == nil {
+	if d.Spec.Job != nil && steady(d.DeletionTimestamp, &d.Status.ReconciliationStatus, &d.Status.JobStatus) {
 		if obs.TakenSavepoint, err = takenSavepoint(ctx, o.Snapshots, o.Client, o.Reader, d, flinkv1beta1.JobKindDeployment, &d.Status.JobStatus); err != nil {
 			return obs, err
 		}

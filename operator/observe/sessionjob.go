@@ -70,7 +70,7 @@ func (o *SessionJobObserver) Observe(ctx context.Context, j *flinkv1beta1.FlinkS
 		return obs, &d, nil
 	}
 	obs.Cluster = sessionjob.ClusterReady
-	if j.DeletionTimestamp == nil {
+	if steady(j.DeletionTimestamp, &j.Status.ReconciliationStatus, &j.Status.JobStatus) {
 		var err error
 		if obs.TakenSavepoint, err = takenSavepoint(ctx, o.Snapshots, o.Client, o.Reader, j, flinkv1beta1.JobKindSessionJob, &j.Status.JobStatus); err != nil {
 			return obs, &d, err

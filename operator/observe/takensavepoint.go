@@ -67,3 +67,9 @@ func NewestTakenSavepoint(snaps []flinkv1beta1.FlinkStateSnapshot, jobCreated ti
 	}
 	return newest
 }
+
+// steady reports whether a job is where decide adopts a taken savepoint: not being deleted,
+// deployed, its job RUNNING (elsewhere the snapshots need not be read).
+func steady(deleted *metav1.Time, rs *flinkv1beta1.ReconciliationStatus, js *flinkv1beta1.JobStatus) bool {
+	return deleted == nil && rs.State == flinkv1beta1.ReconciliationDeployed && js.State == flinkv1beta1.JobStatusRunning
+}
