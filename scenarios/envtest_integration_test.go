@@ -42,12 +42,12 @@ func TestOnEnvtest(t *testing.T) {
 		})
 	}
 
-	t.Run("cron three hours", func(t *testing.T) {
+	t.Run("cron two hours", func(t *testing.T) {
 		b, err := env.Backend()
 		if err != nil {
 			t.Fatal(err)
 		}
-		cronDay(t, b, 3)
+		cronDay(t, b, 2)
 	})
 
 	t.Run("hostile sample", func(t *testing.T) {
