@@ -17,8 +17,9 @@ import (
 
 // TestSnapshotResourceSavepointRestoreAndDisposal takes a savepoint with a FlinkStateSnapshot,
 // starts a second deployment from it (on the same volume) at exactly its offset, then deletes
-// the snapshot: the disposal waits while that deployment would restore from it, and once the
-// deployment is gone the savepoint is disposed of and the snapshot goes.
+// the snapshot: the disposal waits while that deployment, or the snapshot's own job (whose
+// last savepoint it became), would restore from it; once the deployment is gone and the job
+// took a newer savepoint, the savepoint is disposed of and the snapshot goes.
 func TestSnapshotResourceSavepointRestoreAndDisposal(t *testing.T) {
 	src := running(t, newDeployment(t, "e2e-snap", flinkv1beta1.UpgradeModeSavepoint, nil), startTimeout)
 	waitCheckpointed(t, src.Name, src.Status.JobStatus.JobID)
@@ -61,10 +62,16 @@ func TestSnapshotResourceSavepointRestoreAndDisposal(t *testing.T) {
 		return strings.Contains(s.Status.Error, "would restore from it")
 	})
 	deleteAndCheckNothingLeft(t, dst)
+	// The snapshot's savepoint is also its own job's last savepoint (a savepoint a snapshot
+	// takes becomes the job's restore point): a newer savepoint of that job releases it.
+	waitFor(t, sn, "held while its own job would restore from it", time.Minute, func(s *flinkv1beta1.FlinkStateSnapshot) bool {
+		return strings.Contains(s.Status.Error, "FlinkDeployment "+src.Name+" ")
+	})
+	update(t, src, func(d *flinkv1beta1.FlinkDeployment) { d.Spec.Job.SavepointTriggerNonce = ptr(int64(1)) })
 	deadline := time.Now().Add(2 * time.Minute)
 	for exists(t, &flinkv1beta1.FlinkStateSnapshot{}, sn.Name) {
 		if time.Now().After(deadline) {
-			t.Fatalf("the snapshot is still there 2 minutes after the deployment restoring from it went:\n%s", statusYAML(sn))
+			t.Fatalf("the snapshot is still there 2 minutes after its job took a newer savepoint and the deployment restoring from it went:\n%s", statusYAML(sn))
 		}
 		time.Sleep(poll)
 	}
