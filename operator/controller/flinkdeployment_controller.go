@@ -131,7 +131,7 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 			res.Events = append(res.Events, decide.Event{Type: decide.Warning, Reason: "InvalidCron", Message: why})
 		}
 	}
-	if periodicTrigger(res.Action.Kind, &res.Status.JobStatus) && !r.SnapshotSlots.admit(deploymentSlot(req)) {
+	if r.SnapshotSlots.refused(deploymentSlot(req), res.Action.Kind, &res.Status.JobStatus) {
 		r.Metrics.SnapshotSlotWait()
 		return ctrl.Result{RequeueAfter: decide.SlotRetry(string(d.UID))}, nil // another worker took the last slot
 	}

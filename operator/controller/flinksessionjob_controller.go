@@ -95,7 +95,7 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		res.Status.Error = optErr.Error()
 		r.Recorder.Event(&j, corev1.EventTypeWarning, "InvalidOptions", optErr.Error())
 	}
-	if periodicTrigger(res.Action.Kind, &res.Status.JobStatus) && !r.SnapshotSlots.admit(sessionJobSlot(req)) {
+	if r.SnapshotSlots.refused(sessionJobSlot(req), res.Action.Kind, &res.Status.JobStatus) {
 		r.Metrics.SnapshotSlotWait()
 		return ctrl.Result{RequeueAfter: decide.SlotRetry(string(j.UID))}, nil // another worker took the last slot
 	}

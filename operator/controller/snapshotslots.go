@@ -30,23 +30,21 @@ func NewSnapshotSlots(limit int) *SnapshotSlots {
 	return &SnapshotSlots{limit: limit, held: map[string]bool{}}
 }
 
-// admit reports whether the resource key may start a periodic snapshot now, holding a slot
-// for it when it may (a periodic snapshot Decide chose after full said no: only a race with
-// another worker refuses it).
-func (s *SnapshotSlots) admit(key string) bool {
-	if s == nil {
-		return true
+// refused reports whether the decided action (kind, with decided job status js) of the
+// resource key is a periodic snapshot that finds no slot; otherwise a periodic snapshot holds
+// a slot from now on. Decide leaves a periodic snapshot alone when full said no slot was
+// free, so only a race with another worker refuses one here.
+func (s *SnapshotSlots) refused(key string, kind decide.ActionKind, js *flinkv1beta1.JobStatus) bool {
+	if s == nil || !periodicTrigger(kind, js) {
+		return false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.held[key] {
+	if !s.held[key] && len(s.held) >= s.limit {
 		return true
 	}
-	if len(s.held) >= s.limit {
-		return false
-	}
 	s.held[key] = true
-	return true
+	return false
 }
 
 // full reports whether a periodic snapshot of the resource key would find no slot now (it

@@ -43,7 +43,7 @@ func (b Book) AdoptTaken(t *TakenSavepoint) bool {
 	if t == nil || t.Path == "" || b.PendingSavepoint() != "" {
 		return false
 	}
-	if sp := b.JS.SavepointInfo; sp != nil && sp.LastSavepoint != nil && (sp.LastSavepoint.Location == t.Path || sp.LastSavepoint.TimeStamp >= t.Time) {
+	if !t.NewerThanLast(b.JS) {
 		return false
 	}
 	b.Savepoints().LastSavepoint = &flinkv1beta1.Savepoint{
@@ -51,4 +51,10 @@ func (b Book) AdoptTaken(t *TakenSavepoint) bool {
 	}
 	b.event(Normal, "SavepointCompleted", "Savepoint "+t.Path+" of FlinkStateSnapshot "+t.Name+" is the job's last savepoint")
 	return true
+}
+
+// NewerThanLast reports whether t is newer than the last savepoint js records (and not it).
+func (t *TakenSavepoint) NewerThanLast(js *flinkv1beta1.JobStatus) bool {
+	sp := js.SavepointInfo
+	return sp == nil || sp.LastSavepoint == nil || (sp.LastSavepoint.Location != t.Path && sp.LastSavepoint.TimeStamp < t.Time)
 }

@@ -27,8 +27,8 @@ func takenSavepoint(ctx context.Context, lister act.SnapshotLister, r, live clie
 	if t == nil || live == nil {
 		return t, nil
 	}
-	if sp := js.SavepointInfo; sp != nil && sp.LastSavepoint != nil && (sp.LastSavepoint.Location == t.Path || sp.LastSavepoint.TimeStamp >= t.Time) {
-		return t, nil // not newer: nothing to adopt, nothing to confirm
+	if !t.NewerThanLast(js) {
+		return t, nil // nothing to adopt, nothing to confirm
 	}
 	var s flinkv1beta1.FlinkStateSnapshot
 	if err := live.Get(ctx, client.ObjectKey{Namespace: job.GetNamespace(), Name: t.Name}, &s); err != nil {
