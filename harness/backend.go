@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/types"
 	clienttesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
@@ -50,10 +52,64 @@ func FakeBackend() (Backend, error) {
 		return nil, err
 	}
 	tracker := clienttesting.NewObjectTracker(scheme, fakeCodecs.UniversalDecoder())
+	uids := &uidSource{}
 	c := fake.NewClientBuilder().WithScheme(scheme).WithRESTMapper(fakeMapper).WithObjectTracker(tracker).
-		WithStatusSubresource(&flinkv1beta1.FlinkDeployment{}, &flinkv1beta1.FlinkSessionJob{}, &flinkv1beta1.FlinkStateSnapshot{}, &appsv1.Deployment{}, &corev1.Pod{}).
-		WithInterceptorFuncs(interceptor.Funcs{Get: fastGet(scheme, tracker), List: fastList(scheme, tracker)}).Build()
+		WithStatusSubresource(&flinkv1beta1.FlinkDeployment{}, &flinkv1beta1.FlinkSessionJob{}, &flinkv1beta1.FlinkStateSnapshot{}, &flinkv1beta1.FlinkBlueGreenDeployment{},
+			&appsv1.Deployment{}, &corev1.Pod{}).
+		WithInterceptorFuncs(interceptor.Funcs{
+			Get: fastGet(scheme, tracker), List: fastList(scheme, tracker),
+			Create: uids.countGenerationOnCreate, Update: countGeneration,
+		}).Build()
 	return fakeBackend{c: c}, nil
+}
+
+// generationCounted are the kinds whose metadata.generation the API server counts (custom
+// resources with a status subresource: spec changes only); the fake client counts none.
+func generationCounted(obj client.Object) bool {
+	switch obj.(type) {
+	case *flinkv1beta1.FlinkDeployment, *flinkv1beta1.FlinkSessionJob, *flinkv1beta1.FlinkBlueGreenDeployment:
+		return true
+	}
+	return false
+}
+
+// uidSource gives created objects the unique UIDs the API server gives them (the fake client
+// gives none): uid-auto-1, uid-auto-2, … in creation order, so a seed replays.
+type uidSource struct{ n int }
+
+// countGenerationOnCreate gives a created object a UID when it has none, and starts a
+// counted object at generation 1, as the API server does. Without UIDs, two children or
+// cron runs the operator created would share their job ids (act.JobID derives from the UID).
+func (u *uidSource) countGenerationOnCreate(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+	if obj.GetUID() == "" && obj.GetGenerateName() == "" {
+		u.n++
+		obj.SetUID(types.UID(fmt.Sprintf("uid-auto-%d", u.n)))
+	}
+	if generationCounted(obj) && obj.GetGeneration() == 0 {
+		obj.SetGeneration(1)
+	}
+	return c.Create(ctx, obj, opts...)
+}
+
+// countGeneration counts a spec change of a counted object, as the API server does: an update
+// that changes the spec takes the stored generation plus one, any other keeps it.
+func countGeneration(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+	if generationCounted(obj) {
+		cur := obj.DeepCopyObject().(client.Object)
+		if err := c.Get(ctx, client.ObjectKeyFromObject(obj), cur); err == nil {
+			gen := cur.GetGeneration()
+			if !reflect.DeepEqual(specOf(cur), specOf(obj)) {
+				gen++
+			}
+			obj.SetGeneration(gen)
+		}
+	}
+	return c.Update(ctx, obj, opts...)
+}
+
+// specOf is the Spec field of a counted object.
+func specOf(obj client.Object) any {
+	return reflect.ValueOf(obj).Elem().FieldByName("Spec").Interface()
 }
 
 // fastGet reads typed objects straight from the tracker (a deep copy), where the fake client

@@ -65,6 +65,8 @@ type Checker struct {
 	// snapshotTriggers the trigger ids of their attempts, to their names.
 	snapshotPaths    map[string]string
 	snapshotTriggers map[string]string
+	// blueGreens are the FlinkBlueGreenDeployments held to B1–B4 (WatchBlueGreen).
+	blueGreens map[string]*blueGreenState
 }
 
 // NewChecker returns a checker of w.
@@ -111,6 +113,7 @@ func (c *Checker) Check(resources ...string) []string {
 	out = append(out, c.checkSessions()...)
 	out = append(out, c.checkCrons()...)
 	out = append(out, c.checkSnapshots()...)
+	out = append(out, c.checkBlueGreens()...)
 	out = append(out, c.snapshotsBounded()...)
 	out = append(out, c.w.events.rejected...) // API limits: every Event was accepted
 	out = append(out, c.w.FalseAlarms()...)

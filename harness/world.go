@@ -62,6 +62,7 @@ type World struct {
 	reconciler *controller.FlinkDeploymentReconciler
 	sessionJob *controller.FlinkSessionJobReconciler
 	snapshot   *controller.FlinkStateSnapshotReconciler
+	blueGreen  *controller.FlinkBlueGreenDeploymentReconciler
 	opClient   client.Client // the operator's view of the API, with the fault hooks
 	apiReader  client.Reader // the operator's reads past its cache
 	// noWriteFence builds the operator without its write fence (controller.Setup.NoWriteFence).
@@ -138,6 +139,7 @@ func (w *World) RestartOperator() {
 	w.reconciler = setup.Reconciler(w.opClient, w.events)
 	w.sessionJob = setup.SessionJobReconciler(w.opClient, w.events)
 	w.snapshot = setup.SnapshotReconciler(w.opClient, w.events)
+	w.blueGreen = setup.BlueGreenReconciler(w.opClient, w.events)
 	for name := range w.due {
 		w.due[name] = w.Clock.Now()
 	}
@@ -250,12 +252,13 @@ func (w *World) Step() (time.Time, error) {
 	case res.RequeueAfter > 0:
 		w.due[name] = end.Add(res.RequeueAfter)
 	}
-	if gerr := w.exists(name); gerr == nil && w.due[name].IsZero() && !strings.HasPrefix(name, snapshotPrefix) {
+	if gerr := w.exists(name); gerr == nil && w.due[name].IsZero() && !strings.HasPrefix(name, snapshotPrefix) && !strings.HasPrefix(name, blueGreenPrefix) {
 		w.due[name] = end.Add(w.Options.ReconcileInterval)
 	} else if gerr == nil && w.due[name].IsZero() {
 		// A snapshot that asks for no requeue (a finished one) waits for its next watch
 		// event: the FlinkStateSnapshot controller watches only snapshots, and the manager's
-		// resync is hours apart.
+		// resync is hours apart. So does a blue/green deployment that asks for none (one
+		// whose reconcile failed retries).
 		delete(w.due, name)
 	} else if apierrors.IsNotFound(gerr) {
 		delete(w.due, name)
@@ -274,6 +277,9 @@ func (w *World) reconcile(key string) (ctrl.Result, error) {
 	if name, ok := strings.CutPrefix(key, snapshotPrefix); ok {
 		return w.snapshot.Reconcile(ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: w.Namespace, Name: name}})
 	}
+	if name, ok := strings.CutPrefix(key, blueGreenPrefix); ok {
+		return w.blueGreen.Reconcile(ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: w.Namespace, Name: name}})
+	}
 	return w.reconciler.Reconcile(ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: w.Namespace, Name: key}})
 }
 
@@ -285,6 +291,10 @@ func (w *World) exists(key string) error {
 	}
 	if name, ok := strings.CutPrefix(key, snapshotPrefix); ok {
 		_, err := w.GetSnapshot(name)
+		return err
+	}
+	if name, ok := strings.CutPrefix(key, blueGreenPrefix); ok {
+		_, err := w.GetBlueGreen(name)
 		return err
 	}
 	_, err := w.Get(key)
@@ -332,9 +342,11 @@ func (w *World) sync() error {
 }
 
 // discover plays the operator's watches on the FlinkDeployments the operator itself changes:
-// a run it created is enqueued, a run it deleted is reconciled at once, and a run's change
-// enqueues its cron template. Only cron templates make the operator create FlinkDeployments,
-// so a world without one skips the listing.
+// a run or child it created is enqueued, one it deleted is reconciled at once, and a change
+// enqueues its cron template or FlinkBlueGreenDeployment; it also plays the garbage collector
+// for the children of a FlinkBlueGreenDeployment that is gone. Only cron templates and
+// blue/green deployments make the operator create FlinkDeployments, so a world without one
+// skips the listing.
 func (w *World) discover() error {
 	if !w.templates {
 		return nil
@@ -353,6 +365,16 @@ func (w *World) discover() error {
 			w.due[d.Name] = now
 		}
 		template := d.Labels[cron.LabelTemplate]
+		if template == "" {
+			template = blueGreenParent(&d)
+		}
+		if collected, err := w.collectChild(&d); err != nil || collected {
+			w.due[d.Name] = now
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		if template == "" || w.seen[d.Name] == d.ResourceVersion {
 			continue
 		}

@@ -23,6 +23,14 @@ func TestSessionJobStateMachine(t *testing.T) {
 	rapid.Check(t, SessionProperty(nil, nil))
 }
 
+// TestBlueGreenStateMachine is the property test of FlinkBlueGreenDeployments: random
+// template changes, suspends and resumes, children that start too late, failed savepoints,
+// faults, operator restarts and deletions never break the invariants (B1–B4 included), and
+// the resource converges to one ready child.
+func TestBlueGreenStateMachine(t *testing.T) {
+	rapid.Check(t, BlueGreenProperty(nil, nil))
+}
+
 // TestHostileInput is the hostile-input property: specs and jar URIs drawn from the valid,
 // boundary, invalid and attack classes of every field a tenant writes, next to objects
 // another tenant owns, under API faults, never break an invariant (the tenant boundary, no

@@ -133,6 +133,11 @@ func run() error {
 	if err := setupSnapshots(mgr, setup, opts.SnapshotResources); err != nil {
 		return err
 	}
+	if crdInstalled(mgr, "FlinkBlueGreenDeployment", "FlinkBlueGreenDeployment controller not started") {
+		if err := setup.NewFlinkBlueGreenDeploymentReconciler(mgr).SetupWithManager(mgr); err != nil {
+			return err
+		}
+	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return err
 	}
@@ -149,9 +154,14 @@ func snapshotsAvailable(mgr ctrl.Manager, enabled bool) bool {
 	if !enabled {
 		return false
 	}
-	gk := schema.GroupKind{Group: flinkv1beta1.GroupVersion.Group, Kind: "FlinkStateSnapshot"}
+	return crdInstalled(mgr, "FlinkStateSnapshot", "FlinkStateSnapshot controller not started, savepoints not recorded as FlinkStateSnapshots")
+}
+
+// crdInstalled reports whether the CRD of kind is installed, and logs what is off when not.
+func crdInstalled(mgr ctrl.Manager, kind, off string) bool {
+	gk := schema.GroupKind{Group: flinkv1beta1.GroupVersion.Group, Kind: kind}
 	if _, err := mgr.GetRESTMapper().RESTMapping(gk, flinkv1beta1.GroupVersion.Version); meta.IsNoMatchError(err) {
-		ctrl.Log.Error(err, "FlinkStateSnapshot controller not started, savepoints not recorded as FlinkStateSnapshots: install the CRDs of config/crd (kubectl apply --server-side -k config/crd) and restart the operator")
+		ctrl.Log.Error(err, off+": install the CRDs of config/crd (kubectl apply --server-side -k config/crd) and restart the operator")
 		return false
 	}
 	return true

@@ -13,7 +13,7 @@ package controller
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete,namespace=flinkop-system
-// +kubebuilder:rbac:groups=flink.apache.org,resources=flinkdeployments;flinksessionjobs;flinkstatesnapshots,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=flink.apache.org,resources=flinkdeployments/finalizers;flinksessionjobs/finalizers;flinkstatesnapshots/finalizers,verbs=update
-// +kubebuilder:rbac:groups=flink.apache.org,resources=flinkdeployments/status;flinksessionjobs/status;flinkstatesnapshots/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=flink.apache.org,resources=flinkdeployments;flinksessionjobs;flinkstatesnapshots;flinkbluegreendeployments,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=flink.apache.org,resources=flinkdeployments/finalizers;flinksessionjobs/finalizers;flinkstatesnapshots/finalizers;flinkbluegreendeployments/finalizers,verbs=update
+// +kubebuilder:rbac:groups=flink.apache.org,resources=flinkdeployments/status;flinksessionjobs/status;flinkstatesnapshots/status;flinkbluegreendeployments/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=networking.k8s.io,resources=ingresses,verbs=get;list;watch;create;update;patch;delete

@@ -249,3 +249,31 @@ func (s Setup) SnapshotReconciler(c client.Client, rec EventRecorder) *FlinkStat
 		fence: writeFence{off: s.NoWriteFence},
 	}
 }
+
+// NewFlinkBlueGreenDeploymentReconciler builds the blue/green reconciler for a manager.
+func (s Setup) NewFlinkBlueGreenDeploymentReconciler(mgr ctrl.Manager) *FlinkBlueGreenDeploymentReconciler {
+	return s.BlueGreenReconciler(mgr.GetClient(), eventsAPI{mgr.GetEventRecorder("flinkop")})
+}
+
+// BlueGreenReconciler builds the blue/green reconciler from a client and an event recorder;
+// the harness and tests call it directly, without a manager.
+func (s Setup) BlueGreenReconciler(c client.Client, rec EventRecorder) *FlinkBlueGreenDeploymentReconciler {
+	s = s.withDefaults()
+	return &FlinkBlueGreenDeploymentReconciler{
+		Client:   c,
+		Recorder: boundedEvents{rec},
+		Clock:    s.Clock,
+		Options:  s.Options,
+		Metrics:  s.Metrics,
+		Workers:  s.Parallelism,
+		Observer: &observe.BlueGreenObserver{
+			Client: c, RESTBudget: s.restBudget(),
+			Flink: func(d *flinkv1beta1.FlinkDeployment) observe.OperationAPI { return s.clients(d) },
+		},
+		Executor: &act.BlueGreenExecutor{
+			Client: c,
+			Flink:  func(d *flinkv1beta1.FlinkDeployment) act.BlueGreenFlinkAPI { return s.clients(d) },
+		},
+		fence: writeFence{off: s.NoWriteFence},
+	}
+}

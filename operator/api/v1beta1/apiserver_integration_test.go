@@ -90,9 +90,9 @@ func checkStoredUnchanged(t *testing.T, doc fixtures.Document) {
 }
 
 // TestApacheExamplesAcceptedByAPIServer applies every Apache example FlinkDeployment,
-// FlinkSessionJob and FlinkStateSnapshot to a real kube-apiserver with our CRDs.
+// FlinkSessionJob, FlinkStateSnapshot and FlinkBlueGreenDeployment to a real kube-apiserver with our CRDs.
 func TestApacheExamplesAcceptedByAPIServer(t *testing.T) {
-	dir, docs := fixtures.ApacheExamples(t, "FlinkDeployment", "FlinkSessionJob", "FlinkStateSnapshot")
+	dir, docs := fixtures.ApacheExamples(t, "FlinkDeployment", "FlinkSessionJob", "FlinkStateSnapshot", "FlinkBlueGreenDeployment")
 	for _, doc := range docs {
 		rel, _ := filepath.Rel(dir, doc.File)
 		t.Run(filepath.ToSlash(rel)+"/"+doc.Name, func(t *testing.T) { checkStoredUnchanged(t, doc) })
@@ -101,7 +101,7 @@ func TestApacheExamplesAcceptedByAPIServer(t *testing.T) {
 
 // TestProjectExamplesAcceptedByAPIServer does the same for examples/.
 func TestProjectExamplesAcceptedByAPIServer(t *testing.T) {
-	for _, doc := range fixtures.ProjectExamples(t, "FlinkDeployment", "FlinkSessionJob", "FlinkStateSnapshot") {
+	for _, doc := range fixtures.ProjectExamples(t, "FlinkDeployment", "FlinkSessionJob", "FlinkStateSnapshot", "FlinkBlueGreenDeployment") {
 		t.Run(filepath.Base(doc.File)+"/"+doc.Name, func(t *testing.T) { checkStoredUnchanged(t, doc) })
 	}
 }

@@ -25,6 +25,8 @@ func newObject(kind string) validatable {
 		return &flinkv1beta1.FlinkSessionJob{}
 	case "FlinkStateSnapshot":
 		return &flinkv1beta1.FlinkStateSnapshot{}
+	case "FlinkBlueGreenDeployment":
+		return &flinkv1beta1.FlinkBlueGreenDeployment{}
 	}
 	return &flinkv1beta1.FlinkDeployment{}
 }
@@ -53,10 +55,10 @@ func checkCompatible(t *testing.T, doc fixtures.Document) {
 }
 
 // TestApacheExamplesDecodeStrictly is the compatibility promise: every FlinkDeployment,
-// FlinkSessionJob and FlinkStateSnapshot the Apache operator ships as an example decodes into our types with no
+// FlinkSessionJob, FlinkStateSnapshot and FlinkBlueGreenDeployment the Apache operator ships as an example decodes into our types with no
 // unknown field, survives a round trip unchanged and passes validation.
 func TestApacheExamplesDecodeStrictly(t *testing.T) {
-	dir, docs := fixtures.ApacheExamples(t, "FlinkDeployment", "FlinkSessionJob", "FlinkStateSnapshot")
+	dir, docs := fixtures.ApacheExamples(t, "FlinkDeployment", "FlinkSessionJob", "FlinkStateSnapshot", "FlinkBlueGreenDeployment")
 	for _, doc := range docs {
 		rel, _ := filepath.Rel(dir, doc.File)
 		t.Run(filepath.ToSlash(rel)+"/"+doc.Name, func(t *testing.T) { checkCompatible(t, doc) })
@@ -65,7 +67,7 @@ func TestApacheExamplesDecodeStrictly(t *testing.T) {
 
 // TestProjectExamplesDecodeStrictly checks examples/ (not examples/invalid/) the same way.
 func TestProjectExamplesDecodeStrictly(t *testing.T) {
-	for _, doc := range fixtures.ProjectExamples(t, "FlinkDeployment", "FlinkSessionJob", "FlinkStateSnapshot") {
+	for _, doc := range fixtures.ProjectExamples(t, "FlinkDeployment", "FlinkSessionJob", "FlinkStateSnapshot", "FlinkBlueGreenDeployment") {
 		t.Run(filepath.Base(doc.File)+"/"+doc.Name, func(t *testing.T) { checkCompatible(t, doc) })
 	}
 }

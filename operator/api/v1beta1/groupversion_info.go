@@ -22,6 +22,7 @@ func addKnownTypes(s *runtime.Scheme) error {
 		&FlinkDeployment{}, &FlinkDeploymentList{},
 		&FlinkSessionJob{}, &FlinkSessionJobList{},
 		&FlinkStateSnapshot{}, &FlinkStateSnapshotList{},
+		&FlinkBlueGreenDeployment{}, &FlinkBlueGreenDeploymentList{},
 	)
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil

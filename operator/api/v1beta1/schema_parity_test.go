@@ -87,6 +87,9 @@ func TestSchemaParityWithApacheCRDs(t *testing.T) {
 		"FlinkDeployment":    {"flinkdeployments.flink.apache.org-v1.yml", "flink.apache.org_flinkdeployments.yaml", 50},
 		"FlinkSessionJob":    {"flinksessionjobs.flink.apache.org-v1.yml", "flink.apache.org_flinksessionjobs.yaml", 50},
 		"FlinkStateSnapshot": {"flinkstatesnapshots.flink.apache.org-v1.yml", "flink.apache.org_flinkstatesnapshots.yaml", 20},
+		"FlinkBlueGreenDeployment": {
+			"flinkbluegreendeployments.flink.apache.org-v1.yml", "flink.apache.org_flinkbluegreendeployments.yaml", 80,
+		},
 	}
 	for kind, tc := range cases {
 		t.Run(kind, func(t *testing.T) {

@@ -1,0 +1,97 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+)
+
+// blueGreenPrefix marks the due keys of FlinkBlueGreenDeployments.
+const blueGreenPrefix = "bluegreen/"
+
+// BlueGreenKey is the key a FlinkBlueGreenDeployment's reconciles and trace entries go by.
+func BlueGreenKey(name string) string { return blueGreenPrefix + name }
+
+// ApplyBlueGreen creates a FlinkBlueGreenDeployment or replaces its spec, as kubectl apply
+// would. From then on the world plays the operator's watch of the FlinkDeployments it
+// creates (the children) and the garbage collector for them.
+func (w *World) ApplyBlueGreen(b *flinkv1beta1.FlinkBlueGreenDeployment) error {
+	ctx := context.Background()
+	b = b.DeepCopy()
+	b.Namespace = w.Namespace
+	var cur flinkv1beta1.FlinkBlueGreenDeployment
+	err := w.Client.Get(ctx, client.ObjectKeyFromObject(b), &cur)
+	switch {
+	case apierrors.IsNotFound(err):
+		b.Generation, b.UID = 1, types.UID(fmt.Sprintf("uid-%s-%d", b.Name, w.Rand.Int63()))
+		err = w.Client.Create(ctx, b)
+		cur = *b
+	case err == nil && !equality.Semantic.DeepEqual(cur.Spec, b.Spec):
+		cur.Spec = b.Spec
+		cur.Generation++
+		err = w.Client.Update(ctx, &cur)
+	}
+	if err != nil {
+		return err
+	}
+	w.templates = true // the operator creates FlinkDeployments: discover looks for them
+	key := BlueGreenKey(b.Name)
+	w.Trace.add(w.Clock.Now(), "spec", key, "applied generation "+fmt.Sprint(cur.Generation))
+	w.watchEvent(key)
+	return nil
+}
+
+// DeleteBlueGreen deletes a FlinkBlueGreenDeployment (its children go with it).
+func (w *World) DeleteBlueGreen(name string) error {
+	b, err := w.GetBlueGreen(name)
+	if err != nil {
+		return err
+	}
+	key := BlueGreenKey(name)
+	w.Trace.add(w.Clock.Now(), "spec", key, "deleted")
+	w.watchEvent(key)
+	return w.Client.Delete(context.Background(), b)
+}
+
+// GetBlueGreen reads a FlinkBlueGreenDeployment.
+func (w *World) GetBlueGreen(name string) (*flinkv1beta1.FlinkBlueGreenDeployment, error) {
+	var b flinkv1beta1.FlinkBlueGreenDeployment
+	err := w.Client.Get(context.Background(), client.ObjectKey{Namespace: w.Namespace, Name: name}, &b)
+	return &b, err
+}
+
+// blueGreenParent is the due key of the FlinkBlueGreenDeployment controlling d ("": none).
+func blueGreenParent(d *flinkv1beta1.FlinkDeployment) string {
+	if ref := metav1.GetControllerOf(d); ref != nil && ref.Kind == "FlinkBlueGreenDeployment" {
+		return BlueGreenKey(ref.Name)
+	}
+	return ""
+}
+
+// collectChild plays the garbage collector for a child whose FlinkBlueGreenDeployment is
+// gone (or was replaced by another of the same name); it reports whether it deleted d.
+func (w *World) collectChild(d *flinkv1beta1.FlinkDeployment) (bool, error) {
+	ref := metav1.GetControllerOf(d)
+	if ref == nil || ref.Kind != "FlinkBlueGreenDeployment" || d.DeletionTimestamp != nil {
+		return false, nil
+	}
+	b, err := w.GetBlueGreen(ref.Name)
+	if err == nil && b.UID == ref.UID {
+		return false, nil
+	}
+	if err != nil && !apierrors.IsNotFound(err) {
+		return false, err
+	}
+	w.Trace.add(w.Clock.Now(), "spec", d.Name, "deleted by the garbage collector: its FlinkBlueGreenDeployment is gone")
+	if err := w.Client.Delete(context.Background(), d); client.IgnoreNotFound(err) != nil {
+		return false, fmt.Errorf("collect FlinkDeployment %s: %w", d.Name, err)
+	}
+	return true, nil
+}

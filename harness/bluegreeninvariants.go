@@ -1,0 +1,185 @@
+package harness
+
+import (
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/flinkop/flinkop/fakeflink"
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/bluegreen"
+)
+
+// blueGreenState is what the checker remembers of one FlinkBlueGreenDeployment.
+type blueGreenState struct {
+	// served is set once a child was ready: from then on one child always exists (B2).
+	served bool
+	// children are the children seen at the last check, by colour.
+	children map[flinkv1beta1.BlueGreenColor]childSeen
+	// switchFrom is the job the active child ran when the change that a switch acts on was
+	// applied, and switchAt when (B3); generation is the resource's generation seen last.
+	switchFrom string
+	switchAt   time.Time
+	generation int64
+	state      flinkv1beta1.BlueGreenState
+}
+
+// childSeen is a child as the checker last saw it.
+type childSeen struct {
+	uid         string
+	live, ready bool
+	everReady   bool // ready at some check since it was created
+	jobID       string
+}
+
+// WatchBlueGreen makes the checker hold the FlinkBlueGreenDeployment name to invariants
+// B1–B4 after every step.
+func (c *Checker) WatchBlueGreen(name string) {
+	if c.blueGreens == nil {
+		c.blueGreens = map[string]*blueGreenState{}
+	}
+	c.blueGreens[name] = &blueGreenState{children: map[flinkv1beta1.BlueGreenColor]childSeen{}}
+}
+
+// checkBlueGreens checks the watched blue/green deployments.
+func (c *Checker) checkBlueGreens() []string {
+	var out []string
+	for name, st := range c.blueGreens {
+		out = append(out, c.checkBlueGreen(name, st)...)
+	}
+	return out
+}
+
+// BlueGreenView is what the blue/green invariants read of one resource at one check.
+type BlueGreenView struct {
+	// Exists is false once the resource is gone.
+	Exists     bool
+	State      flinkv1beta1.BlueGreenState
+	Generation int64
+	// Children are the FlinkDeployments the resource controls, by colour.
+	Children map[flinkv1beta1.BlueGreenColor]*flinkv1beta1.FlinkDeployment
+	// RunningJobs counts the jobs running on the children's clusters.
+	RunningJobs int
+	// Savepoint looks a savepoint up in the checkpoint storage.
+	Savepoint func(path string) (fakeflink.Snapshot, bool)
+	// TemplateSavepoint is the template's initialSavepointPath.
+	TemplateSavepoint string
+	Now               time.Time
+}
+
+func (c *Checker) checkBlueGreen(name string, st *blueGreenState) []string {
+	v := BlueGreenView{Children: map[flinkv1beta1.BlueGreenColor]*flinkv1beta1.FlinkDeployment{}, Now: c.w.Now(), Savepoint: c.w.Sim.Store.Get}
+	b, err := c.w.GetBlueGreen(name)
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return []string{fmt.Sprintf("%s: read: %v", name, err)}
+	default:
+		v.Exists, v.State, v.Generation = true, b.Status.BlueGreenState, b.Generation
+		if t := b.Spec.Template.Spec; t != nil && t.Job != nil {
+			v.TemplateSavepoint = t.Job.InitialSavepointPath
+		}
+	}
+	for _, col := range []flinkv1beta1.BlueGreenColor{flinkv1beta1.Blue, flinkv1beta1.Green} {
+		d, err := c.w.Get(col.ChildName(name))
+		if err != nil {
+			continue
+		}
+		if ref := metav1.GetControllerOf(d); ref == nil || ref.Kind != "FlinkBlueGreenDeployment" || ref.Name != name {
+			continue
+		}
+		v.Children[col] = d
+		if cl := c.w.Sim.Cluster(c.w.Namespace, d.Name); cl != nil {
+			for _, j := range cl.Jobs() {
+				if j.Status == fakeflink.StatusRunning {
+					v.RunningJobs++
+				}
+			}
+		}
+	}
+	return st.Check(name, v)
+}
+
+// Check holds one view of a blue/green deployment to the invariants, against what was seen
+// before, and remembers it:
+//
+//   - B1: at most two children, and at most two jobs running on their clusters;
+//   - B2: once a child was ready, a child exists that is not being deleted, as long as the
+//     resource does (no gap in service);
+//   - B3: a child deployed by a switch from a savepoint (not the template's) restores from a
+//     savepoint of the job the active child ran when the change was applied, completed after
+//     that (the change that starts a switch is applied while a child is active);
+//   - B4: a child that has served (was ready) is deleted only while the other child is ready:
+//     a failed new child never removes the serving one.
+func (st *blueGreenState) Check(name string, v BlueGreenView) []string {
+	var out []string
+	if len(v.Children) > 2 || v.RunningJobs > 2 {
+		out = append(out, fmt.Sprintf("%s: %d children with %d running jobs: at most two of each (invariant B1)", name, len(v.Children), v.RunningJobs))
+	}
+	// The change was applied since the last check, when the resource was in st.state.
+	if v.Generation != st.generation && (st.state == flinkv1beta1.BlueGreenActiveBlue || st.state == flinkv1beta1.BlueGreenActiveGreen) {
+		active := flinkv1beta1.Blue
+		if st.state == flinkv1beta1.BlueGreenActiveGreen {
+			active = flinkv1beta1.Green
+		}
+		st.switchFrom, st.switchAt = st.children[active].jobID, v.Now
+	}
+	st.generation, st.state = v.Generation, v.State
+	now := map[flinkv1beta1.BlueGreenColor]childSeen{}
+	for col, d := range v.Children {
+		seen := childSeen{uid: string(d.UID), live: d.DeletionTimestamp == nil, ready: bluegreen.Ready(d), jobID: d.Status.JobStatus.JobID}
+		prev, known := st.children[col]
+		if known && prev.uid == seen.uid {
+			seen.everReady = prev.everReady
+		} else if p := d.Spec.Job.InitialSavepointPath; seen.live && p != "" && p != v.TemplateSavepoint {
+			out = append(out, st.restoresFresh(name, d.Name, p, v)...)
+		}
+		seen.everReady = seen.everReady || seen.ready
+		st.served = st.served || seen.ready
+		now[col] = seen
+	}
+	for col, prev := range st.children {
+		cur, ok := now[col]
+		gone := !ok || cur.uid != prev.uid || !cur.live
+		if !gone || !prev.live || !prev.everReady || !v.Exists {
+			continue
+		}
+		other, was := now[col.Other()], st.children[col.Other()]
+		if !other.ready && !was.ready {
+			out = append(out, fmt.Sprintf("%s: %s, which served, was deleted while %s was not ready (invariant B4)", name, col.ChildName(name), col.Other().ChildName(name)))
+		}
+	}
+	if v.Exists && st.served && !anyLive(now) {
+		out = append(out, fmt.Sprintf("%s: no child left that is not being deleted, after one served (invariant B2: no gap in service)", name))
+	}
+	st.children = now
+	return out
+}
+
+// restoresFresh checks B3 for a new child that starts from path.
+func (st *blueGreenState) restoresFresh(name, child, path string, v BlueGreenView) []string {
+	snap, ok := v.Savepoint(path)
+	switch {
+	case !ok:
+		return []string{fmt.Sprintf("%s: %s starts from %s, which is not in the checkpoint storage (invariant B3)", name, child, path)}
+	case snap.Kind != fakeflink.KindSavepoint:
+		return []string{fmt.Sprintf("%s: %s starts from %s, a %s, not a savepoint (invariant B3)", name, child, path, snap.Kind)}
+	case st.switchFrom == "":
+		return []string{fmt.Sprintf("%s: %s starts from savepoint %s, but no switch asked for one (invariant B3)", name, child, path)}
+	case snap.JobID != st.switchFrom || snap.Time.Before(st.switchAt):
+		return []string{fmt.Sprintf("%s: %s starts from savepoint %s of job %s taken at %s; the switch began at %s on job %s (invariant B3: a savepoint taken after the active child's last state change)",
+			name, child, path, snap.JobID, snap.Time.Format(time.RFC3339), st.switchAt.Format(time.RFC3339), st.switchFrom)}
+	}
+	return nil
+}
+
+func anyLive(children map[flinkv1beta1.BlueGreenColor]childSeen) bool {
+	for _, c := range children {
+		if c.live {
+			return true
+		}
+	}
+	return false
+}

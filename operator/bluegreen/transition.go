@@ -1,0 +1,154 @@
+package bluegreen
+
+import (
+	"fmt"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/decide"
+)
+
+// transitioning waits for child t, deployed last, to be ready, then removes the other child
+// (after the deletion delay) and makes t active. A change meanwhile patches t (a suspend waits
+// until the switch is done). When t is not ready within the abort grace period while the
+// other child serves, t is deleted and the other child stays active. When t is the only child
+// nothing is given up: it keeps running, FAILING, until a change fixes it.
+func (s *step) transitioning(t flinkv1beta1.BlueGreenColor) {
+	tmpl := s.bg.Spec.Template.Spec
+	target, cur := s.child(t), s.child(t.Other())
+	change := Classify(LastReconciled(s.st), tmpl)
+	if change != ChangeNone && change != ChangeSuspend && live(target) {
+		carry := target.Spec.Job.InitialSavepointPath
+		if change == ChangeRedeploy {
+			carry = tmpl.Job.InitialSavepointPath
+		}
+		s.deploy(t, s.childSpec(t, carry), "patching "+target.Name+", still being deployed ("+string(change)+")")
+		return
+	}
+	switch {
+	case !live(target):
+		s.targetGone(t, cur)
+	case jobState(&target.Spec) == flinkv1beta1.JobStateSuspended:
+		if !Suspended(target) {
+			s.requeue(s.set.RescheduleInterval)
+			return
+		}
+		s.resetMarkers()
+		s.st.BlueGreenState = activeState(t)
+		s.st.JobStatus.State = flinkv1beta1.JobStatusSuspended
+		s.st.Error = ""
+		s.event(decide.Normal, ReasonSuspended, target.Name+" is suspended")
+		s.requeue(soon)
+	case Ready(target):
+		s.cutOver(t, target, cur)
+	case s.in.Now.Before(s.parse(s.st.AbortTimestamp)):
+		s.requeue(min(s.set.RescheduleInterval, s.parse(s.st.AbortTimestamp).Sub(s.in.Now)))
+	case live(cur):
+		s.res.Action = Action{Kind: ActDelete, Color: t}
+		s.st.BlueGreenState = activeState(t.Other())
+		s.resetMarkers()
+		s.fail(ReasonAborted, fmt.Sprintf("Aborting deployment '%s', rolling B/G deployment back to %s", target.Name, activeState(t.Other())))
+		s.requeue(s.in.ReconcileInterval)
+	default:
+		why := ""
+		if target.Status.Error != "" {
+			why = " (its status.error: " + target.Status.Error + ")"
+		}
+		s.fail(ReasonFailed, fmt.Sprintf("Flink Deployment '%s' is not READY within %s (%s)%s; it is the only one and keeps running: change spec.template.spec to fix it",
+			target.Name, s.set.AbortGracePeriod, flinkv1beta1.BlueGreenAbortGracePeriod, why))
+		s.requeue(s.set.RescheduleInterval)
+	}
+}
+
+// cutOver makes the ready child t active: the old child cur is deleted once t has been ready
+// for the deletion delay.
+func (s *step) cutOver(t flinkv1beta1.BlueGreenColor, target, cur *flinkv1beta1.FlinkDeployment) {
+	if live(cur) {
+		ready := s.parse(s.st.DeploymentReadyTimestamp)
+		if ready.Unix() <= 0 {
+			s.st.DeploymentReadyTimestamp = s.stamp(s.in.Now)
+			s.requeue(s.set.DeletionDelay)
+			return
+		}
+		if wait := ready.Add(s.set.DeletionDelay).Sub(s.in.Now); wait > 0 {
+			s.requeue(wait)
+			return
+		}
+		s.res.Action = Action{Kind: ActDelete, Color: t.Other()}
+	}
+	s.resetMarkers()
+	s.st.BlueGreenState = activeState(t)
+	s.st.JobStatus.State = flinkv1beta1.JobStatusRunning
+	s.st.Error = ""
+	s.event(decide.Normal, ReasonActive, target.Name+" is active")
+	s.requeue(soon) // a change deferred during the switch goes ahead
+}
+
+// targetGone handles a child being deployed that is gone (deleted by hand): the other child,
+// if it serves, stays active; else the first deployment starts again.
+func (s *step) targetGone(t flinkv1beta1.BlueGreenColor, cur *flinkv1beta1.FlinkDeployment) {
+	s.resetMarkers()
+	msg := fmt.Sprintf("Flink Deployment '%s' was deleted while it was being deployed", t.ChildName(s.bg.Name))
+	if live(cur) {
+		s.st.BlueGreenState = activeState(t.Other())
+		s.fail(ReasonFailed, msg+"; "+cur.Name+" stays active")
+		s.requeue(s.in.ReconcileInterval)
+		return
+	}
+	s.st.BlueGreenState = flinkv1beta1.BlueGreenInitializingBlue
+	s.st.LastReconciledSpec = ""
+	s.fail(ReasonFailed, msg+"; deploying again")
+	s.requeue(soon)
+}
+
+// live reports whether d exists and is not being deleted.
+func live(d *flinkv1beta1.FlinkDeployment) bool { return d != nil && d.DeletionTimestamp == nil }
+
+// Ready reports whether child d runs its current spec: the operator has looked at its
+// generation, made it stable, and its job runs.
+func Ready(d *flinkv1beta1.FlinkDeployment) bool {
+	return live(d) && d.Status.ObservedGeneration == d.Generation && stableGeneration(d) == d.Generation &&
+		d.Status.LifecycleState == flinkv1beta1.LifecycleStable && d.Status.JobStatus.State == flinkv1beta1.JobStatusRunning
+}
+
+// Suspended reports whether child d's job is suspended at its current generation.
+func Suspended(d *flinkv1beta1.FlinkDeployment) bool {
+	return live(d) && d.Status.ObservedGeneration == d.Generation && d.Status.LifecycleState == flinkv1beta1.LifecycleSuspended
+}
+
+// stableGeneration is the generation of d's last stable spec (0: none).
+func stableGeneration(d *flinkv1beta1.FlinkDeployment) int64 {
+	rs, err := decide.ParseReconciledSpec(d.Status.ReconciliationStatus.LastStableSpec)
+	if err != nil || rs == nil {
+		return 0
+	}
+	return rs.Metadata.Metadata.Generation
+}
+
+func colorOf(st flinkv1beta1.BlueGreenState) flinkv1beta1.BlueGreenColor {
+	switch st {
+	case flinkv1beta1.BlueGreenActiveGreen, flinkv1beta1.BlueGreenSavepointingGreen, flinkv1beta1.BlueGreenTransitioningToGreen:
+		return flinkv1beta1.Green
+	}
+	return flinkv1beta1.Blue
+}
+
+func activeState(c flinkv1beta1.BlueGreenColor) flinkv1beta1.BlueGreenState {
+	if c == flinkv1beta1.Green {
+		return flinkv1beta1.BlueGreenActiveGreen
+	}
+	return flinkv1beta1.BlueGreenActiveBlue
+}
+
+func savepointing(c flinkv1beta1.BlueGreenColor) flinkv1beta1.BlueGreenState {
+	if c == flinkv1beta1.Green {
+		return flinkv1beta1.BlueGreenSavepointingGreen
+	}
+	return flinkv1beta1.BlueGreenSavepointingBlue
+}
+
+func transitioning(c flinkv1beta1.BlueGreenColor) flinkv1beta1.BlueGreenState {
+	if c == flinkv1beta1.Green {
+		return flinkv1beta1.BlueGreenTransitioningToGreen
+	}
+	return flinkv1beta1.BlueGreenTransitioningToBlue
+}
