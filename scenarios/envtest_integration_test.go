@@ -50,6 +50,16 @@ func TestOnEnvtest(t *testing.T) {
 		cronDay(t, b, 2)
 	})
 
+	t.Run("blue/green switch", func(t *testing.T) {
+		b, err := env.Backend()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := BlueGreenSwitch(b, 1); err != nil {
+			t.Fatal(err)
+		}
+	})
+
 	t.Run("hostile sample", func(t *testing.T) {
 		// The API server itself refuses some hostile names and specs (CRD schema, name rules).
 		sum, err := Sweep(SweepOptions{Seeds: 1, BaseSeed: 20261122, Workers: 1, NewBackend: env.Backend, Hostile: true})

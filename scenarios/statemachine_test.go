@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/flinkop/flinkop/harness"
 )
 
 // TestOperatorStateMachine is the property test: random spec changes, suspends and resumes,
@@ -57,4 +59,16 @@ func TestFleetStateMachine(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = f.Value.Set(orig) })
 	rapid.Check(t, FleetProperty(nil, nil))
+}
+
+// TestBlueGreenSwitch is the blue→green switch, on the fake backend (TestOnEnvtest runs it on
+// a real API server).
+func TestBlueGreenSwitch(t *testing.T) {
+	b, err := harness.FakeBackend()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := BlueGreenSwitch(b, 1); err != nil {
+		t.Fatal(err)
+	}
 }
