@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/flinkop/flinkop/harness"
 	"github.com/flinkop/flinkop/harness/envtest"
 )
 
@@ -22,25 +23,7 @@ func TestOnEnvtest(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = env.Stop() })
 
-	files, err := filepath.Glob("testdata/scripts/*.txt")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no scripted scenarios (%v)", err)
-	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			b, err := env.Backend()
-			if err != nil {
-				t.Fatal(err)
-			}
-			out := io.Discard
-			if testing.Verbose() {
-				out = os.Stdout
-			}
-			if _, err := RunFile(f, b, 1, out); err != nil {
-				t.Fatal(err)
-			}
-		})
-	}
+	runScripts(t, env.Backend)
 
 	t.Run("cron two hours", func(t *testing.T) {
 		b, err := env.Backend()
@@ -84,4 +67,28 @@ func TestOnEnvtest(t *testing.T) {
 			t.Errorf("%d violations on envtest:\n%s", len(sum.Violations), sum)
 		}
 	})
+}
+
+// runScripts runs every scripted scenario on backends from newBackend.
+func runScripts(t *testing.T, newBackend func() (harness.Backend, error)) {
+	t.Helper()
+	files, err := filepath.Glob("testdata/scripts/*.txt")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scripted scenarios (%v)", err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			b, err := newBackend()
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := io.Discard
+			if testing.Verbose() {
+				out = os.Stdout
+			}
+			if _, err := RunFile(f, b, 1, out); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
 }
