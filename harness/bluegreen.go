@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -94,4 +95,30 @@ func (w *World) collectChild(d *flinkv1beta1.FlinkDeployment) (bool, error) {
 		return false, fmt.Errorf("collect FlinkDeployment %s: %w", d.Name, err)
 	}
 	return true, nil
+}
+
+// collectIngresses plays the garbage collector for the Ingresses of FlinkBlueGreenDeployments
+// that are gone.
+func (w *World) collectIngresses() error {
+	var list networkingv1.IngressList
+	if err := w.Client.List(context.Background(), &list, client.InNamespace(w.Namespace)); err != nil {
+		return fmt.Errorf("list Ingresses: %w", err)
+	}
+	for i := range list.Items {
+		ing := &list.Items[i]
+		ref := metav1.GetControllerOf(ing)
+		if ref == nil || ref.Kind != "FlinkBlueGreenDeployment" {
+			continue
+		}
+		if b, err := w.GetBlueGreen(ref.Name); err == nil && b.UID == ref.UID {
+			continue
+		} else if err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+		w.Trace.add(w.Clock.Now(), "spec", BlueGreenKey(ref.Name), "Ingress "+ing.Name+" deleted by the garbage collector")
+		if err := w.Client.Delete(context.Background(), ing); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("collect Ingress %s: %w", ing.Name, err)
+		}
+	}
+	return nil
 }

@@ -1,11 +1,14 @@
 package harness
 
 import (
+	"context"
 	"fmt"
 	"time"
 
+	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flinkop/flinkop/fakeflink"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
@@ -64,6 +67,8 @@ type BlueGreenView struct {
 	RunningJobs int
 	// Savepoint looks a savepoint up in the checkpoint storage.
 	Savepoint func(path string) (fakeflink.Snapshot, bool)
+	// IngressService is the REST Service the resource's Ingress routes to ("": none).
+	IngressService string
 	// TemplateSavepoint is the template's initialSavepointPath.
 	TemplateSavepoint string
 	Now               time.Time
@@ -80,6 +85,14 @@ func (c *Checker) checkBlueGreen(name string, st *blueGreenState) []string {
 		v.Exists, v.State, v.Generation = true, b.Status.BlueGreenState, b.Generation
 		if t := b.Spec.Template.Spec; t != nil && t.Job != nil {
 			v.TemplateSavepoint = t.Job.InitialSavepointPath
+		}
+	}
+	var ing networkingv1.Ingress
+	if err := c.w.Client.Get(context.Background(), client.ObjectKey{Namespace: c.w.Namespace, Name: name}, &ing); err == nil {
+		if ref := metav1.GetControllerOf(&ing); ref != nil && ref.Kind == "FlinkBlueGreenDeployment" && len(ing.Spec.Rules) > 0 {
+			if h := ing.Spec.Rules[0].HTTP; h != nil && len(h.Paths) > 0 && h.Paths[0].Backend.Service != nil {
+				v.IngressService = h.Paths[0].Backend.Service.Name
+			}
 		}
 	}
 	for _, col := range []flinkv1beta1.BlueGreenColor{flinkv1beta1.Blue, flinkv1beta1.Green} {
@@ -118,7 +131,27 @@ func (st *blueGreenState) Check(name string, v BlueGreenView) []string {
 	if len(v.Children) > 2 || v.RunningJobs > 2 {
 		out = append(out, fmt.Sprintf("%s: %d children with %d running jobs: at most two of each (invariant B1)", name, len(v.Children), v.RunningJobs))
 	}
-	// The change was applied since the last check, when the resource was in st.state.
+	st.noteChange(v)
+	now, fresh := st.see(name, v)
+	out = append(out, fresh...)
+	out = append(out, st.deletedWhileServing(name, now, v)...)
+	if v.Exists && v.IngressService != "" {
+		for _, col := range []flinkv1beta1.BlueGreenColor{flinkv1beta1.Blue, flinkv1beta1.Green} {
+			if v.IngressService == col.ChildName(name)+"-rest" && !now[col].live && now[col.Other()].live {
+				out = append(out, fmt.Sprintf("%s: its Ingress routes to %s, which is gone or going, while %s runs (invariant B5)", name, col.ChildName(name), col.Other().ChildName(name)))
+			}
+		}
+	}
+	if v.Exists && st.served && !anyLive(now) {
+		out = append(out, fmt.Sprintf("%s: no child left that is not being deleted, after one served (invariant B2: no gap in service)", name))
+	}
+	st.children = now
+	return out
+}
+
+// noteChange remembers when a change was applied while a child was active (since the last
+// check), and the job that child ran: a switch's savepoint must be of that job, and later.
+func (st *blueGreenState) noteChange(v BlueGreenView) {
 	if v.Generation != st.generation && (st.state == flinkv1beta1.BlueGreenActiveBlue || st.state == flinkv1beta1.BlueGreenActiveGreen) {
 		active := flinkv1beta1.Blue
 		if st.state == flinkv1beta1.BlueGreenActiveGreen {
@@ -127,6 +160,11 @@ func (st *blueGreenState) Check(name string, v BlueGreenView) []string {
 		st.switchFrom, st.switchAt = st.children[active].jobID, v.Now
 	}
 	st.generation, st.state = v.Generation, v.State
+}
+
+// see summarises the children of v, checking B3 for each new one.
+func (st *blueGreenState) see(name string, v BlueGreenView) (map[flinkv1beta1.BlueGreenColor]childSeen, []string) {
+	var out []string
 	now := map[flinkv1beta1.BlueGreenColor]childSeen{}
 	for col, d := range v.Children {
 		seen := childSeen{uid: string(d.UID), live: d.DeletionTimestamp == nil, ready: bluegreen.Ready(d), jobID: d.Status.JobStatus.JobID}
@@ -140,21 +178,23 @@ func (st *blueGreenState) Check(name string, v BlueGreenView) []string {
 		st.served = st.served || seen.ready
 		now[col] = seen
 	}
+	return now, out
+}
+
+// deletedWhileServing checks B4: a child that served and is now gone or going had its
+// counterpart ready, before or now.
+func (st *blueGreenState) deletedWhileServing(name string, now map[flinkv1beta1.BlueGreenColor]childSeen, v BlueGreenView) []string {
+	var out []string
 	for col, prev := range st.children {
 		cur, ok := now[col]
 		gone := !ok || cur.uid != prev.uid || !cur.live
 		if !gone || !prev.live || !prev.everReady || !v.Exists {
 			continue
 		}
-		other, was := now[col.Other()], st.children[col.Other()]
-		if !other.ready && !was.ready {
+		if !now[col.Other()].ready && !st.children[col.Other()].ready {
 			out = append(out, fmt.Sprintf("%s: %s, which served, was deleted while %s was not ready (invariant B4)", name, col.ChildName(name), col.Other().ChildName(name)))
 		}
 	}
-	if v.Exists && st.served && !anyLive(now) {
-		out = append(out, fmt.Sprintf("%s: no child left that is not being deleted, after one served (invariant B2: no gap in service)", name))
-	}
-	st.children = now
 	return out
 }
 

@@ -386,7 +386,7 @@ func (w *World) discover() error {
 			w.due[template] = now
 		}
 	}
-	return nil
+	return w.collectIngresses()
 }
 
 // RunUntilQuiet steps until nothing has happened for quiet of virtual time (no operator write,

@@ -1,12 +1,15 @@
 package scenarios
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
 
+	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"pgregory.net/rapid"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flinkop/flinkop/fakeflink"
 	"github.com/flinkop/flinkop/harness"
@@ -27,6 +30,7 @@ type blueGreenMachine struct {
 	checker *harness.Checker
 	spec    flinkv1beta1.FlinkDeploymentSpec
 	exists  bool
+	ingress bool // spec.ingress is set
 	nonce   int64
 	stats   *Stats
 }
@@ -85,6 +89,9 @@ func (m *blueGreenMachine) apply(t *rapid.T) {
 	b.Name = blueGreenName
 	spec := m.spec.DeepCopy()
 	b.Spec.Template.Spec = spec
+	if m.ingress {
+		b.Spec.Ingress = &flinkv1beta1.IngressSpec{Template: "{{name}}.{{namespace}}.example.com"}
+	}
 	b.Spec.Configuration = map[string]string{
 		flinkv1beta1.BlueGreenDeletionDelay:    "2s",
 		flinkv1beta1.BlueGreenAbortGracePeriod: "3min",
@@ -103,7 +110,7 @@ func (m *blueGreenMachine) change(t *rapid.T) {
 		m.run(t, 10*time.Second)
 		return
 	}
-	switch rapid.IntRange(0, 4).Draw(t, "change") {
+	switch rapid.IntRange(0, 5).Draw(t, "change") {
 	case 0:
 		m.spec.Image = rapid.SampledFrom([]string{"flink:1.20", "flink:1.20.1", "flink:1.20.2"}).Draw(t, "image")
 	case 1:
@@ -116,6 +123,8 @@ func (m *blueGreenMachine) change(t *rapid.T) {
 		m.spec.RestartNonce = ptr(m.nonce)
 	case 4:
 		m.spec.FlinkConfiguration.Set("kubernetes.operator.savepoint.history.max.count", fmt.Sprint(rapid.IntRange(1, 5).Draw(t, "history")))
+	case 5:
+		m.ingress = !m.ingress // the resource's own Ingress, to its active child
 	}
 	m.apply(t)
 	m.run(t, rapid.SampledFrom([]time.Duration{time.Second, 20 * time.Second, 2 * time.Minute}).Draw(t, "wait"))
@@ -178,7 +187,7 @@ func (m *blueGreenMachine) delete(t *rapid.T) {
 	if err := m.w.DeleteBlueGreen(blueGreenName); err != nil && !apierrors.IsNotFound(err) {
 		t.Fatal(err)
 	}
-	m.exists, m.spec = false, BaseSpec()
+	m.exists, m.spec, m.ingress = false, BaseSpec(), false
 	m.run(t, time.Minute)
 }
 
@@ -223,6 +232,16 @@ func (m *blueGreenMachine) settle(t *rapid.T) {
 	}
 	if other, err := m.w.Get(active.Other().ChildName(blueGreenName)); err == nil && st.JobStatus.State != flinkv1beta1.JobStatusFailing {
 		t.Fatalf("%s still exists (deleting: %v) with %s active and no failure\ntrace:\n%s", other.Name, other.DeletionTimestamp != nil, d.Name, m.w.Trace)
+	}
+	var ing networkingv1.Ingress
+	err = m.w.Client.Get(context.Background(), client.ObjectKey{Namespace: m.w.Namespace, Name: blueGreenName}, &ing)
+	switch {
+	case m.ingress && err != nil:
+		t.Fatalf("spec.ingress is set and there is no Ingress: %v\ntrace:\n%s", err, m.w.Trace)
+	case m.ingress && ing.Spec.Rules[0].HTTP.Paths[0].Backend.Service.Name != d.Name+"-rest":
+		t.Fatalf("the Ingress routes to %s, not to the active %s\ntrace:\n%s", ing.Spec.Rules[0].HTTP.Paths[0].Backend.Service.Name, d.Name, m.w.Trace)
+	case !m.ingress && err == nil:
+		t.Fatalf("spec.ingress is not set and Ingress %s exists\ntrace:\n%s", ing.Name, m.w.Trace)
 	}
 	suspended := m.spec.Job.State == flinkv1beta1.JobStateSuspended
 	if !suspended && st.JobStatus.State == flinkv1beta1.JobStatusRunning && !bluegreen.Ready(d) {

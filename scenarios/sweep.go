@@ -60,7 +60,7 @@ type Violation struct {
 var flagMu sync.Mutex
 
 // Sweep runs opts.Seeds independent runs of the state-machine property (every fourth one the
-// hostile-input property, every eighth the fleet property) in parallel, each one replayable alone with -rapid.seed, and sums
+// hostile-input property, every eighth the fleet property, every eighth the blue/green one) in parallel, each one replayable alone with -rapid.seed, and sums
 // them up.
 func Sweep(opts SweepOptions) (Summary, error) {
 	start := time.Now()
@@ -130,19 +130,23 @@ func Sweep(opts SweepOptions) (Summary, error) {
 type runKind int
 
 const (
-	runOperator runKind = iota // TestOperatorStateMachine
-	runHostile                 // TestHostileInput
-	runFleet                   // TestFleetStateMachine
+	runOperator  runKind = iota // TestOperatorStateMachine
+	runHostile                  // TestHostileInput
+	runFleet                    // TestFleetStateMachine
+	runBlueGreen                // TestBlueGreenStateMachine
 )
 
 // kindOf picks the property of seed's run: every fourth the hostile-input one, every eighth
-// the fleet one, else the operator's; all hostile-input with hostile.
+// the fleet one, every eighth the blue/green one, else the operator's; all hostile-input with
+// hostile.
 func kindOf(seed uint64, hostile bool) runKind {
 	switch {
 	case hostile || seed%4 == 3:
 		return runHostile
 	case seed%8 == 1:
 		return runFleet
+	case seed%8 == 5:
+		return runBlueGreen
 	}
 	return runOperator
 }
@@ -163,6 +167,8 @@ func runSeed(seed uint64, steps int, newBackend func() (harness.Backend, error),
 		prop, test = HostileProperty(newBackend), "TestHostileInput"
 	case runFleet:
 		prop, test = FleetProperty(newBackend, &st), "TestFleetStateMachine"
+	case runBlueGreen:
+		prop, test = BlueGreenProperty(newBackend, &st), "TestBlueGreenStateMachine"
 	}
 	func() {
 		defer func() {

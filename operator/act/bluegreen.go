@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -36,6 +37,12 @@ func (e *BlueGreenExecutor) Execute(ctx context.Context, bg *flinkv1beta1.FlinkB
 		child := &flinkv1beta1.FlinkDeployment{}
 		child.Namespace, child.Name = bg.Namespace, a.Color.ChildName(bg.Name)
 		return deleteOwned(ctx, e.Client, child, bg.UID)
+	case bluegreen.ActApplyIngress:
+		return e.applyIngress(ctx, RenderBlueGreenIngress(bg, a.Color))
+	case bluegreen.ActDeleteIngress:
+		ing := &networkingv1.Ingress{}
+		ing.Namespace, ing.Name = bg.Namespace, IngressName(bg.Name)
+		return deleteOwned(ctx, e.Client, ing, bg.UID)
 	case bluegreen.ActTriggerSavepoint:
 		child := &flinkv1beta1.FlinkDeployment{}
 		key := client.ObjectKey{Namespace: bg.Namespace, Name: a.Color.ChildName(bg.Name)}
@@ -95,4 +102,29 @@ func BlueGreenChild(bg *flinkv1beta1.FlinkBlueGreenDeployment, c flinkv1beta1.Bl
 		},
 		Spec: spec,
 	}
+}
+
+// applyIngress creates the Ingress, or updates the one the resource controls when its hash
+// differs; one it does not control is refused (ErrNotOwned).
+func (e *BlueGreenExecutor) applyIngress(ctx context.Context, want *networkingv1.Ingress) error {
+	var cur networkingv1.Ingress
+	err := e.Client.Get(ctx, client.ObjectKeyFromObject(want), &cur)
+	if apierrors.IsNotFound(err) {
+		err = e.Client.Create(ctx, want)
+		if apierrors.IsAlreadyExists(err) { // there, but not in the cache: not labelled as ours
+			return fmt.Errorf("%s %w (not labelled %s=%s): rename the resource or remove the object", describe(want), ErrNotOwned, LabelManagedBy, ManagedBy)
+		}
+		return wrap("create "+describe(want), err)
+	}
+	if err != nil {
+		return wrap("get "+describe(want), err)
+	}
+	if err := checkControlled(&cur, controllerUID(want)); err != nil {
+		return err
+	}
+	if cur.Annotations[AnnotationIngressHash] == want.Annotations[AnnotationIngressHash] {
+		return nil
+	}
+	cur.Labels, cur.Annotations, cur.Spec = want.Labels, want.Annotations, want.Spec
+	return wrap("update "+describe(&cur), e.Client.Update(ctx, &cur))
 }

@@ -5,8 +5,10 @@ import (
 	"strings"
 
 	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/bluegreen"
 	"github.com/flinkop/flinkop/operator/decide"
 )
 
@@ -22,10 +24,28 @@ func IngressName(name string) string { return name }
 // (starting with /), or a host followed by a path: "{{name}}.{{namespace}}.flink.example.com",
 // "/{{namespace}}/{{name}}(/|$)(.*)", "flink.example.com/{{name}}".
 func RenderIngress(d *flinkv1beta1.FlinkDeployment, spec *flinkv1beta1.IngressSpec) *networkingv1.Ingress {
-	host, path := IngressHostPath(spec.Template, d.Name, d.Namespace)
+	return renderIngress(objectMeta(d, IngressName(d.Name), ""), spec, RESTServiceName(d.Name), decide.IngressHash(spec))
+}
+
+// RenderBlueGreenIngress renders a blue/green deployment's Ingress, named like it and
+// controlled by it, to the REST Service of its child of colour c; {{name}} and {{namespace}}
+// in the template are the resource's (Apache's rule).
+func RenderBlueGreenIngress(bg *flinkv1beta1.FlinkBlueGreenDeployment, c flinkv1beta1.BlueGreenColor) *networkingv1.Ingress {
+	meta := metav1.ObjectMeta{
+		Name: IngressName(bg.Name), Namespace: bg.Namespace,
+		Labels:          map[string]string{LabelApp: bg.Name, LabelManagedBy: ManagedBy},
+		OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(bg, flinkv1beta1.GroupVersion.WithKind("FlinkBlueGreenDeployment"))},
+	}
+	child := c.ChildName(bg.Name)
+	return renderIngress(meta, bg.Spec.Ingress, RESTServiceName(child), bluegreen.IngressHash(bg.Spec.Ingress, child))
+}
+
+// renderIngress renders an Ingress with meta to service from spec, carrying hash.
+func renderIngress(meta metav1.ObjectMeta, spec *flinkv1beta1.IngressSpec, service, hash string) *networkingv1.Ingress {
+	host, path := IngressHostPath(spec.Template, meta.Labels[LabelApp], meta.Namespace)
 	pathType := networkingv1.PathTypeImplementationSpecific
 	ing := &networkingv1.Ingress{
-		ObjectMeta: objectMeta(d, IngressName(d.Name), ""),
+		ObjectMeta: meta,
 		Spec: networkingv1.IngressSpec{
 			IngressClassName: spec.ClassName,
 			TLS:              spec.TLS,
@@ -35,7 +55,7 @@ func RenderIngress(d *flinkv1beta1.FlinkDeployment, spec *flinkv1beta1.IngressSp
 					Paths: []networkingv1.HTTPIngressPath{{
 						Path: path, PathType: &pathType,
 						Backend: networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{
-							Name: RESTServiceName(d.Name), Port: networkingv1.ServiceBackendPort{Number: RESTPort},
+							Name: service, Port: networkingv1.ServiceBackendPort{Number: RESTPort},
 						}},
 					}},
 				}},
@@ -52,7 +72,7 @@ func RenderIngress(d *flinkv1beta1.FlinkDeployment, spec *flinkv1beta1.IngressSp
 	if ing.Annotations == nil {
 		ing.Annotations = map[string]string{}
 	}
-	ing.Annotations[AnnotationIngressHash] = decide.IngressHash(spec)
+	ing.Annotations[AnnotationIngressHash] = hash
 	return ing
 }
 

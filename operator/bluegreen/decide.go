@@ -97,7 +97,11 @@ func (s *step) active(x flinkv1beta1.BlueGreenColor) {
 	a, other := s.child(x), s.child(x.Other())
 	switch {
 	case change == ChangeNone:
-		s.requeue(s.in.ReconcileInterval)
+		if live(a) && s.syncIngress(x) {
+			s.requeue(soon)
+		} else {
+			s.requeue(s.in.ReconcileInterval)
+		}
 	case (change == ChangeTransition || change == ChangeRedeploy) && other == nil && live(a) && jobState(&a.Spec) == flinkv1beta1.JobStateSuspended:
 		// A suspended job does not switch colour: its spec changes in place.
 		s.deploy(x, s.childSpec(x, a.Spec.Job.InitialSavepointPath), "patching suspended "+a.Name+" in place ("+string(change)+")")

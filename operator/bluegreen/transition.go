@@ -73,6 +73,10 @@ func (s *step) cutOver(t flinkv1beta1.BlueGreenColor, target, cur *flinkv1beta1.
 			s.requeue(wait)
 			return
 		}
+		if s.syncIngress(t) { // traffic moves to t before the old child goes
+			s.requeue(soon)
+			return
+		}
 		s.res.Action = Action{Kind: ActDelete, Color: t.Other()}
 	}
 	s.resetMarkers()

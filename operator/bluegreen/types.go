@@ -17,6 +17,8 @@ type Observation struct {
 	// Savepoint is what Flink says of status.savepointTriggerId (nil: not asked, or its
 	// JobManager did not answer).
 	Savepoint *decide.OperationObservation
+	// Ingress is the resource's Ingress (nil: none).
+	Ingress *IngressSeen
 }
 
 // Input is everything Decide reads.
@@ -27,6 +29,7 @@ type Input struct {
 	Blue, Green *flinkv1beta1.FlinkDeployment
 	Foreign     string
 	Savepoint   *decide.OperationObservation
+	Ingress     *IngressSeen
 	// Now is the current time (from the injected clock).
 	Now time.Time
 	// ReconcileInterval is how often a resource with nothing in progress looks again.
@@ -45,6 +48,10 @@ const (
 	ActDelete ActionKind = "DeleteChild"
 	// ActTriggerSavepoint triggers a savepoint of the child's job, which keeps running.
 	ActTriggerSavepoint ActionKind = "TriggerSavepoint"
+	// ActApplyIngress creates or updates the resource's Ingress to route to the child.
+	ActApplyIngress ActionKind = "ApplyIngress"
+	// ActDeleteIngress deletes the resource's Ingress.
+	ActDeleteIngress ActionKind = "DeleteIngress"
 )
 
 // Action is one thing to do.
@@ -75,4 +82,5 @@ const (
 	ReasonFailed    = "BlueGreenFailed"
 	ReasonSuspended = "BlueGreenSuspended"
 	ReasonInvalid   = "SpecInvalid"
+	ReasonIngress   = "BlueGreenIngress"
 )

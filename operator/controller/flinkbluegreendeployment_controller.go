@@ -71,7 +71,7 @@ func (r *FlinkBlueGreenDeploymentReconciler) Reconcile(ctx context.Context, req 
 		return ctrl.Result{}, fmt.Errorf("observe: %w", err)
 	}
 	res := bluegreen.Decide(bluegreen.Input{
-		Resource: &bg, Blue: obs.Blue, Green: obs.Green, Foreign: obs.Foreign, Savepoint: obs.Savepoint,
+		Resource: &bg, Blue: obs.Blue, Green: obs.Green, Foreign: obs.Foreign, Savepoint: obs.Savepoint, Ingress: obs.Ingress,
 		Now: r.Clock.Now(), ReconcileInterval: r.Options.ReconcileInterval,
 	})
 	if err := r.Executor.Execute(ctx, &bg, res.Action); err != nil {

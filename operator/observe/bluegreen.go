@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"time"
 
+	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/bluegreen"
 )
@@ -49,6 +51,15 @@ func (o *BlueGreenObserver) Observe(ctx context.Context, bg *flinkv1beta1.FlinkB
 		} else {
 			obs.Green = &d
 		}
+	}
+	var ing networkingv1.Ingress
+	err := o.Client.Get(ctx, client.ObjectKey{Namespace: bg.Namespace, Name: bg.Name}, &ing)
+	switch {
+	case err == nil:
+		ref := metav1.GetControllerOf(&ing)
+		obs.Ingress = &bluegreen.IngressSeen{Hash: ing.Annotations[act.AnnotationIngressHash], Foreign: ref == nil || ref.UID != bg.UID}
+	case !apierrors.IsNotFound(err):
+		return obs, fmt.Errorf("get Ingress %s: %w", bg.Name, err)
 	}
 	st := bg.Status
 	if st.SavepointTriggerID == "" || (st.BlueGreenState != flinkv1beta1.BlueGreenSavepointingBlue && st.BlueGreenState != flinkv1beta1.BlueGreenSavepointingGreen) {

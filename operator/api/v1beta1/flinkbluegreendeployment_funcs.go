@@ -68,6 +68,9 @@ func (b *FlinkBlueGreenDeployment) Validate() field.ErrorList {
 			errs = append(errs, field.NotSupported(spec.Child("configuration").Key(k), k, BlueGreenKeys))
 		}
 	}
+	if in := b.Spec.Ingress; in != nil && in.Template == "" {
+		errs = append(errs, field.Required(spec.Child("ingress", "template"), "a host and/or path template, e.g. {{name}}.{{namespace}}.example.com"))
+	}
 	t := b.Spec.Template.Spec
 	switch {
 	case t == nil:

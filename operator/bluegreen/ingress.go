@@ -1,0 +1,46 @@
+package bluegreen
+
+import (
+	"fmt"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/decide"
+)
+
+// IngressSeen is what the operator saw of the resource's Ingress (named like the resource).
+type IngressSeen struct {
+	// Hash is its IngressHash annotation ("" when none).
+	Hash string
+	// Foreign is set when the resource does not control it: it is never touched.
+	Foreign bool
+}
+
+// IngressHash identifies the Ingress the resource should have with child c active: its
+// spec.ingress and the child whose REST Service it routes to.
+func IngressHash(spec *flinkv1beta1.IngressSpec, child string) string {
+	return decide.IngressHash(spec) + "-" + decide.IngressHash(&flinkv1beta1.IngressSpec{Template: child})
+}
+
+// syncIngress makes the resource's Ingress route to child c, or removes it when spec.ingress
+// asks for none; it reports whether it chose that action. An Ingress another object controls
+// is reported (FAILING) and left alone.
+func (s *step) syncIngress(c flinkv1beta1.BlueGreenColor) bool {
+	want, seen := s.bg.Spec.Ingress, s.in.Ingress
+	switch {
+	case seen != nil && seen.Foreign:
+		if want != nil {
+			s.fail(ReasonFailed, fmt.Sprintf("Ingress %s exists and is not controlled by this FlinkBlueGreenDeployment: rename the resource or remove that Ingress", s.bg.Name))
+		}
+		return false
+	case want == nil && seen != nil:
+		s.res.Action = Action{Kind: ActDeleteIngress}
+		return true
+	case want == nil:
+		return false
+	case seen == nil || seen.Hash != IngressHash(want, c.ChildName(s.bg.Name)):
+		s.res.Action = Action{Kind: ActApplyIngress, Color: c}
+		s.event(decide.Normal, ReasonIngress, fmt.Sprintf("Ingress %s routes to %s", s.bg.Name, c.ChildName(s.bg.Name)))
+		return true
+	}
+	return false
+}
