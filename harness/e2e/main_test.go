@@ -110,7 +110,16 @@ func setUp(m *testing.M) (int, error) {
 func ensureCluster(provider *cluster.Provider, exists bool) (bool, error) {
 	if exists {
 		step("kind cluster %s (reusing)", clusterName)
-		return false, provider.ExportKubeConfig(clusterName, env.kubeconfig, false)
+		err := provider.ExportKubeConfig(clusterName, env.kubeconfig, false)
+		if err == nil {
+			return false, nil
+		}
+		// A cluster whose node container stopped (the Docker engine restarted) cannot be
+		// reused: start over.
+		step("kind cluster %s cannot be reused (%v): deleting it", clusterName, err)
+		if err := provider.Delete(clusterName, env.kubeconfig); err != nil {
+			return false, fmt.Errorf("delete kind cluster: %w", err)
+		}
 	}
 	step("kind cluster %s (creating)", clusterName)
 	err := provider.Create(clusterName,

@@ -5,6 +5,7 @@
 package metrics
 
 import (
+	"strings"
 	"sync"
 	"time"
 
@@ -24,6 +25,9 @@ const (
 	SlotWaitsName       = "flinkop_service_create_waits_total"
 	SnapshotWaitsName   = "flinkop_snapshot_slot_waits_total"
 	StaleReadsName      = "flinkop_stale_reads_total"
+	// BlueGreenName counts what FlinkBlueGreenDeployments did, by event: Deploying,
+	// Savepoint, Active (a child became active), Aborted, Failed, Suspended, Ingress.
+	BlueGreenName = "flinkop_bluegreen_events_total"
 )
 
 // Recorder records what the reconciler saw and did. It is safe for concurrent reconciles.
@@ -41,6 +45,7 @@ type Recorder struct {
 	slotWaits  prometheus.Counter
 	snapWaits  prometheus.Counter
 	staleReads prometheus.Counter
+	blueGreen  *prometheus.CounterVec
 }
 
 // resourceState is what the recorder remembers of one resource.
@@ -85,8 +90,11 @@ func New(reg prometheus.Registerer) (*Recorder, error) {
 		staleReads: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: StaleReadsName, Help: "Reconciles put off because the cache still held the resource as it was before the operator's own last write of it.",
 		}),
+		blueGreen: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: BlueGreenName, Help: "What FlinkBlueGreenDeployments did, by event (Deploying, Savepoint, Active, Aborted, Failed, Suspended, Ingress).",
+		}, []string{"event"}),
 	}
-	for _, c := range []prometheus.Collector{r.resources, r.jobMgrs, r.durations, r.snapshots, r.errors, r.conflicts, r.throttled, r.slotWaits, r.snapWaits, r.staleReads} {
+	for _, c := range []prometheus.Collector{r.resources, r.jobMgrs, r.durations, r.snapshots, r.errors, r.conflicts, r.throttled, r.slotWaits, r.snapWaits, r.staleReads, r.blueGreen} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -156,6 +164,10 @@ func (r *Recorder) Event(reason string) {
 		r.snapshots.WithLabelValues("checkpoint", "success").Inc()
 	case "CheckpointError":
 		r.snapshots.WithLabelValues("checkpoint", "failure").Inc()
+	default:
+		if event, ok := strings.CutPrefix(reason, "BlueGreen"); ok {
+			r.blueGreen.WithLabelValues(event).Inc()
+		}
 	}
 }
 

@@ -27,6 +27,9 @@ func TestRecorder(t *testing.T) {
 	r.Event("SavepointError")
 	r.Event("SavepointCompleted")
 	r.Event("Deploy") // not a snapshot outcome
+	r.Event("BlueGreenActive")
+	r.Event("BlueGreenAborted")
+	r.Event("BlueGreenActive")
 	r.ReconcileError("Deploy")
 	r.Forget(b)
 
@@ -42,8 +45,12 @@ flinkop_snapshots_total{kind="savepoint",result="success"} 2
 # HELP flinkop_reconcile_errors_total Reconciles that failed, by the step that failed.
 # TYPE flinkop_reconcile_errors_total counter
 flinkop_reconcile_errors_total{step="Deploy"} 1
+# HELP flinkop_bluegreen_events_total What FlinkBlueGreenDeployments did, by event (Deploying, Savepoint, Active, Aborted, Failed, Suspended, Ingress).
+# TYPE flinkop_bluegreen_events_total counter
+flinkop_bluegreen_events_total{event="Aborted"} 1
+flinkop_bluegreen_events_total{event="Active"} 2
 `
-	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), ResourcesName, SnapshotsName, ReconcileErrorsName); err != nil {
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), ResourcesName, SnapshotsName, ReconcileErrorsName, BlueGreenName); err != nil {
 		t.Error(err)
 	}
 	// One transition, UPGRADING → STABLE after 90s.
