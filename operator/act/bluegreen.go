@@ -23,7 +23,11 @@ type BlueGreenFlinkAPI interface {
 // BlueGreenExecutor carries out blue/green actions: it writes only the resource's own children
 // (FlinkDeployments it controls), and triggers savepoints on their JobManagers.
 type BlueGreenExecutor struct {
+	// Client reads (through the cache) and writes Kubernetes objects.
 	Client client.Client
+	// Reader reads past the cache (nil: Client): an Ingress create that finds its name taken
+	// reads the object there, to tell the resource's own from another's.
+	Reader client.Reader
 	// Flink returns the REST client of a child's JobManager.
 	Flink func(d *flinkv1beta1.FlinkDeployment) BlueGreenFlinkAPI
 }
@@ -38,7 +42,7 @@ func (e *BlueGreenExecutor) Execute(ctx context.Context, bg *flinkv1beta1.FlinkB
 		child.Namespace, child.Name = bg.Namespace, a.Color.ChildName(bg.Name)
 		return deleteOwned(ctx, e.Client, child, bg.UID)
 	case bluegreen.ActApplyIngress:
-		return e.applyIngress(ctx, RenderBlueGreenIngress(bg, a.Color))
+		return (&Executor{Client: e.Client, Reader: e.Reader}).apply(ctx, RenderBlueGreenIngress(bg, a.Color))
 	case bluegreen.ActDeleteIngress:
 		ing := &networkingv1.Ingress{}
 		ing.Namespace, ing.Name = bg.Namespace, IngressName(bg.Name)
@@ -102,29 +106,4 @@ func BlueGreenChild(bg *flinkv1beta1.FlinkBlueGreenDeployment, c flinkv1beta1.Bl
 		},
 		Spec: spec,
 	}
-}
-
-// applyIngress creates the Ingress, or updates the one the resource controls when its hash
-// differs; one it does not control is refused (ErrNotOwned).
-func (e *BlueGreenExecutor) applyIngress(ctx context.Context, want *networkingv1.Ingress) error {
-	var cur networkingv1.Ingress
-	err := e.Client.Get(ctx, client.ObjectKeyFromObject(want), &cur)
-	if apierrors.IsNotFound(err) {
-		err = e.Client.Create(ctx, want)
-		if apierrors.IsAlreadyExists(err) { // there, but not in the cache: not labelled as ours
-			return fmt.Errorf("%s %w (not labelled %s=%s): rename the resource or remove the object", describe(want), ErrNotOwned, LabelManagedBy, ManagedBy)
-		}
-		return wrap("create "+describe(want), err)
-	}
-	if err != nil {
-		return wrap("get "+describe(want), err)
-	}
-	if err := checkControlled(&cur, controllerUID(want)); err != nil {
-		return err
-	}
-	if cur.Annotations[AnnotationIngressHash] == want.Annotations[AnnotationIngressHash] {
-		return nil
-	}
-	cur.Labels, cur.Annotations, cur.Spec = want.Labels, want.Annotations, want.Spec
-	return wrap("update "+describe(&cur), e.Client.Update(ctx, &cur))
 }

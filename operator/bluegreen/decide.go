@@ -1,9 +1,6 @@
 package bluegreen
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -74,9 +71,14 @@ func (s *step) decide() {
 }
 
 // initializing deploys the first (blue) child, unless the template is suspended, or a first
-// deployment failed and the spec has not changed since.
+// deployment failed and the spec has not changed since. A blue child that exists already was
+// deployed before a status write was lost: it is taken up again.
 func (s *step) initializing() {
 	tmpl := s.bg.Spec.Template.Spec
+	if b := s.in.Blue; live(b) {
+		s.deploy(flinkv1beta1.Blue, s.childSpec(flinkv1beta1.Blue, b.Spec.Job.InitialSavepointPath), "taking up "+b.Name)
+		return
+	}
 	if jobState(tmpl) == flinkv1beta1.JobStateSuspended {
 		s.st.JobStatus.State = flinkv1beta1.JobStatusSuspended
 		s.requeue(s.in.ReconcileInterval)
@@ -90,125 +92,110 @@ func (s *step) initializing() {
 	s.startChild(flinkv1beta1.Blue, s.childSpec(flinkv1beta1.Blue, tmpl.Job.InitialSavepointPath))
 }
 
-// active handles a change of the template while child x serves.
+// active handles child x serving. A change of the template since the spec last acted on
+// starts work; what the work is follows from how x's own spec differs from the template (after
+// a failed switch, x still runs the spec before it).
 func (s *step) active(x flinkv1beta1.BlueGreenColor) {
 	tmpl := s.bg.Spec.Template.Spec
-	change := Classify(LastReconciled(s.st), tmpl)
 	a, other := s.child(x), s.child(x.Other())
 	switch {
-	case change == ChangeNone:
-		if live(a) && s.syncIngress(x) {
-			s.requeue(soon)
-		} else {
-			s.requeue(s.in.ReconcileInterval)
+	case a == nil && live(other):
+		s.st.BlueGreenState = activeState(x.Other())
+		s.fail(ReasonFailed, fmt.Sprintf("Flink Deployment '%s' was deleted; %s stays active", x.ChildName(s.bg.Name), other.Name))
+		s.requeue(soon)
+		return
+	case a == nil && other == nil:
+		s.restart(fmt.Sprintf("Flink Deployment '%s' was deleted", x.ChildName(s.bg.Name)))
+		return
+	case Classify(LastReconciled(s.st), tmpl) == ChangeNone:
+		s.idle(x, a, other)
+		return
+	case !live(a):
+		s.notReady(x, a)
+		return
+	}
+	change := Classify(&a.Spec, s.childSpec(x, a.Spec.Job.InitialSavepointPath))
+	switching := change == ChangeTransition || change == ChangeRedeploy
+	switch {
+	case change == ChangeNone: // the template is what x runs (a change was undone)
+		markReconciled(s.st, s.bg.Spec)
+		s.st.Error = ""
+		s.st.JobStatus.State = flinkv1beta1.JobStatusRunning
+		if jobState(&a.Spec) == flinkv1beta1.JobStateSuspended {
+			s.st.JobStatus.State = flinkv1beta1.JobStatusSuspended
 		}
-	case (change == ChangeTransition || change == ChangeRedeploy) && other == nil && live(a) && jobState(&a.Spec) == flinkv1beta1.JobStateSuspended:
-		// A suspended job does not switch colour: its spec changes in place.
-		s.deploy(x, s.childSpec(x, a.Spec.Job.InitialSavepointPath), "patching suspended "+a.Name+" in place ("+string(change)+")")
-	case change == ChangeTransition || change == ChangeRedeploy:
-		if !Ready(a) {
-			s.notReady(x, a)
-			return
-		}
-		if change == ChangeRedeploy || tmpl.Job.EffectiveUpgradeMode() == flinkv1beta1.UpgradeModeStateless {
-			s.startChild(x.Other(), s.childSpec(x.Other(), tmpl.Job.InitialSavepointPath))
-			return
-		}
-		if other != nil {
+		s.requeue(soon)
+	case other != nil && !live(other):
+		s.removeLeftover(x.Other(), other) // waits until it is gone
+	case other != nil && (!switching || jobState(&a.Spec) == flinkv1beta1.JobStateSuspended):
+		// An in-place change leaves one child; a leftover that alone is ready is kept.
+		if Ready(a) || !Ready(other) {
 			s.removeLeftover(x.Other(), other)
 			return
 		}
-		s.triggerSavepoint(x, a)
-	case other != nil:
-		s.removeLeftover(x.Other(), other) // an in-place change leaves one child
-	case !live(a):
 		s.notReady(x, a)
+	case switching && jobState(&a.Spec) == flinkv1beta1.JobStateSuspended:
+		// A suspended job does not switch colour: its spec changes in place.
+		s.deploy(x, s.childSpec(x, a.Spec.Job.InitialSavepointPath), "patching suspended "+a.Name+" in place ("+string(change)+")")
+	case switching && !Ready(a):
+		s.notReady(x, a)
+	case change == ChangeRedeploy || switching && tmpl.Job.EffectiveUpgradeMode() == flinkv1beta1.UpgradeModeStateless:
+		s.startChild(x.Other(), s.childSpec(x.Other(), tmpl.Job.InitialSavepointPath))
+	case switching && other != nil:
+		s.removeLeftover(x.Other(), other)
+	case switching:
+		s.triggerSavepoint(x, a, false)
 	default: // suspend, resume, or a change that restarts nothing: patch in place
 		s.deploy(x, s.childSpec(x, a.Spec.Job.InitialSavepointPath), "patching "+a.Name+" in place ("+string(change)+")")
 	}
 }
 
+// idle keeps an active child x with nothing to change: a child of the other colour is the
+// leftover of an interrupted switch (deleted, unless it alone is ready), and the Ingress
+// follows x.
+func (s *step) idle(x flinkv1beta1.BlueGreenColor, a, other *flinkv1beta1.FlinkDeployment) {
+	switch {
+	case live(other) && (Ready(a) || !Ready(other)):
+		s.removeLeftover(x.Other(), other)
+	case live(a) && s.syncIngress(x):
+		s.requeue(soon)
+	default:
+		s.requeue(s.in.ReconcileInterval)
+	}
+}
+
 // notReady reports a change that waits for the active child to be ready. Unlike the Apache
-// operator, the change is kept (not marked reconciled): it goes ahead once the child is ready.
+// operator, the change is kept (not marked reconciled): it goes ahead once the child is ready
+// (its status change wakes the resource).
 func (s *step) notReady(x flinkv1beta1.BlueGreenColor, a *flinkv1beta1.FlinkDeployment) {
 	name := "null"
 	if a != nil {
 		name = a.Name
 	}
 	s.fail(ReasonFailed, fmt.Sprintf("Transition to %s not possible, current Flink Deployment '%s' is not READY. FAILING '%s'", x.Other(), name, s.bg.Name))
-	s.requeue(s.set.RescheduleInterval)
+	s.requeue(s.in.ReconcileInterval)
 }
 
 // removeLeftover deletes a child of the colour that is not active (an earlier switch's, left
-// by a crash or by hand) before a new one is deployed; one being deleted is waited for.
+// by a crash or by hand) before anything else is done; one being deleted is waited for (its
+// removal wakes the resource).
 func (s *step) removeLeftover(c flinkv1beta1.BlueGreenColor, d *flinkv1beta1.FlinkDeployment) {
 	if live(d) {
 		s.res.Action = Action{Kind: ActDelete, Color: c}
-	}
-	s.requeue(soon)
-}
-
-// triggerSavepoint takes a savepoint of the active child's job for the switch; the job keeps
-// running until the new child is ready.
-func (s *step) triggerSavepoint(x flinkv1beta1.BlueGreenColor, a *flinkv1beta1.FlinkDeployment) {
-	conf, _ := a.Spec.FlinkConfiguration.Flatten()
-	dir, ok := flinkv1beta1.FirstSet(conf, flinkv1beta1.ConfigSavepointsDirV2, flinkv1beta1.ConfigSavepointsDir)
-	if !ok {
-		s.fail(ReasonFailed, fmt.Sprintf("Could not trigger Savepoint. Details: %s has no savepoint directory: set %s in spec.template.spec.flinkConfiguration, or use upgradeMode stateless",
-			a.Name, flinkv1beta1.ConfigSavepointsDir))
-		s.requeue(s.in.ReconcileInterval)
+		s.requeue(soon)
 		return
 	}
-	id := triggerID(s.bg, s.bg.Spec.Template.Spec)
-	s.res.Action = Action{Kind: ActTriggerSavepoint, Color: x, JobID: a.Status.JobStatus.JobID, TargetDirectory: dir, TriggerID: id}
-	s.st.BlueGreenState = savepointing(x)
-	s.st.SavepointTriggerID = id
-	s.st.AbortTimestamp = s.stamp(s.in.Now.Add(s.set.AbortGracePeriod))
-	s.st.JobStatus.State = flinkv1beta1.JobStatusReconciling
-	s.st.Error = ""
-	s.event(decide.Normal, ReasonSavepoint, fmt.Sprintf("Taking a savepoint of %s for the switch to %s", a.Name, x.Other().ChildName(s.bg.Name)))
 	s.requeue(s.set.RescheduleInterval)
 }
 
-// savepointing waits for the savepoint of the active child x, then deploys the other child
-// from it. A savepoint that fails, or is not done within the abort grace period, ends the
-// switch (the change is marked reconciled, as in the Apache operator: change the spec again
-// to retry).
-func (s *step) savepointing(x flinkv1beta1.BlueGreenColor) {
-	sp := s.in.Savepoint
-	switch {
-	case sp != nil && sp.Lost:
-		// Flink no longer knows the trigger (its JobManager restarted): trigger it again.
-		if a := s.child(x); Ready(a) {
-			s.triggerSavepoint(x, a)
-			return
-		}
-		s.endSwitch(x, "Could not start Transition. Details: the savepoint "+s.st.SavepointTriggerID+" was lost and "+x.ChildName(s.bg.Name)+" is not READY")
-	case sp != nil && sp.Done && sp.Failure != "":
-		s.endSwitch(x, fmt.Sprintf("Could not start Transition. Details: Could not fetch savepoint with triggerId: %s. Error: %s", s.st.SavepointTriggerID, sp.Failure))
-	case sp != nil && sp.Done && Classify(LastReconciled(s.st), s.bg.Spec.Template.Spec) != ChangeTransition:
-		// The template changed meanwhile to something that switches nothing (a suspend, say):
-		// the savepoint goes unused, and the active child takes the change.
-		s.st.BlueGreenState = activeState(x)
-		s.resetMarkers()
-		s.requeue(soon)
-	case sp != nil && sp.Done:
-		s.startChild(x.Other(), s.childSpec(x.Other(), sp.Location))
-	case !s.in.Now.Before(s.parse(s.st.AbortTimestamp)):
-		s.endSwitch(x, fmt.Sprintf("Could not start Transition. Details: the savepoint %s of %s did not complete within %s (%s)",
-			s.st.SavepointTriggerID, x.ChildName(s.bg.Name), s.set.AbortGracePeriod, flinkv1beta1.BlueGreenAbortGracePeriod))
-	default:
-		s.requeue(s.set.RescheduleInterval)
-	}
-}
-
-// endSwitch gives up a switch before any child was deployed: x stays active.
-func (s *step) endSwitch(x flinkv1beta1.BlueGreenColor, msg string) {
-	s.st.BlueGreenState = activeState(x)
+// restart starts over from the first deployment when no child is left (deleted by hand): the
+// state they had is gone, and the template's initialSavepointPath is where blue starts.
+func (s *step) restart(why string) {
 	s.resetMarkers()
-	markReconciled(s.st, s.bg.Spec)
-	s.fail(ReasonFailed, msg)
-	s.requeue(s.in.ReconcileInterval)
+	s.st.BlueGreenState = flinkv1beta1.BlueGreenInitializingBlue
+	s.st.LastReconciledSpec = ""
+	s.fail(ReasonFailed, why+"; deploying again from the template")
+	s.requeue(soon)
 }
 
 // startChild deploys a new child of colour c with spec, once no other child of that colour is
@@ -252,56 +239,4 @@ func (s *step) child(c flinkv1beta1.BlueGreenColor) *flinkv1beta1.FlinkDeploymen
 		return s.in.Blue
 	}
 	return s.in.Green
-}
-
-// fail sets FAILING with msg; the Warning is recorded when the message is new.
-func (s *step) fail(reason, msg string) {
-	if s.st.Error != msg || s.st.JobStatus.State != flinkv1beta1.JobStatusFailing {
-		s.event(decide.Warning, reason, msg)
-	}
-	s.st.Error = msg
-	s.st.JobStatus.State = flinkv1beta1.JobStatusFailing
-}
-
-func (s *step) event(t decide.EventType, reason, msg string) {
-	s.res.Events = append(s.res.Events, decide.Event{Type: t, Reason: reason, Message: msg})
-}
-
-// requeue asks to look again after d (the soonest asked wins).
-func (s *step) requeue(d time.Duration) {
-	if d <= 0 {
-		d = soon
-	}
-	if s.res.RequeueAfter == 0 || d < s.res.RequeueAfter {
-		s.res.RequeueAfter = d
-	}
-}
-
-func (s *step) resetMarkers() {
-	s.st.AbortTimestamp, s.st.DeploymentReadyTimestamp, s.st.SavepointTriggerID = Epoch, Epoch, ""
-}
-
-func (s *step) stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
-
-// parse reads a status timestamp; an unreadable one is the epoch.
-func (s *step) parse(v string) time.Time {
-	t, err := time.Parse(time.RFC3339, v)
-	if err != nil {
-		return time.Unix(0, 0).UTC()
-	}
-	return t
-}
-
-// triggerID is the savepoint trigger id of a switch to spec: a retried trigger (after a lost
-// status write) names the same operation, and Flink does not take a second savepoint.
-func triggerID(bg *flinkv1beta1.FlinkBlueGreenDeployment, spec *flinkv1beta1.FlinkDeploymentSpec) string {
-	raw, _ := json.Marshal(spec)
-	sum := sha256.Sum256(append([]byte(string(bg.UID)+"/bluegreen/"), raw...))
-	return hex.EncodeToString(sum[:16])
-}
-
-// equalStatus compares two statuses, ignoring the timestamp of the last write.
-func equalStatus(a, b flinkv1beta1.FlinkBlueGreenDeploymentStatus) bool {
-	a.LastReconciledTimestamp, b.LastReconciledTimestamp = "", ""
-	return sameJSON(a, b)
 }

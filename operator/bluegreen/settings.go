@@ -14,6 +14,7 @@ const (
 	DefaultRescheduleInterval = 15 * time.Second
 	DefaultDeploymentDeletion = time.Duration(0)
 	minRescheduleInterval     = time.Second
+	minAbortGracePeriod       = 10 * time.Second
 	maxSetting                = 24 * time.Hour
 )
 
@@ -29,7 +30,8 @@ type Settings struct {
 
 // ParseSettings reads spec.configuration (Flink durations; a bare number is milliseconds).
 // Every value is bounded: 0 to 24 h, the interval at least 1 s (a smaller one would poll
-// the API server and Flink in a loop).
+// the API server and Flink in a loop), the grace period at least 10 s (a smaller one would
+// give up every switch at its first look).
 func ParseSettings(conf map[string]string) (Settings, error) {
 	s := Settings{AbortGracePeriod: DefaultAbortGracePeriod, RescheduleInterval: DefaultRescheduleInterval, DeletionDelay: DefaultDeploymentDeletion}
 	for _, set := range []struct {
@@ -55,5 +57,6 @@ func ParseSettings(conf map[string]string) (Settings, error) {
 		*dst = d
 	}
 	s.RescheduleInterval = max(s.RescheduleInterval, minRescheduleInterval)
+	s.AbortGracePeriod = max(s.AbortGracePeriod, minAbortGracePeriod)
 	return s, nil
 }

@@ -16,7 +16,14 @@ func (s *step) transitioning(t flinkv1beta1.BlueGreenColor) {
 	tmpl := s.bg.Spec.Template.Spec
 	target, cur := s.child(t), s.child(t.Other())
 	change := Classify(LastReconciled(s.st), tmpl)
-	if change != ChangeNone && change != ChangeSuspend && live(target) {
+	switching := live(cur) // else t is the only child, patched in place
+	switch {
+	case change == ChangeNone || !live(target) || change == ChangeSuspend && switching:
+		// nothing new; or a suspend, which waits until the switch is done
+	case !switching && Ready(target) && (change == ChangeTransition || change == ChangeRedeploy):
+		s.finish(t, target) // t serves: done, and ACTIVE switches colour for the change
+		return
+	default:
 		carry := target.Spec.Job.InitialSavepointPath
 		if change == ChangeRedeploy {
 			carry = tmpl.Job.InitialSavepointPath
@@ -29,6 +36,10 @@ func (s *step) transitioning(t flinkv1beta1.BlueGreenColor) {
 		s.targetGone(t, cur)
 	case jobState(&target.Spec) == flinkv1beta1.JobStateSuspended:
 		if !Suspended(target) {
+			if !s.in.Now.Before(s.parse(s.st.AbortTimestamp)) {
+				s.fail(ReasonFailed, fmt.Sprintf("Flink Deployment '%s' is not SUSPENDED within %s (%s)%s", target.Name,
+					s.set.AbortGracePeriod, flinkv1beta1.BlueGreenAbortGracePeriod, childError(target)))
+			}
 			s.requeue(s.set.RescheduleInterval)
 			return
 		}
@@ -43,20 +54,28 @@ func (s *step) transitioning(t flinkv1beta1.BlueGreenColor) {
 	case s.in.Now.Before(s.parse(s.st.AbortTimestamp)):
 		s.requeue(min(s.set.RescheduleInterval, s.parse(s.st.AbortTimestamp).Sub(s.in.Now)))
 	case live(cur):
+		if s.syncIngress(t.Other()) { // traffic back to cur first, if it had moved
+			s.requeue(soon)
+			return
+		}
 		s.res.Action = Action{Kind: ActDelete, Color: t}
 		s.st.BlueGreenState = activeState(t.Other())
 		s.resetMarkers()
 		s.fail(ReasonAborted, fmt.Sprintf("Aborting deployment '%s', rolling B/G deployment back to %s", target.Name, activeState(t.Other())))
 		s.requeue(s.in.ReconcileInterval)
 	default:
-		why := ""
-		if target.Status.Error != "" {
-			why = " (its status.error: " + target.Status.Error + ")"
-		}
 		s.fail(ReasonFailed, fmt.Sprintf("Flink Deployment '%s' is not READY within %s (%s)%s; it is the only one and keeps running: change spec.template.spec to fix it",
-			target.Name, s.set.AbortGracePeriod, flinkv1beta1.BlueGreenAbortGracePeriod, why))
-		s.requeue(s.set.RescheduleInterval)
+			target.Name, s.set.AbortGracePeriod, flinkv1beta1.BlueGreenAbortGracePeriod, childError(target)))
+		s.requeue(s.in.ReconcileInterval)
 	}
+}
+
+// childError quotes a child's status.error for a message ("" when it has none).
+func childError(d *flinkv1beta1.FlinkDeployment) string {
+	if d.Status.Error == "" {
+		return ""
+	}
+	return " (its status.error: " + d.Status.Error + ")"
 }
 
 // cutOver makes the ready child t active: the old child cur is deleted once t has been ready
@@ -79,6 +98,11 @@ func (s *step) cutOver(t flinkv1beta1.BlueGreenColor, target, cur *flinkv1beta1.
 		}
 		s.res.Action = Action{Kind: ActDelete, Color: t.Other()}
 	}
+	s.finish(t, target)
+}
+
+// finish makes t active with its job running.
+func (s *step) finish(t flinkv1beta1.BlueGreenColor, target *flinkv1beta1.FlinkDeployment) {
 	s.resetMarkers()
 	s.st.BlueGreenState = activeState(t)
 	s.st.JobStatus.State = flinkv1beta1.JobStatusRunning
@@ -98,10 +122,7 @@ func (s *step) targetGone(t flinkv1beta1.BlueGreenColor, cur *flinkv1beta1.Flink
 		s.requeue(s.in.ReconcileInterval)
 		return
 	}
-	s.st.BlueGreenState = flinkv1beta1.BlueGreenInitializingBlue
-	s.st.LastReconciledSpec = ""
-	s.fail(ReasonFailed, msg+"; deploying again")
-	s.requeue(soon)
+	s.restart(msg)
 }
 
 // live reports whether d exists and is not being deleted.

@@ -41,6 +41,7 @@ type ActionKind string
 
 // The blue/green actions.
 const (
+	// ActNone does nothing.
 	ActNone ActionKind = ""
 	// ActDeploy creates the child, or replaces its spec (and the colour label).
 	ActDeploy ActionKind = "DeployChild"
@@ -56,6 +57,7 @@ const (
 
 // Action is one thing to do.
 type Action struct {
+	// Kind is what to do; Color the child it is done to (or routed to, for the Ingress).
 	Kind  ActionKind
 	Color flinkv1beta1.BlueGreenColor
 	// Spec is the child's spec (ActDeploy).
@@ -66,6 +68,8 @@ type Action struct {
 
 // Result is what Decide chose.
 type Result struct {
+	// Action is the one action; Status the status to write after it; Events the Events to
+	// record.
 	Action Action
 	Status flinkv1beta1.FlinkBlueGreenDeploymentStatus
 	Events []decide.Event
@@ -73,7 +77,7 @@ type Result struct {
 	RequeueAfter time.Duration
 }
 
-// Event reasons.
+// Event reasons of a blue/green deployment's Events.
 const (
 	ReasonDeploying = "BlueGreenDeploying"
 	ReasonSavepoint = "BlueGreenSavepoint"

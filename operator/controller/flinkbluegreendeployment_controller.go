@@ -33,11 +33,15 @@ type BlueGreenExecutor interface {
 // are controlled by the resource, so Kubernetes's garbage collector deletes them with it (and
 // each child's own finalizer shuts its cluster down).
 type FlinkBlueGreenDeploymentReconciler struct {
-	Client   client.Client
+	// Client reads (through the cache) and writes the resources.
+	Client client.Client
+	// Recorder records Events; Clock tells the time.
 	Recorder EventRecorder
 	Clock    clock.PassiveClock
 	// Options are the operator-wide options (the reconcile interval).
-	Options  config.Options
+	Options config.Options
+	// Observer reads the children, the Ingress and the savepoint; Executor carries out the
+	// action.
 	Observer BlueGreenObserver
 	Executor BlueGreenExecutor
 	// Metrics records Prometheus metrics (nil: none).

@@ -252,6 +252,9 @@ func (s Setup) SnapshotReconciler(c client.Client, rec EventRecorder) *FlinkStat
 
 // NewFlinkBlueGreenDeploymentReconciler builds the blue/green reconciler for a manager.
 func (s Setup) NewFlinkBlueGreenDeploymentReconciler(mgr ctrl.Manager) *FlinkBlueGreenDeploymentReconciler {
+	if s.APIReader == nil {
+		s.APIReader = mgr.GetAPIReader()
+	}
 	return s.BlueGreenReconciler(mgr.GetClient(), eventsAPI{mgr.GetEventRecorder("flinkop")})
 }
 
@@ -267,12 +270,12 @@ func (s Setup) BlueGreenReconciler(c client.Client, rec EventRecorder) *FlinkBlu
 		Metrics:  s.Metrics,
 		Workers:  s.Parallelism,
 		Observer: &observe.BlueGreenObserver{
-			Client: c, RESTBudget: s.restBudget(),
+			Client: c, Reader: s.APIReader, RESTBudget: s.restBudget(),
 			Flink: func(d *flinkv1beta1.FlinkDeployment) observe.OperationAPI { return s.clients(d) },
 		},
 		Executor: &act.BlueGreenExecutor{
-			Client: c,
-			Flink:  func(d *flinkv1beta1.FlinkDeployment) act.BlueGreenFlinkAPI { return s.clients(d) },
+			Client: c, Reader: s.APIReader,
+			Flink: func(d *flinkv1beta1.FlinkDeployment) act.BlueGreenFlinkAPI { return s.clients(d) },
 		},
 		fence: writeFence{off: s.NoWriteFence},
 	}

@@ -19,6 +19,9 @@ import (
 type BlueGreenObserver struct {
 	// Client reads Kubernetes objects (the manager's cache).
 	Client client.Reader
+	// Reader reads past the cache (nil: Client): the cache holds only Ingresses labelled as
+	// the operator's, so an Ingress asked for and not in it is looked for there.
+	Reader client.Reader
 	// Flink returns the REST client of a child's JobManager.
 	Flink func(d *flinkv1beta1.FlinkDeployment) OperationAPI
 	// RESTBudget bounds the REST reads of one observation together (see Observer).
@@ -53,7 +56,11 @@ func (o *BlueGreenObserver) Observe(ctx context.Context, bg *flinkv1beta1.FlinkB
 		}
 	}
 	var ing networkingv1.Ingress
-	err := o.Client.Get(ctx, client.ObjectKey{Namespace: bg.Namespace, Name: bg.Name}, &ing)
+	key := client.ObjectKey{Namespace: bg.Namespace, Name: bg.Name}
+	err := o.Client.Get(ctx, key, &ing)
+	if apierrors.IsNotFound(err) && bg.Spec.Ingress != nil && o.Reader != nil {
+		err = o.Reader.Get(ctx, key, &ing) // another's, unlabelled, is not in the cache
+	}
 	switch {
 	case err == nil:
 		ref := metav1.GetControllerOf(&ing)

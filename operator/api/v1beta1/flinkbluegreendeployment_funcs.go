@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -68,8 +69,9 @@ func (b *FlinkBlueGreenDeployment) Validate() field.ErrorList {
 			errs = append(errs, field.NotSupported(spec.Child("configuration").Key(k), k, BlueGreenKeys))
 		}
 	}
-	if in := b.Spec.Ingress; in != nil && in.Template == "" {
-		errs = append(errs, field.Required(spec.Child("ingress", "template"), "a host and/or path template, e.g. {{name}}.{{namespace}}.example.com"))
+	errs = append(errs, validateSize(spec, &b.Spec)...) // status keeps a copy (lastReconciledSpec)
+	if in := b.Spec.Ingress; in != nil {
+		errs = append(errs, validateIngressTemplate(spec.Child("ingress", "template"), in.Template, b.Name, b.Namespace)...)
 	}
 	t := b.Spec.Template.Spec
 	switch {
@@ -111,4 +113,30 @@ func BlueGreenChildSpec(t FlinkDeploymentSpec, c BlueGreenColor) FlinkDeployment
 		}
 	}
 	return spec
+}
+
+// validateIngressTemplate checks an Ingress template on what it renders to for the resource:
+// not empty, and a host (the part before the first /) that the API server takes.
+func validateIngressTemplate(path *field.Path, template, name, namespace string) field.ErrorList {
+	if template == "" {
+		return field.ErrorList{field.Required(path, "a host and/or path template, e.g. {{name}}.{{namespace}}.example.com")}
+	}
+	if namespace == "" {
+		namespace = "default" // a manifest without one is applied to a namespace
+	}
+	t := strings.NewReplacer("{{name}}", name, "{{namespace}}", namespace).Replace(template)
+	t = strings.TrimPrefix(strings.TrimPrefix(t, "http://"), "https://")
+	host, _, _ := strings.Cut(t, "/")
+	if host == "" {
+		return nil
+	}
+	check := validation.IsDNS1123Subdomain
+	if strings.HasPrefix(host, "*.") {
+		check = validation.IsWildcardDNS1123Subdomain
+	}
+	var errs field.ErrorList
+	for _, msg := range check(host) {
+		errs = append(errs, field.Invalid(path, template, "the host it names, "+host+": "+msg))
+	}
+	return errs
 }

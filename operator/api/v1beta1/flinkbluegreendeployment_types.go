@@ -26,8 +26,8 @@ type FlinkBlueGreenDeploymentSpec struct {
 	// reconciliation.reschedule-interval, deployment-deletion.delay); other keys are refused.
 	// +optional
 	Configuration map[string]string `json:"configuration,omitempty"`
-	// Ingress is accepted for compatibility; Flinkop does not yet manage a blue/green
-	// resource's own Ingress (a child's spec.ingress works, prefixed blue- or green-).
+	// Ingress asks for an Ingress, named like the resource, to the REST Service of the
+	// active child; it moves to a new child before the old one is deleted.
 	// +optional
 	Ingress *IngressSpec `json:"ingress,omitempty"`
 	// Template is the FlinkDeployment the children run.
