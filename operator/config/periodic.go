@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -75,7 +76,8 @@ var quartzParser = robfig.NewParser(robfig.Second | robfig.Minute | robfig.Hour 
 
 // ParseQuartz reads a Quartz cron expression: seconds, minutes, hours, day of month, month,
 // day of week (1–7 from Sunday, or SUN–SAT), and an optional year that must be open ('*' or
-// '?'). Quartz's L, W and # are refused (the parser underneath has no such days).
+// '?'). As in Quartz, exactly one of the two day fields is '?'. Quartz's L, W and # are refused
+// (the parser underneath has no such days).
 func ParseQuartz(expr string) (robfig.Schedule, error) {
 	fields := strings.Fields(expr)
 	if len(fields) != 6 && len(fields) != 7 {
@@ -86,6 +88,10 @@ func ParseQuartz(expr string) (robfig.Schedule, error) {
 			return nil, fmt.Errorf("the year field must be * or ? (years are not supported), not %q", y)
 		}
 		fields = fields[:6]
+	}
+	if (fields[3] == "?") == (fields[5] == "?") {
+		// Quartz's CronExpression refuses both: one day field must be left open.
+		return nil, errors.New("support for specifying both a day-of-week AND a day-of-month parameter is not implemented: set exactly one of the day fields to ?")
 	}
 	if strings.ContainsAny(strings.ToUpper(fields[3]), "LW") {
 		return nil, fmt.Errorf("day of month %q: L and W are not supported", fields[3])
