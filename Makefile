@@ -18,9 +18,9 @@ export KUBEBUILDER_ASSETS
 GO_TEST_FLAGS ?= -race -count=1
 # Property checks the CI-sized scenario sweep runs (make test, kept within 15 minutes on 2
 # cores); make sim takes SEEDS.
-SCENARIO_CHECKS ?= 210
+SCENARIO_CHECKS ?= 190
 # The hostile-input property's runs are longer (every run settles for 10 virtual minutes).
-HOSTILE_CHECKS ?= 50
+HOSTILE_CHECKS ?= 45
 # The CI sweep is reproducible (a fixed base seed); make sim explores new random seeds.
 SCENARIO_SEED ?= 20261122
 # FLEET deployments (SLOW percent of them hung in the last phase) for make bench-fleet.
