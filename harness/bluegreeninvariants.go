@@ -21,11 +21,12 @@ type blueGreenState struct {
 	served bool
 	// children are the children seen at the last check, by colour.
 	children map[flinkv1beta1.BlueGreenColor]childSeen
-	// switchFrom is the job the active child ran when the change that a switch acts on was
-	// applied, and switchAt when (B3); generation is the resource's generation seen last.
-	switchFrom string
+	// switchAt is when the last change a switch may act on was applied (B3): a change seen
+	// while a child was active, or while the only child was being deployed or patched;
+	// generation and uid are the resource's as seen last.
 	switchAt   time.Time
 	generation int64
+	uid        string
 	state      flinkv1beta1.BlueGreenState
 }
 
@@ -59,6 +60,7 @@ func (c *Checker) checkBlueGreens() []string {
 type BlueGreenView struct {
 	// Exists is false once the resource is gone.
 	Exists     bool
+	UID        string
 	State      flinkv1beta1.BlueGreenState
 	Generation int64
 	// Children are the FlinkDeployments the resource controls, by colour.
@@ -82,7 +84,7 @@ func (c *Checker) checkBlueGreen(name string, st *blueGreenState) []string {
 	case err != nil:
 		return []string{fmt.Sprintf("%s: read: %v", name, err)}
 	default:
-		v.Exists, v.State, v.Generation = true, b.Status.BlueGreenState, b.Generation
+		v.Exists, v.UID, v.State, v.Generation = true, string(b.UID), b.Status.BlueGreenState, b.Generation
 		if t := b.Spec.Template.Spec; t != nil && t.Job != nil {
 			v.TemplateSavepoint = t.Job.InitialSavepointPath
 		}
@@ -142,24 +144,43 @@ func (st *blueGreenState) Check(name string, v BlueGreenView) []string {
 			}
 		}
 	}
-	if v.Exists && st.served && !anyLive(now) {
+	if v.Exists && st.served && liveCount(now) == 0 {
 		out = append(out, fmt.Sprintf("%s: no child left that is not being deleted, after one served (invariant B2: no gap in service)", name))
 	}
 	st.children = now
 	return out
 }
 
-// noteChange remembers when a change was applied while a child was active (since the last
-// check), and the job that child ran: a switch's savepoint must be of that job, and later.
+// noteChange remembers when a change was applied (since the last check) that a switch may act
+// on: one applied while a child was active, or while the only child was being deployed or
+// patched (a change applied during a savepoint or a switch takes no new savepoint). A new
+// resource of the same name starts afresh.
 func (st *blueGreenState) noteChange(v BlueGreenView) {
-	if v.Generation != st.generation && (st.state == flinkv1beta1.BlueGreenActiveBlue || st.state == flinkv1beta1.BlueGreenActiveGreen) {
-		active := flinkv1beta1.Blue
-		if st.state == flinkv1beta1.BlueGreenActiveGreen {
-			active = flinkv1beta1.Green
+	if v.Exists && v.UID != st.uid {
+		*st = blueGreenState{children: map[flinkv1beta1.BlueGreenColor]childSeen{}, uid: v.UID}
+	}
+	if v.Generation != st.generation {
+		switch st.state {
+		case flinkv1beta1.BlueGreenActiveBlue, flinkv1beta1.BlueGreenActiveGreen:
+			st.switchAt = v.Now
+		case flinkv1beta1.BlueGreenTransitioningToBlue, flinkv1beta1.BlueGreenTransitioningToGreen:
+			if liveCount(st.children) <= 1 {
+				st.switchAt = v.Now
+			}
 		}
-		st.switchFrom, st.switchAt = st.children[active].jobID, v.Now
 	}
 	st.generation, st.state = v.Generation, v.State
+}
+
+// liveCount counts the live children.
+func liveCount(children map[flinkv1beta1.BlueGreenColor]childSeen) int {
+	n := 0
+	for _, c := range children {
+		if c.live {
+			n++
+		}
+	}
+	return n
 }
 
 // see summarises the children of v, checking B3 for each new one.
@@ -172,7 +193,11 @@ func (st *blueGreenState) see(name string, v BlueGreenView) (map[flinkv1beta1.Bl
 		if known && prev.uid == seen.uid {
 			seen.everReady = prev.everReady
 		} else if p := d.Spec.Job.InitialSavepointPath; seen.live && p != "" && p != v.TemplateSavepoint {
-			out = append(out, st.restoresFresh(name, d.Name, p, v)...)
+			source := ""
+			if o := v.Children[col.Other()]; o != nil {
+				source = o.Status.JobStatus.JobID
+			}
+			out = append(out, st.restoresFresh(name, d.Name, p, source, v)...)
 		}
 		seen.everReady = seen.everReady || seen.ready
 		st.served = st.served || seen.ready
@@ -198,28 +223,20 @@ func (st *blueGreenState) deletedWhileServing(name string, now map[flinkv1beta1.
 	return out
 }
 
-// restoresFresh checks B3 for a new child that starts from path.
-func (st *blueGreenState) restoresFresh(name, child, path string, v BlueGreenView) []string {
+// restoresFresh checks B3 for a new child that starts from path, against source, the job the
+// other (active) child runs.
+func (st *blueGreenState) restoresFresh(name, child, path, source string, v BlueGreenView) []string {
 	snap, ok := v.Savepoint(path)
 	switch {
 	case !ok:
 		return []string{fmt.Sprintf("%s: %s starts from %s, which is not in the checkpoint storage (invariant B3)", name, child, path)}
 	case snap.Kind != fakeflink.KindSavepoint:
 		return []string{fmt.Sprintf("%s: %s starts from %s, a %s, not a savepoint (invariant B3)", name, child, path, snap.Kind)}
-	case st.switchFrom == "":
-		return []string{fmt.Sprintf("%s: %s starts from savepoint %s, but no switch asked for one (invariant B3)", name, child, path)}
-	case snap.JobID != st.switchFrom || snap.Time.Before(st.switchAt):
-		return []string{fmt.Sprintf("%s: %s starts from savepoint %s of job %s taken at %s; the switch began at %s on job %s (invariant B3: a savepoint taken after the active child's last state change)",
-			name, child, path, snap.JobID, snap.Time.Format(time.RFC3339), st.switchAt.Format(time.RFC3339), st.switchFrom)}
+	case st.switchAt.IsZero():
+		return []string{fmt.Sprintf("%s: %s starts from savepoint %s, but no change asked for a switch (invariant B3)", name, child, path)}
+	case snap.JobID != source || snap.Time.Before(st.switchAt):
+		return []string{fmt.Sprintf("%s: %s starts from savepoint %s of job %s taken at %s; the change was applied at %s and the active child runs job %s (invariant B3: a savepoint taken after the active child's last state change)",
+			name, child, path, snap.JobID, snap.Time.Format(time.RFC3339), st.switchAt.Format(time.RFC3339), source)}
 	}
 	return nil
-}
-
-func anyLive(children map[flinkv1beta1.BlueGreenColor]childSeen) bool {
-	for _, c := range children {
-		if c.live {
-			return true
-		}
-	}
-	return false
 }

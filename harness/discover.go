@@ -11,8 +11,8 @@ import (
 )
 
 // discover plays the operator's watches on the FlinkDeployments the operator itself changes:
-// a run or child it created is enqueued, one it deleted is reconciled at once, and a change
-// enqueues its cron template or FlinkBlueGreenDeployment; it also plays the garbage collector
+// a run or child it created is enqueued, one it deleted or whose spec it changed is reconciled
+// at once, and a change enqueues its cron template or FlinkBlueGreenDeployment; it also plays the garbage collector
 // for the children of a FlinkBlueGreenDeployment that is gone. Only cron templates and
 // blue/green deployments make the operator create FlinkDeployments, so a world without one
 // skips the listing.
@@ -25,7 +25,7 @@ func (w *World) discover() error {
 		return fmt.Errorf("list FlinkDeployments: %w", err)
 	}
 	if w.seen == nil {
-		w.seen = map[string]string{}
+		w.seen, w.gens = map[string]string{}, map[string]int64{}
 	}
 	now := w.Clock.Now()
 	for _, d := range list.Items {
@@ -48,9 +48,10 @@ func (w *World) discover() error {
 			continue
 		}
 		w.seen[d.Name] = d.ResourceVersion
-		if d.DeletionTimestamp != nil {
-			w.due[d.Name] = now
+		if g, ok := w.gens[d.Name]; d.DeletionTimestamp != nil || ok && g != d.Generation {
+			w.due[d.Name] = now // deleted, or its spec changed (a blue/green patch): its watch tells
 		}
+		w.gens[d.Name] = d.Generation
 		if at, ok := w.due[template]; ok && at.After(now) {
 			w.due[template] = now
 		}

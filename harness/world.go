@@ -70,7 +70,8 @@ type World struct {
 	alarms       alarms
 	api          apiFaults
 	dropEvents   int                  // watch events still to be missed
-	seen         map[string]string    // cron run name → resourceVersion last seen (see discover)
+	seen         map[string]string    // cron run or child name → resourceVersion last seen (see discover)
+	gens         map[string]int64     // cron run or child name → generation last seen (see discover)
 	snapshots    map[string]string    // snapshot key → resourceVersion last seen (see discoverSnapshots)
 	snapWrites   int                  // api.snapshotWrites when discoverSnapshots last listed
 	ownerGone    bool                 // a resource went since discoverSnapshots last listed

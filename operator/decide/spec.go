@@ -44,6 +44,12 @@ type SpecMetadata struct {
 	// CheckpointFallback is set when this upgrade restores from the newest externalized
 	// checkpoint after its savepoint failed: the job is cancelled first.
 	CheckpointFallback bool `json:"checkpointFallback,omitempty"`
+	// FallbackCheckpoint and FallbackCheckpointTime are the checkpoint the fallback was
+	// decided on and its trigger time (epoch ms): the floor of what the upgrade restores.
+	// When the JobManager fails over before the job is cancelled, Flink's checkpoint
+	// statistics start empty and no longer name it.
+	FallbackCheckpoint     string `json:"fallbackCheckpoint,omitempty"`
+	FallbackCheckpointTime int64  `json:"fallbackCheckpointTime,omitempty"`
 	// JobRun tells apart the job runs of one generation: "" for its first run, then
 	// "restart-N" for a restart of a failed or unhealthy job and "rollback-G" for a rollback
 	// from generation G. Job ids derive from (uid, generation, run), so every run gets a new

@@ -165,6 +165,7 @@ func (s *step) pollUpgradeSavepoint() {
 	s.event(Warning, "SavepointError", "Upgrade savepoint failed: "+why)
 	if cp := s.newerCheckpoint(); cp != nil {
 		s.last.Metadata.CheckpointFallback = true
+		s.last.Metadata.FallbackCheckpoint, s.last.Metadata.FallbackCheckpointTime = cp.Path, cp.Timestamp
 		s.save()
 		s.event(Normal, "CheckpointFallback", "Falling back to the newest externalized checkpoint "+cp.Path+", which is newer than the last savepoint")
 		return
@@ -184,6 +185,11 @@ func (s *step) checkpointFallback() {
 	}
 	if s.st.JobStatus.UpgradeSavepointPath == "" {
 		snap := NewestSnapshot(o.Job, &s.st.JobStatus)
+		if m := s.last.Metadata; m.FallbackCheckpoint != "" && (snap == nil || snap.Timestamp < m.FallbackCheckpointTime) {
+			// Never older than the checkpoint the fallback was decided on (a JobManager
+			// failover in between leaves Flink's statistics without it).
+			snap = &SnapshotRef{Path: m.FallbackCheckpoint, Timestamp: m.FallbackCheckpointTime}
+		}
 		if snap == nil {
 			s.refuse("the job ended but its newest checkpoint cannot be read; the upgrade is not applied")
 			return

@@ -125,6 +125,13 @@ func TestUpgrade(t *testing.T) {
 				cluster(1, "CANCELED", checkpoint("file:///cp/job-1/chk-4", now.UnixMilli()))),
 			wantAction: None, wantPath: "file:///cp/job-1/chk-4", wantRestore: RestoreSavepoint,
 		},
+		"checkpoint fallback, job CANCELED after a JobManager failover emptied its statistics: the fallback's checkpoint, not an older savepoint": {
+			in: input(upgrading(sp, withMeta(func(m *SpecMetadata) {
+				m.CheckpointFallback = true
+				m.FallbackCheckpoint, m.FallbackCheckpointTime = "file:///cp/job-1/chk-13", now.UnixMilli()
+			})), cluster(1, "CANCELED")),
+			wantAction: None, wantPath: "file:///cp/job-1/chk-13", wantRestore: RestoreSavepoint,
+		},
 		"savepoint, job FAILED with HA metadata: fall back to last-state": {
 			in:         input(upgrading(sp), cluster(1, "FAILED")),
 			wantAction: None, wantRestore: RestoreHA, wantEvent: "LastStateFallback", wantError: "Job job-1 failed",
