@@ -4,14 +4,11 @@ package e2e
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	"github.com/flinkop/flinkop/fakeflink"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
@@ -22,16 +19,7 @@ import (
 // savepoint of blue's job holding at least the state blue had when the spec changed; blue is
 // then deleted, and deleting the resource removes green and everything of both children.
 func TestBlueGreenSwitchKeepsState(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(env.root, "examples", "fakeflink-ha.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := &flinkv1beta1.FlinkDeployment{}
-	if err := yaml.UnmarshalStrict(data, d); err != nil {
-		t.Fatal(err)
-	}
-	d.Spec.Job.UpgradeMode = flinkv1beta1.UpgradeModeSavepoint
-	d.Spec.PodTemplate.Spec.Volumes[0].HostPath.Path = "/tmp/flinkop-e2e/e2e-bg" // a fresh volume
+	d := fakeflinkHA(t, "e2e-bg", flinkv1beta1.UpgradeModeSavepoint)
 	bg := &flinkv1beta1.FlinkBlueGreenDeployment{}
 	bg.Name, bg.Namespace = "e2e-bg", jobNS
 	bg.Spec.Template.Spec = &d.Spec

@@ -32,16 +32,8 @@ const poll = time.Second
 // failure.
 func newDeployment(t *testing.T, name string, mode flinkv1beta1.UpgradeMode, edit func(*flinkv1beta1.FlinkDeployment)) *flinkv1beta1.FlinkDeployment {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(env.root, "examples", "fakeflink-ha.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := &flinkv1beta1.FlinkDeployment{}
-	if err := yaml.UnmarshalStrict(data, d); err != nil {
-		t.Fatal(err)
-	}
-	d.Name, d.Namespace, d.Spec.Job.UpgradeMode = name, jobNS, mode
-	d.Spec.PodTemplate.Spec.Volumes[0].HostPath.Path = "/tmp/flinkop-e2e/" + name // a fresh volume
+	d := fakeflinkHA(t, name, mode)
+	d.Name, d.Namespace = name, jobNS
 	if edit != nil {
 		edit(d)
 	}
@@ -54,6 +46,23 @@ func newDeployment(t *testing.T, name string, mode flinkv1beta1.UpgradeMode, edi
 	if err := env.client.Create(context.Background(), d); err != nil {
 		t.Fatalf("create FlinkDeployment %s: %v", name, err)
 	}
+	return d
+}
+
+// fakeflinkHA reads examples/fakeflink-ha.yaml with the given upgrade mode and its state on a
+// fresh hostPath volume named after volume.
+func fakeflinkHA(t *testing.T, volume string, mode flinkv1beta1.UpgradeMode) *flinkv1beta1.FlinkDeployment {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(env.root, "examples", "fakeflink-ha.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &flinkv1beta1.FlinkDeployment{}
+	if err := yaml.UnmarshalStrict(data, d); err != nil {
+		t.Fatal(err)
+	}
+	d.Spec.Job.UpgradeMode = mode
+	d.Spec.PodTemplate.Spec.Volumes[0].HostPath.Path = "/tmp/flinkop-e2e/" + volume
 	return d
 }
 

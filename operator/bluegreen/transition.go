@@ -157,23 +157,32 @@ func colorOf(st flinkv1beta1.BlueGreenState) flinkv1beta1.BlueGreenColor {
 	return flinkv1beta1.Blue
 }
 
-func activeState(c flinkv1beta1.BlueGreenColor) flinkv1beta1.BlueGreenState {
+// The states of each colour: active, savepointing, transitioning to.
+var (
+	activeStates        = colorStates{flinkv1beta1.BlueGreenActiveBlue, flinkv1beta1.BlueGreenActiveGreen}
+	savepointingStates  = colorStates{flinkv1beta1.BlueGreenSavepointingBlue, flinkv1beta1.BlueGreenSavepointingGreen}
+	transitioningStates = colorStates{flinkv1beta1.BlueGreenTransitioningToBlue, flinkv1beta1.BlueGreenTransitioningToGreen}
+)
+
+// colorStates is one state per colour.
+type colorStates [2]flinkv1beta1.BlueGreenState
+
+// of is c's state.
+func (cs colorStates) of(c flinkv1beta1.BlueGreenColor) flinkv1beta1.BlueGreenState {
 	if c == flinkv1beta1.Green {
-		return flinkv1beta1.BlueGreenActiveGreen
+		return cs[1]
 	}
-	return flinkv1beta1.BlueGreenActiveBlue
+	return cs[0]
+}
+
+func activeState(c flinkv1beta1.BlueGreenColor) flinkv1beta1.BlueGreenState {
+	return activeStates.of(c)
 }
 
 func savepointing(c flinkv1beta1.BlueGreenColor) flinkv1beta1.BlueGreenState {
-	if c == flinkv1beta1.Green {
-		return flinkv1beta1.BlueGreenSavepointingGreen
-	}
-	return flinkv1beta1.BlueGreenSavepointingBlue
+	return savepointingStates.of(c)
 }
 
 func transitioning(c flinkv1beta1.BlueGreenColor) flinkv1beta1.BlueGreenState {
-	if c == flinkv1beta1.Green {
-		return flinkv1beta1.BlueGreenTransitioningToGreen
-	}
-	return flinkv1beta1.BlueGreenTransitioningToBlue
+	return transitioningStates.of(c)
 }
