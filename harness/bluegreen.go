@@ -5,10 +5,7 @@ import (
 	"fmt"
 
 	networkingv1 "k8s.io/api/networking/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
@@ -24,27 +21,14 @@ func BlueGreenKey(name string) string { return blueGreenPrefix + name }
 // would. From then on the world plays the operator's watch of the FlinkDeployments it
 // creates (the children) and the garbage collector for them.
 func (w *World) ApplyBlueGreen(b *flinkv1beta1.FlinkBlueGreenDeployment) error {
-	ctx := context.Background()
-	b = b.DeepCopy()
-	b.Namespace = w.Namespace
-	var cur flinkv1beta1.FlinkBlueGreenDeployment
-	err := w.Client.Get(ctx, client.ObjectKeyFromObject(b), &cur)
-	switch {
-	case apierrors.IsNotFound(err):
-		b.Generation, b.UID = 1, types.UID(fmt.Sprintf("uid-%s-%d", b.Name, w.Rand.Int63()))
-		err = w.Client.Create(ctx, b)
-		cur = *b
-	case err == nil && !equality.Semantic.DeepEqual(cur.Spec, b.Spec):
-		cur.Spec = b.Spec
-		cur.Generation++
-		err = w.Client.Update(ctx, &cur)
-	}
+	gen, err := w.applySpec(b.DeepCopy())
 	if err != nil {
 		return err
 	}
 	w.templates = true // the operator creates FlinkDeployments: discover looks for them
+	w.blueGreens = true
 	key := BlueGreenKey(b.Name)
-	w.Trace.add(w.Clock.Now(), "spec", key, "applied generation "+fmt.Sprint(cur.Generation))
+	w.Trace.add(w.Clock.Now(), "spec", key, "applied generation "+fmt.Sprint(gen))
 	w.watchEvent(key)
 	return nil
 }
@@ -79,15 +63,10 @@ func blueGreenParent(d *flinkv1beta1.FlinkDeployment) string {
 // collectChild plays the garbage collector for a child whose FlinkBlueGreenDeployment is
 // gone (or was replaced by another of the same name); it reports whether it deleted d.
 func (w *World) collectChild(d *flinkv1beta1.FlinkDeployment) (bool, error) {
-	ref := metav1.GetControllerOf(d)
-	if ref == nil || ref.Kind != "FlinkBlueGreenDeployment" || d.DeletionTimestamp != nil {
+	if blueGreenParent(d) == "" || d.DeletionTimestamp != nil {
 		return false, nil
 	}
-	b, err := w.GetBlueGreen(ref.Name)
-	if err == nil && b.UID == ref.UID {
-		return false, nil
-	}
-	if err != nil && !apierrors.IsNotFound(err) {
+	if gone, err := w.controllerGone(d); err != nil || !gone {
 		return false, err
 	}
 	w.Trace.add(w.Clock.Now(), "spec", d.Name, "deleted by the garbage collector: its FlinkBlueGreenDeployment is gone")
@@ -100,6 +79,9 @@ func (w *World) collectChild(d *flinkv1beta1.FlinkDeployment) (bool, error) {
 // collectIngresses plays the garbage collector for the Ingresses of FlinkBlueGreenDeployments
 // that are gone.
 func (w *World) collectIngresses() error {
+	if !w.blueGreens {
+		return nil // only a FlinkBlueGreenDeployment's Ingress is collected
+	}
 	var list networkingv1.IngressList
 	if err := w.Client.List(context.Background(), &list, client.InNamespace(w.Namespace)); err != nil {
 		return fmt.Errorf("list Ingresses: %w", err)
@@ -110,10 +92,12 @@ func (w *World) collectIngresses() error {
 		if ref == nil || ref.Kind != "FlinkBlueGreenDeployment" {
 			continue
 		}
-		if b, err := w.GetBlueGreen(ref.Name); err == nil && b.UID == ref.UID {
-			continue
-		} else if err != nil && !apierrors.IsNotFound(err) {
+		gone, err := w.controllerGone(ing)
+		if err != nil {
 			return err
+		}
+		if !gone {
+			continue
 		}
 		w.Trace.add(w.Clock.Now(), "spec", BlueGreenKey(ref.Name), "Ingress "+ing.Name+" deleted by the garbage collector")
 		if err := w.Client.Delete(context.Background(), ing); client.IgnoreNotFound(err) != nil {

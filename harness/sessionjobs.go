@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
@@ -21,26 +18,12 @@ func SessionJobKey(name string) string { return sessionJobPrefix + name }
 // ApplySessionJob creates a FlinkSessionJob or replaces the spec of the existing one, as
 // kubectl apply would.
 func (w *World) ApplySessionJob(j *flinkv1beta1.FlinkSessionJob) error {
-	ctx := context.Background()
-	j = j.DeepCopy()
-	j.Namespace = w.Namespace
-	var cur flinkv1beta1.FlinkSessionJob
-	err := w.Client.Get(ctx, client.ObjectKeyFromObject(j), &cur)
-	switch {
-	case apierrors.IsNotFound(err):
-		j.Generation, j.UID = 1, types.UID(fmt.Sprintf("uid-%s-%d", j.Name, w.Rand.Int63()))
-		err = w.Client.Create(ctx, j)
-		cur = *j
-	case err == nil && !equality.Semantic.DeepEqual(cur.Spec, j.Spec):
-		cur.Spec = j.Spec
-		cur.Generation++
-		err = w.Client.Update(ctx, &cur)
-	}
+	gen, err := w.applySpec(j.DeepCopy())
 	if err != nil {
 		return err
 	}
 	key := SessionJobKey(j.Name)
-	w.Trace.add(w.Clock.Now(), "spec", key, "applied generation "+fmt.Sprint(cur.Generation))
+	w.Trace.add(w.Clock.Now(), "spec", key, "applied generation "+fmt.Sprint(gen))
 	w.watchEvent(key)
 	return nil
 }

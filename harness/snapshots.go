@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -86,7 +87,14 @@ func (w *World) discoverSnapshots() error {
 			w.due[key] = now // changed (deleted by the operator, say): the watch tells
 		}
 		w.snapshots[key] = s.ResourceVersion
-		if s.DeletionTimestamp != nil || w.ownerLives(s) {
+		if s.DeletionTimestamp != nil {
+			continue
+		}
+		gone, err := w.controllerGone(s)
+		if err != nil {
+			return fmt.Errorf("owner of FlinkStateSnapshot %s: %w", s.Name, err)
+		}
+		if !gone {
 			continue
 		}
 		w.Trace.add(now, "spec", key, "FlinkStateSnapshot "+s.Name+" deleted by the garbage collector: its owner is gone")
@@ -98,21 +106,28 @@ func (w *World) discoverSnapshots() error {
 	return nil
 }
 
-// ownerLives reports whether the controller owner of s, if it has one, still exists.
-func (w *World) ownerLives(s *flinkv1beta1.FlinkStateSnapshot) bool {
-	ref := metav1.GetControllerOf(s)
+// controllerGone reports whether obj's controller (a FlinkDeployment, FlinkSessionJob or
+// FlinkBlueGreenDeployment) is gone, or replaced by another object of its name: the garbage
+// collector then deletes obj. An object with no such controller is never collected.
+func (w *World) controllerGone(obj client.Object) (bool, error) {
+	ref := metav1.GetControllerOf(obj)
 	if ref == nil {
-		return true
+		return false, nil
 	}
 	var owner client.Object
-	switch flinkv1beta1.JobKind(ref.Kind) {
-	case flinkv1beta1.JobKindDeployment:
+	switch ref.Kind {
+	case string(flinkv1beta1.JobKindDeployment):
 		owner = &flinkv1beta1.FlinkDeployment{}
-	case flinkv1beta1.JobKindSessionJob:
+	case string(flinkv1beta1.JobKindSessionJob):
 		owner = &flinkv1beta1.FlinkSessionJob{}
+	case "FlinkBlueGreenDeployment":
+		owner = &flinkv1beta1.FlinkBlueGreenDeployment{}
 	default:
-		return true
+		return false, nil
 	}
 	err := w.Client.Get(context.Background(), client.ObjectKey{Namespace: w.Namespace, Name: ref.Name}, owner)
-	return err == nil && owner.GetUID() == ref.UID
+	if apierrors.IsNotFound(err) {
+		return true, nil
+	}
+	return err == nil && owner.GetUID() != ref.UID, err
 }

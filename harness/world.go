@@ -12,7 +12,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -75,7 +74,8 @@ type World struct {
 	snapshots    map[string]string    // snapshot key → resourceVersion last seen (see discoverSnapshots)
 	snapWrites   int                  // api.snapshotWrites when discoverSnapshots last listed
 	ownerGone    bool                 // a resource went since discoverSnapshots last listed
-	templates    bool                 // a cron template was applied: the operator creates runs
+	templates    bool                 // a cron template or blue/green deployment was applied: the operator creates FlinkDeployments
+	blueGreens   bool                 // a blue/green deployment was applied: its Ingress is collected (see collectIngresses)
 	due          map[string]time.Time // resource name → next reconcile
 	notes        []string             // lines the demo prints
 	timers       []timer
@@ -154,31 +154,16 @@ func (w *World) SetJarFetcher(f *flink.JarFetcher) {
 }
 
 // Apply creates a FlinkDeployment or replaces the spec of the existing one, as kubectl apply
-// would (the generation grows when the spec changes; the fake backend is told, the API server
-// counts itself).
+// would (the generation grows when the spec changes).
 func (w *World) Apply(d *flinkv1beta1.FlinkDeployment) error {
-	ctx := context.Background()
-	d = d.DeepCopy()
-	d.Namespace = w.Namespace
-	var cur flinkv1beta1.FlinkDeployment
-	err := w.Client.Get(ctx, client.ObjectKeyFromObject(d), &cur)
-	switch {
-	case apierrors.IsNotFound(err):
-		d.Generation, d.UID = 1, types.UID(fmt.Sprintf("uid-%s-%d", d.Name, w.Rand.Int63()))
-		err = w.Client.Create(ctx, d)
-		cur = *d
-	case err == nil && !equality.Semantic.DeepEqual(cur.Spec, d.Spec):
-		cur.Spec = d.Spec
-		cur.Generation++
-		err = w.Client.Update(ctx, &cur)
-	}
+	gen, err := w.applySpec(d.DeepCopy())
 	if err != nil {
 		return err
 	}
 	if _, ok := d.Annotations[cron.AnnotationSchedule]; ok {
 		w.templates = true
 	}
-	w.Trace.add(w.Clock.Now(), "spec", d.Name, "applied generation "+fmt.Sprint(cur.Generation))
+	w.Trace.add(w.Clock.Now(), "spec", d.Name, "applied generation "+fmt.Sprint(gen))
 	w.noteChange(d.Name)
 	w.watchEvent(d.Name)
 	return nil

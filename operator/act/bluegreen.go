@@ -7,7 +7,6 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
@@ -98,11 +97,8 @@ func BlueGreenChild(bg *flinkv1beta1.FlinkBlueGreenDeployment, c flinkv1beta1.Bl
 	return &flinkv1beta1.FlinkDeployment{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: c.ChildName(bg.Name), Namespace: bg.Namespace,
-			Labels: map[string]string{flinkv1beta1.BlueGreenTypeLabel: string(c)},
-			OwnerReferences: []metav1.OwnerReference{{
-				APIVersion: flinkv1beta1.GroupVersion.String(), Kind: "FlinkBlueGreenDeployment",
-				Name: bg.Name, UID: bg.UID, Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),
-			}},
+			Labels:          map[string]string{flinkv1beta1.BlueGreenTypeLabel: string(c)},
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(bg, flinkv1beta1.GroupVersion.WithKind("FlinkBlueGreenDeployment"))},
 		},
 		Spec: spec,
 	}

@@ -2,7 +2,6 @@ package act
 
 import (
 	"maps"
-	"strings"
 
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -42,7 +41,7 @@ func RenderBlueGreenIngress(bg *flinkv1beta1.FlinkBlueGreenDeployment, c flinkv1
 
 // renderIngress renders an Ingress with meta to service from spec, carrying hash.
 func renderIngress(meta metav1.ObjectMeta, spec *flinkv1beta1.IngressSpec, service, hash string) *networkingv1.Ingress {
-	host, path := IngressHostPath(spec.Template, meta.Labels[LabelApp], meta.Namespace)
+	host, path := flinkv1beta1.IngressHostPath(spec.Template, meta.Labels[LabelApp], meta.Namespace)
 	pathType := networkingv1.PathTypeImplementationSpecific
 	ing := &networkingv1.Ingress{
 		ObjectMeta: meta,
@@ -74,16 +73,4 @@ func renderIngress(meta metav1.ObjectMeta, spec *flinkv1beta1.IngressSpec, servi
 	}
 	ing.Annotations[AnnotationIngressHash] = hash
 	return ing
-}
-
-// IngressHostPath splits an ingress template into host and path, with the placeholders
-// replaced; a template without a path routes "/".
-func IngressHostPath(template, name, namespace string) (host, path string) {
-	t := strings.NewReplacer("{{name}}", name, "{{namespace}}", namespace).Replace(template)
-	t = strings.TrimPrefix(strings.TrimPrefix(t, "http://"), "https://")
-	host, rest, found := strings.Cut(t, "/")
-	if !found {
-		return host, "/"
-	}
-	return host, "/" + rest
 }

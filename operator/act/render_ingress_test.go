@@ -22,7 +22,7 @@ func TestIngressHostPath(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			host, path := IngressHostPath(tc.template, "web", "team")
+			host, path := flinkv1beta1.IngressHostPath(tc.template, "web", "team")
 			if host != tc.wantHost || path != tc.wantPath {
 				t.Errorf("got %q %q, want %q %q", host, path, tc.wantHost, tc.wantPath)
 			}

@@ -76,7 +76,7 @@ func (s *step) decide() {
 func (s *step) initializing() {
 	tmpl := s.bg.Spec.Template.Spec
 	if b := s.in.Blue; live(b) {
-		s.deploy(flinkv1beta1.Blue, s.childSpec(flinkv1beta1.Blue, b.Spec.Job.InitialSavepointPath), "taking up "+b.Name)
+		s.deploy(flinkv1beta1.Blue, s.inPlace(flinkv1beta1.Blue, b), "taking up "+b.Name)
 		return
 	}
 	if jobState(tmpl) == flinkv1beta1.JobStateSuspended {
@@ -114,7 +114,7 @@ func (s *step) active(x flinkv1beta1.BlueGreenColor) {
 		s.notReady(x, a)
 		return
 	}
-	change := Classify(&a.Spec, s.childSpec(x, a.Spec.Job.InitialSavepointPath))
+	change := s.pending(x, a)
 	switching := change == ChangeTransition || change == ChangeRedeploy
 	switch {
 	case change == ChangeNone: // the template is what x runs (a change was undone)
@@ -136,7 +136,7 @@ func (s *step) active(x flinkv1beta1.BlueGreenColor) {
 		s.notReady(x, a)
 	case switching && jobState(&a.Spec) == flinkv1beta1.JobStateSuspended:
 		// A suspended job does not switch colour: its spec changes in place.
-		s.deploy(x, s.childSpec(x, a.Spec.Job.InitialSavepointPath), "patching suspended "+a.Name+" in place ("+string(change)+")")
+		s.deploy(x, s.inPlace(x, a), "patching suspended "+a.Name+" in place ("+string(change)+")")
 	case switching && !Ready(a):
 		s.notReady(x, a)
 	case change == ChangeRedeploy || switching && tmpl.Job.EffectiveUpgradeMode() == flinkv1beta1.UpgradeModeStateless:
@@ -146,7 +146,7 @@ func (s *step) active(x flinkv1beta1.BlueGreenColor) {
 	case switching:
 		s.triggerSavepoint(x, a, false)
 	default: // suspend, resume, or a change that restarts nothing: patch in place
-		s.deploy(x, s.childSpec(x, a.Spec.Job.InitialSavepointPath), "patching "+a.Name+" in place ("+string(change)+")")
+		s.deploy(x, s.inPlace(x, a), "patching "+a.Name+" in place ("+string(change)+")")
 	}
 }
 
@@ -231,6 +231,17 @@ func (s *step) childSpec(c flinkv1beta1.BlueGreenColor, savepoint string) *flink
 	spec := flinkv1beta1.BlueGreenChildSpec(*s.bg.Spec.Template.Spec, c)
 	spec.Job.InitialSavepointPath = savepoint
 	return &spec
+}
+
+// inPlace is child d of colour c's spec from the template, keeping the savepoint d started
+// from (a change made in place restores nothing new).
+func (s *step) inPlace(c flinkv1beta1.BlueGreenColor, d *flinkv1beta1.FlinkDeployment) *flinkv1beta1.FlinkDeploymentSpec {
+	return s.childSpec(c, d.Spec.Job.InitialSavepointPath)
+}
+
+// pending is the change child d of colour c needs to run the template.
+func (s *step) pending(c flinkv1beta1.BlueGreenColor, d *flinkv1beta1.FlinkDeployment) Change {
+	return Classify(&d.Spec, s.inPlace(c, d))
 }
 
 // child is the child of colour c (nil: none).

@@ -45,6 +45,9 @@ func (s *step) parse(v string) time.Time {
 	return t
 }
 
+// untilAbort is how long until status.abortTimestamp (0 or less: it passed).
+func (s *step) untilAbort() time.Duration { return s.parse(s.st.AbortTimestamp).Sub(s.in.Now) }
+
 // equalStatus compares two statuses, ignoring the timestamp of the last write.
 func equalStatus(a, b flinkv1beta1.FlinkBlueGreenDeploymentStatus) bool {
 	a.LastReconciledTimestamp, b.LastReconciledTimestamp = "", ""

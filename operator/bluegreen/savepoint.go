@@ -43,7 +43,7 @@ func (s *step) savepointing(x flinkv1beta1.BlueGreenColor) {
 	switch {
 	case sp != nil && sp.Lost:
 		// Flink no longer knows the trigger (its JobManager restarted): trigger it again.
-		if a := s.child(x); Ready(a) && s.in.Now.Before(s.parse(s.st.AbortTimestamp)) {
+		if a := s.child(x); Ready(a) && s.untilAbort() > 0 {
 			s.triggerSavepoint(x, a, true)
 			return
 		}
@@ -59,7 +59,7 @@ func (s *step) savepointing(x flinkv1beta1.BlueGreenColor) {
 		s.requeue(soon)
 	case sp != nil && sp.Done:
 		s.startChild(x.Other(), s.childSpec(x.Other(), sp.Location))
-	case !s.in.Now.Before(s.parse(s.st.AbortTimestamp)):
+	case s.untilAbort() <= 0:
 		s.endSwitch(x, fmt.Sprintf("Could not start Transition. Details: the savepoint %s of %s did not complete within %s (%s)",
 			s.st.SavepointTriggerID, x.ChildName(s.bg.Name), s.set.AbortGracePeriod, flinkv1beta1.BlueGreenAbortGracePeriod))
 	default:
@@ -83,5 +83,5 @@ func (s *step) stillSwitching(x flinkv1beta1.BlueGreenColor) bool {
 	if !live(a) {
 		return false
 	}
-	return Classify(&a.Spec, s.childSpec(x, a.Spec.Job.InitialSavepointPath)) == ChangeTransition
+	return s.pending(x, a) == ChangeTransition
 }

@@ -21,7 +21,7 @@ func (s *step) transitioning(t flinkv1beta1.BlueGreenColor) {
 	case change == ChangeNone || !live(target) || change == ChangeSuspend && switching:
 		// nothing new; or a suspend, which waits until the switch is done
 	case !switching && Ready(target) && (change == ChangeTransition || change == ChangeRedeploy):
-		s.finish(t, target) // t serves: done, and ACTIVE switches colour for the change
+		s.finish(t, flinkv1beta1.JobStatusRunning, ReasonActive, target.Name+" is active") // ACTIVE switches colour for the change
 		return
 	default:
 		carry := target.Spec.Job.InitialSavepointPath
@@ -36,23 +36,18 @@ func (s *step) transitioning(t flinkv1beta1.BlueGreenColor) {
 		s.targetGone(t, cur)
 	case jobState(&target.Spec) == flinkv1beta1.JobStateSuspended:
 		if !Suspended(target) {
-			if !s.in.Now.Before(s.parse(s.st.AbortTimestamp)) {
+			if s.untilAbort() <= 0 {
 				s.fail(ReasonFailed, fmt.Sprintf("Flink Deployment '%s' is not SUSPENDED within %s (%s)%s", target.Name,
 					s.set.AbortGracePeriod, flinkv1beta1.BlueGreenAbortGracePeriod, childError(target)))
 			}
 			s.requeue(s.set.RescheduleInterval)
 			return
 		}
-		s.resetMarkers()
-		s.st.BlueGreenState = activeState(t)
-		s.st.JobStatus.State = flinkv1beta1.JobStatusSuspended
-		s.st.Error = ""
-		s.event(decide.Normal, ReasonSuspended, target.Name+" is suspended")
-		s.requeue(soon)
+		s.finish(t, flinkv1beta1.JobStatusSuspended, ReasonSuspended, target.Name+" is suspended")
 	case Ready(target):
 		s.cutOver(t, target, cur)
-	case s.in.Now.Before(s.parse(s.st.AbortTimestamp)):
-		s.requeue(min(s.set.RescheduleInterval, s.parse(s.st.AbortTimestamp).Sub(s.in.Now)))
+	case s.untilAbort() > 0:
+		s.requeue(min(s.set.RescheduleInterval, s.untilAbort()))
 	case live(cur):
 		if s.syncIngress(t.Other()) { // traffic back to cur first, if it had moved
 			s.requeue(soon)
@@ -98,16 +93,16 @@ func (s *step) cutOver(t flinkv1beta1.BlueGreenColor, target, cur *flinkv1beta1.
 		}
 		s.res.Action = Action{Kind: ActDelete, Color: t.Other()}
 	}
-	s.finish(t, target)
+	s.finish(t, flinkv1beta1.JobStatusRunning, ReasonActive, target.Name+" is active")
 }
 
-// finish makes t active with its job running.
-func (s *step) finish(t flinkv1beta1.BlueGreenColor, target *flinkv1beta1.FlinkDeployment) {
+// finish makes t active, its job in state job, and says so (reason, msg).
+func (s *step) finish(t flinkv1beta1.BlueGreenColor, job flinkv1beta1.JobStatusState, reason, msg string) {
 	s.resetMarkers()
 	s.st.BlueGreenState = activeState(t)
-	s.st.JobStatus.State = flinkv1beta1.JobStatusRunning
+	s.st.JobStatus.State = job
 	s.st.Error = ""
-	s.event(decide.Normal, ReasonActive, target.Name+" is active")
+	s.event(decide.Normal, reason, msg)
 	s.requeue(soon) // a change deferred during the switch goes ahead
 }
 
