@@ -63,9 +63,16 @@ func (e *BlueGreenExecutor) Execute(ctx context.Context, bg *flinkv1beta1.FlinkB
 
 // deploy creates the child, or replaces the spec and colour label of the one bg controls
 // (other labels, annotations and the status stay); one that already has them is not written.
+// The child is read past the cache: its own controller writes its status all the time, and an
+// update from a cached copy behind those writes would only meet a conflict. Deploys are rare
+// (a switch, a patch), so the read costs little.
 func (e *BlueGreenExecutor) deploy(ctx context.Context, want *flinkv1beta1.FlinkDeployment) error {
+	reader := e.Reader
+	if reader == nil {
+		reader = e.Client
+	}
 	var cur flinkv1beta1.FlinkDeployment
-	err := e.Client.Get(ctx, client.ObjectKeyFromObject(want), &cur)
+	err := reader.Get(ctx, client.ObjectKeyFromObject(want), &cur)
 	if apierrors.IsNotFound(err) {
 		return wrap("create "+describe(want), e.Client.Create(ctx, want))
 	}
