@@ -120,9 +120,13 @@ func run() error {
 		return err
 	}
 	opts.SnapshotResources = snapshotsAvailable(mgr, opts.SnapshotResources)
+	events, err := controller.NewEventRecorder(mgr)
+	if err != nil {
+		return err
+	}
 	setup := controller.Setup{
 		Options: opts, Metrics: rec, Jars: fetcher, JarCredentials: jars.credentials, Parallelism: workers,
-		SnapshotSlots: controller.NewSnapshotSlots(maxSnapshots),
+		SnapshotSlots: controller.NewSnapshotSlots(maxSnapshots), Events: events,
 	}
 	if err := setup.NewFlinkDeploymentReconciler(mgr).SetupWithManager(mgr); err != nil {
 		return err

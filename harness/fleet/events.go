@@ -11,10 +11,10 @@ import (
 
 // eventsSince counts the Events of the fleet's namespace written at or after since, by type
 // and reason ("Warning JobManagerUnreachable"): what the operator had to say while the fleet
-// was meant to be quiet. The operator's recorder (client-go's events.k8s.io broadcaster)
-// creates an Event when it first occurs and writes a recurring one as a series only when the
-// series starts (its second occurrence), every 30 minutes, and 6 minutes after its last
-// occurrence: a series counts when it was written in the window, once.
+// was meant to be quiet. The operator's recorder (client-go's core/v1 broadcaster) creates an
+// Event when it first occurs and counts each repeat on it (count, lastTimestamp); client-go's
+// events.k8s.io broadcaster writes a recurring one as a series. Either counts once when it
+// was created or repeated in the window.
 func (f *fleet) eventsSince(ctx context.Context, since time.Time) (map[string]int64, error) {
 	var l eventsv1.EventList
 	if err := f.env.Client.List(ctx, &l, client.InNamespace(namespace)); err != nil {
@@ -24,15 +24,23 @@ func (f *fleet) eventsSince(ctx context.Context, since time.Time) (map[string]in
 }
 
 // countEvents counts events that first occurred at or after since (their eventTime, else
-// their creation), and those whose series was last written then, by type and reason.
+// their creation), and those repeated then (their series, or their core/v1 lastTimestamp), by
+// type and reason. Whole-second timestamps count from since's second: an Event of that second
+// counts, even from just before since.
 func countEvents(events []eventsv1.Event, since time.Time) map[string]int64 {
 	out := map[string]int64{}
+	second := since.Truncate(time.Second)
 	for _, e := range events {
-		first := e.EventTime.Time // creationTimestamp has whole seconds
-		if first.IsZero() {
-			first = e.CreationTimestamp.Time
+		recent := !e.EventTime.Time.Before(since)
+		if e.EventTime.IsZero() {
+			recent = !e.CreationTimestamp.Time.Before(second)
 		}
-		recent := !first.Before(since) || (e.Series != nil && !e.Series.LastObservedTime.Time.Before(since))
+		if e.Series != nil && !e.Series.LastObservedTime.Time.Before(since) {
+			recent = true
+		}
+		if e.DeprecatedCount > 1 && !e.DeprecatedLastTimestamp.Time.Before(second) {
+			recent = true
+		}
 		if recent {
 			out[e.Type+" "+e.Reason]++
 		}

@@ -239,7 +239,11 @@ func (f *fleet) startOperator(ctx context.Context) (<-chan struct{}, error) {
 	}
 	opts := config.Defaults()
 	opts.ReconcileInterval = f.cfg.ReconcileInterval
-	setup := controller.Setup{Options: opts, Transport: f.rest, Parallelism: f.cfg.Parallelism}
+	events, err := controller.NewEventRecorder(mgr)
+	if err != nil {
+		return nil, err
+	}
+	setup := controller.Setup{Options: opts, Transport: f.rest, Parallelism: f.cfg.Parallelism, Events: events}
 	if err := setup.NewFlinkDeploymentReconciler(mgr).SetupWithManager(mgr); err != nil {
 		return nil, err
 	}

@@ -65,16 +65,31 @@ func TestCountEvents(t *testing.T) {
 		return e
 	}
 	later, earlier := time.Minute, -time.Minute
+	inIt, before, firstSecond := since.Add(time.Minute).Truncate(time.Second), since.Add(-time.Minute), since.Truncate(time.Second)
 	got := countEvents([]eventsv1.Event{
-		ev("Deployed", -time.Hour, nil),                 // before the window
-		ev("Deployed", time.Second, nil),                // created in it
-		eventAt("Started", since.Add(time.Millisecond)), // first occurred in its first second
-		ev("Recovered", -time.Hour, &later),             // a series that recurred in it
-		ev("Recovered", -time.Hour, &earlier),           // a series over before it
-		ev("Recovered", 2*time.Second, &later),          // created and recurring: once
+		ev("Deployed", -time.Hour, nil),                       // before the window
+		ev("Deployed", time.Second, nil),                      // created in it
+		eventAt("Started", since.Add(time.Millisecond)),       // first occurred in its first second
+		ev("Recovered", -time.Hour, &later),                   // a series that recurred in it
+		ev("Recovered", -time.Hour, &earlier),                 // a series over before it
+		ev("Recovered", 2*time.Second, &later),                // created and recurring: once
+		repeated(since, "Unreachable", -time.Hour, 3, inIt),   // counted on in it
+		repeated(since, "Unreachable", -time.Hour, 3, before), // counted on before it
+		repeated(since, "Unreachable", -time.Hour, 1, inIt),   // once, before it
+		repeated(since, "Submitted", 0, 1, firstSecond),       // in since's second
 	}, since)
-	if diff := cmp.Diff(map[string]int64{"Normal Deployed": 1, "Normal Recovered": 2, "Normal Started": 1}, got); diff != "" {
+	want := map[string]int64{"Normal Deployed": 1, "Normal Recovered": 2, "Normal Started": 1, "Normal Unreachable": 1, "Normal Submitted": 1}
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("countEvents (-want +got):\n%s", diff)
+	}
+}
+
+// repeated is a core/v1 Event (no eventTime, whole-second timestamps) created created after
+// the second of since, seen count times, last at last.
+func repeated(since time.Time, reason string, created time.Duration, count int32, last time.Time) eventsv1.Event {
+	return eventsv1.Event{
+		ObjectMeta: metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(since.Truncate(time.Second).Add(created))},
+		Type:       "Normal", Reason: reason, DeprecatedCount: count, DeprecatedLastTimestamp: metav1.NewTime(last),
 	}
 }
 

@@ -39,15 +39,15 @@ import (
 func CacheOptions(namespaces []string) cache.Options {
 	strip := cache.TransformStripManagedFields()
 	owned := func(obj client.Object, t toolscache.TransformFunc) cache.ByObject {
-		return cache.ByObject{Label: labels.SelectorFromSet(act.CachedLabels(obj)), Transform: t}
+		return cache.ByObject{Label: labels.SelectorFromSet(act.CachedLabels(obj)), Transform: interned(t)}
 	}
 	opts := cache.Options{
 		// A read of a kind no informer was started for fails rather than starting one: a
 		// typed read of a metadata-only kind would otherwise cache every object of it whole.
 		ReaderFailOnMissingInformer: true,
-		DefaultTransform:            strip,
+		DefaultTransform:            interned(strip),
 		ByObject: map[client.Object]cache.ByObject{
-			&flinkv1beta1.FlinkDeployment{}: {Transform: slimFlinkDeployment},
+			&flinkv1beta1.FlinkDeployment{}: {Transform: interned(slimFlinkDeployment)},
 			&appsv1.Deployment{}:            owned(&appsv1.Deployment{}, act.StripContent),
 			&corev1.Service{}:               owned(&corev1.Service{}, strip), // metadata only: see act.MetadataOnly
 			&corev1.Pod{}:                   owned(&corev1.Pod{}, strip),     // metadata only: see act.MetadataOnly

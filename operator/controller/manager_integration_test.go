@@ -44,6 +44,17 @@ func TestManagerAgainstAPIServer(t *testing.T) {
 			got.Status.LifecycleState == flinkv1beta1.LifecycleStable &&
 			got.Status.JobManagerDeploymentStatus == flinkv1beta1.JobManagerReady
 	})
+	// Its Events are core/v1 Events of the operator's bounded recorder.
+	waitFor(t, sim, 30*time.Second, "an Event of flinkop about it", func() bool {
+		var events corev1.EventList
+		_ = c.List(ctx, &events, client.InNamespace(ns))
+		for _, e := range events.Items {
+			if e.InvolvedObject.Name == d.Name && e.Source.Component == controller.EventSource && e.ReportingController == controller.EventSource {
+				return true
+			}
+		}
+		return false
+	})
 
 	if err := c.Delete(ctx, d); err != nil {
 		t.Fatal(err)

@@ -21,11 +21,26 @@ import (
 	"github.com/flinkop/flinkop/operator/observe"
 )
 
-// eventsAPI records through the events.k8s.io API.
+// eventsAPI records through the events.k8s.io API: the manager's recorder, used only when
+// NewEventRecorder cannot be built.
 type eventsAPI struct{ rec events.EventRecorder }
 
 func (e eventsAPI) Event(obj runtime.Object, eventtype, reason, message string) {
 	e.rec.Eventf(obj, nil, eventtype, reason, "Reconcile", "%s", message)
+}
+
+// events is the recorder of the reconcilers built for mgr: s.Events, else a new
+// NewEventRecorder.
+func (s Setup) events(mgr ctrl.Manager) EventRecorder {
+	if s.Events != nil {
+		return s.Events
+	}
+	rec, err := NewEventRecorder(mgr)
+	if err != nil {
+		ctrl.Log.WithName("events").Error(err, "recording Events through the events.k8s.io API instead")
+		return eventsAPI{mgr.GetEventRecorder(EventSource)}
+	}
+	return rec
 }
 
 // RESTResolver returns the base URL of a deployment's JobManager REST API.
@@ -57,6 +72,9 @@ type Setup struct {
 	// APIReader reads past the manager's cache, which holds only the operator's labelled
 	// objects (nil: the reconciler's client; the manager's API reader in the operator).
 	APIReader client.Reader
+	// Events records the Events of the reconcilers built for a manager (nil: a
+	// NewEventRecorder of each one's own; the operator shares one).
+	Events EventRecorder
 	// Parallelism is how many resources of each kind are reconciled at once
 	// (kubernetes.operator.reconcile.parallelism; 0: its default).
 	Parallelism int
@@ -84,7 +102,7 @@ func (s Setup) NewFlinkDeploymentReconciler(mgr ctrl.Manager) *FlinkDeploymentRe
 		s.APIReader = mgr.GetAPIReader()
 	}
 	s.indexed = true
-	return s.Reconciler(mgr.GetClient(), eventsAPI{mgr.GetEventRecorder("flinkop")})
+	return s.Reconciler(mgr.GetClient(), s.events(mgr))
 }
 
 // Reconciler builds the reconciler from a client and an event recorder; the harness and tests
@@ -186,7 +204,7 @@ func (s Setup) NewFlinkSessionJobReconciler(mgr ctrl.Manager) *FlinkSessionJobRe
 		s.APIReader = mgr.GetAPIReader()
 	}
 	s.indexed = true // the FlinkDeployment reconciler's SetupWithManager registers the indexes
-	return s.SessionJobReconciler(mgr.GetClient(), eventsAPI{mgr.GetEventRecorder("flinkop")})
+	return s.SessionJobReconciler(mgr.GetClient(), s.events(mgr))
 }
 
 // SessionJobReconciler builds the session job reconciler from a client and an event
@@ -225,7 +243,7 @@ func (s Setup) SessionJobReconciler(c client.Client, rec EventRecorder) *FlinkSe
 
 // NewFlinkStateSnapshotReconciler builds the snapshot reconciler for a manager.
 func (s Setup) NewFlinkStateSnapshotReconciler(mgr ctrl.Manager) *FlinkStateSnapshotReconciler {
-	return s.SnapshotReconciler(mgr.GetClient(), eventsAPI{mgr.GetEventRecorder("flinkop")})
+	return s.SnapshotReconciler(mgr.GetClient(), s.events(mgr))
 }
 
 // SnapshotReconciler builds the snapshot reconciler from a client and an event recorder; the
@@ -255,7 +273,7 @@ func (s Setup) NewFlinkBlueGreenDeploymentReconciler(mgr ctrl.Manager) *FlinkBlu
 	if s.APIReader == nil {
 		s.APIReader = mgr.GetAPIReader()
 	}
-	return s.BlueGreenReconciler(mgr.GetClient(), eventsAPI{mgr.GetEventRecorder("flinkop")})
+	return s.BlueGreenReconciler(mgr.GetClient(), s.events(mgr))
 }
 
 // BlueGreenReconciler builds the blue/green reconciler from a client and an event recorder;

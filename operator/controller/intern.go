@@ -1,0 +1,60 @@
+package controller
+
+import (
+	"unique"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	toolscache "k8s.io/client-go/tools/cache"
+)
+
+// interned wraps a cache transform: after it, the object's metadata strings that recur across
+// the cached objects (namespace, label keys and values, annotation keys, owner references,
+// finalizers) are replaced by one shared copy each (Go's unique package; a copy no cached
+// object holds any more is collected). Every object the API server sends carries its own
+// copies: at 10,000 deployments the operator's six cached objects of each repeat the label keys,
+// the namespace and the FlinkDeployment's name, UID, API version and kind.
+func interned(t toolscache.TransformFunc) toolscache.TransformFunc {
+	return func(obj any) (any, error) {
+		obj, err := t(obj)
+		if o, ok := obj.(metav1.Object); ok && err == nil {
+			internMeta(o)
+		}
+		return obj, err
+	}
+}
+
+// internMeta interns o's recurring metadata strings in place (see interned).
+func internMeta(o metav1.Object) {
+	o.SetNamespace(intern(o.GetNamespace()))
+	if l := o.GetLabels(); len(l) > 0 {
+		m := make(map[string]string, len(l))
+		for k, v := range l {
+			m[intern(k)] = intern(v)
+		}
+		o.SetLabels(m)
+	}
+	if a := o.GetAnnotations(); len(a) > 0 {
+		m := make(map[string]string, len(a))
+		for k, v := range a {
+			m[intern(k)] = v // values (content hashes) are the object's own
+		}
+		o.SetAnnotations(m)
+	}
+	refs := o.GetOwnerReferences()
+	for i := range refs {
+		r := &refs[i]
+		r.APIVersion, r.Kind, r.Name = intern(r.APIVersion), intern(r.Kind), intern(r.Name)
+		r.UID = unique.Make(r.UID).Value()
+	}
+	f := o.GetFinalizers()
+	for i := range f {
+		f[i] = intern(f[i])
+	}
+}
+
+func intern(s string) string {
+	if s == "" {
+		return s
+	}
+	return unique.Make(s).Value()
+}
