@@ -29,3 +29,17 @@ func statusWriteFailed(ctx context.Context, m *metrics.Recorder, err error) (ctr
 	m.ReconcileError("status")
 	return ctrl.Result{}, err
 }
+
+// finalizerFailed is the reconcile's result when ensureFinalizer did not let it proceed: a
+// conflict (the cache's copy is behind the resource, as at 10,000 deployments when the watch
+// lags by more than FenceTimeout) is retried quietly after ConflictRetry and counted with
+// the status conflicts; any other error is returned, retried with back-off; no error (the
+// resource is gone) ends the reconcile.
+func finalizerFailed(ctx context.Context, m *metrics.Recorder, err error) (ctrl.Result, error) {
+	if apierrors.IsConflict(err) {
+		m.StatusConflict()
+		log.FromContext(ctx).V(1).Info("finalizer write conflict, retrying", "error", err.Error())
+		return ctrl.Result{RequeueAfter: ConflictRetry}, nil
+	}
+	return ctrl.Result{}, err
+}

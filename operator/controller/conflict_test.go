@@ -38,7 +38,7 @@ func TestStatusWriteConflictIsRetriedQuietly(t *testing.T) {
 		wantMetrics string
 	}{
 		"conflict: quiet retry": {writeErr: conflict, wantMetrics: `
-# HELP flinkop_status_conflicts_total Status writes that lost a race with another write of the resource and were retried.
+# HELP flinkop_status_conflicts_total Status writes and finalizer adds that lost a race with another write of the resource and were retried.
 # TYPE flinkop_status_conflicts_total counter
 flinkop_status_conflicts_total 1
 `},
@@ -46,7 +46,7 @@ flinkop_status_conflicts_total 1
 # HELP flinkop_reconcile_errors_total Reconciles that failed, by the step that failed.
 # TYPE flinkop_reconcile_errors_total counter
 flinkop_reconcile_errors_total{step="status"} 1
-# HELP flinkop_status_conflicts_total Status writes that lost a race with another write of the resource and were retried.
+# HELP flinkop_status_conflicts_total Status writes and finalizer adds that lost a race with another write of the resource and were retried.
 # TYPE flinkop_status_conflicts_total counter
 flinkop_status_conflicts_total 0
 `},
@@ -123,4 +123,52 @@ func TestActionWaitingForASlotIsRetriedQuietly(t *testing.T) {
 		t.Error(err)
 	}
 	e.until("job", 30, "running", running(1))
+}
+
+// TestFinalizerConflictIsRetriedQuietly: adding the finalizer to a copy the cache has not
+// brought up to date (a watch that lags under load) loses a race; that is retried soon and
+// counted, not returned as an error; any other failed write still is one.
+func TestFinalizerConflictIsRetriedQuietly(t *testing.T) {
+	conflict := apierrors.NewConflict(schema.GroupResource{Group: "flink.apache.org", Resource: "flinkdeployments"}, "job", errors.New("the object has been modified"))
+	for name, tc := range map[string]struct {
+		writeErr      error
+		wantErr       bool
+		wantConflicts float64
+	}{
+		"conflict: quiet retry": {writeErr: conflict, wantConflicts: 1},
+		"other error: returned": {writeErr: errors.New("connection reset (injected)"), wantErr: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := newEnv(t)
+			d := deployment("job", flinkv1beta1.UpgradeModeStateless)
+			d.Finalizers = nil
+			e.create(d)
+			failing := interceptor.NewClient(e.client.(client.WithWatch), interceptor.Funcs{
+				Update: func(context.Context, client.WithWatch, client.Object, ...client.UpdateOption) error {
+					return tc.writeErr
+				},
+			})
+			reg := prometheus.NewRegistry()
+			m, err := metrics.New(reg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := controller.Setup{Options: config.Defaults(), Transport: e.sim, Clock: e.clock, Metrics: m}.Reconciler(failing, e.rec)
+			res, err := r.Reconcile(e.ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: "job"}})
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("error %v, want an error: %v", err, tc.wantErr)
+			}
+			if !tc.wantErr && res.RequeueAfter != controller.ConflictRetry {
+				t.Errorf("requeue after %s, want %s", res.RequeueAfter, controller.ConflictRetry)
+			}
+			want := fmt.Sprintf(`
+# HELP flinkop_status_conflicts_total Status writes and finalizer adds that lost a race with another write of the resource and were retried.
+# TYPE flinkop_status_conflicts_total counter
+flinkop_status_conflicts_total %v
+`, tc.wantConflicts)
+			if err := testutil.GatherAndCompare(reg, strings.NewReader(want), metrics.ConflictsName); err != nil {
+				t.Error(err)
+			}
+		})
+	}
 }

@@ -102,9 +102,8 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		return ctrl.Result{RequeueAfter: StaleReadRetry}, nil
 	}
 	defer func() { writes.done(r.Clock.Now()) }()
-	proceed, err := ensureFinalizer(ctx, r.Client, &d, Finalizer)
-	if !proceed {
-		return ctrl.Result{}, err
+	if proceed, err := ensureFinalizer(ctx, r.Client, &d, Finalizer); !proceed {
+		return finalizerFailed(ctx, r.Metrics, err)
 	}
 	writes.note()
 	if cron.IsTemplate(&d) {

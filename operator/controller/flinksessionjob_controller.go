@@ -81,7 +81,7 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	}
 	defer func() { writes.done(r.Clock.Now()) }()
 	if proceed, err := ensureFinalizer(ctx, r.Client, &j, SessionJobFinalizer); !proceed {
-		return ctrl.Result{}, err
+		return finalizerFailed(ctx, r.Metrics, err)
 	}
 	writes.note()
 	obs, cluster, err := r.Observer.Observe(ctx, &j)

@@ -69,7 +69,7 @@ func (r *FlinkStateSnapshotReconciler) Reconcile(ctx context.Context, req ctrl.R
 	}
 	defer func() { writes.done(r.Clock.Now()) }()
 	if proceed, err := ensureFinalizer(ctx, r.Client, &s, SnapshotFinalizer); !proceed {
-		return ctrl.Result{}, err
+		return finalizerFailed(ctx, r.Metrics, err)
 	}
 	writes.note()
 	obs, cluster, err := r.Observer.Observe(ctx, &s)

@@ -76,7 +76,7 @@ func New(reg prometheus.Registerer) (*Recorder, error) {
 			Name: ReconcileErrorsName, Help: "Reconciles that failed, by the step that failed.",
 		}, []string{"step"}),
 		conflicts: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: ConflictsName, Help: "Status writes that lost a race with another write of the resource and were retried.",
+			Name: ConflictsName, Help: "Status writes and finalizer adds that lost a race with another write of the resource and were retried.",
 		}),
 		throttled: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: ThrottledName, Help: "Reconciles put off because their resource was reconciled faster than the per-resource rate allows.",
@@ -179,7 +179,7 @@ func (r *Recorder) ReconcileError(step string) {
 	r.errors.WithLabelValues(step).Inc()
 }
 
-// StatusConflict counts a status write that lost a race (retried, not an error).
+// StatusConflict counts a status write or finalizer add that lost a race (retried, not an error).
 func (r *Recorder) StatusConflict() {
 	if r == nil {
 		return
