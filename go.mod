@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/KimMachineGun/automemlimit v1.0.1
+	github.com/agnivade/levenshtein v1.2.2
 	github.com/cockroachdb/datadriven v1.0.3
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/go-logr/logr v1.4.3

@@ -75,6 +75,9 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	for _, w := range config.Check(flat) {
+		ctrl.Log.WithName("config").Info("Warning: "+w, "file", configFile)
+	}
 	if parallelism != "" {
 		flat[config.KeyReconcileParallelism] = parallelism
 	}

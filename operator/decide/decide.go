@@ -8,7 +8,12 @@ import (
 	"time"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/config"
 )
+
+// ReasonUnknownOption is the reason of the Warning Event that names a kubernetes.operator.*
+// or job.autoscaler.* key of a resource's flinkConfiguration that no operator reads.
+const ReasonUnknownOption = "UnknownOption"
 
 // step is one reconcile's working state.
 type step struct {
@@ -93,7 +98,18 @@ func (s *step) validate() bool {
 		return false
 	}
 	s.conf, _ = s.d.Spec.FlinkConfiguration.Flatten()
+	if s.st.ObservedGeneration < s.d.Generation {
+		s.warnUnknownOptions(s.conf)
+	}
 	return true
+}
+
+// warnUnknownOptions says, in a Warning Event each, which operator options of a spec new to
+// the operator no operator reads (a typo, most likely: see config.Check); the spec runs.
+func (s *step) warnUnknownOptions(conf map[string]string) {
+	for _, w := range config.Check(conf) {
+		s.event(Warning, ReasonUnknownOption, "flinkConfiguration: "+w)
+	}
 }
 
 // observed marks the current generation as looked at.

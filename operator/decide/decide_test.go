@@ -392,3 +392,40 @@ func TestIgnorableChangeIsObserved(t *testing.T) {
 		t.Errorf("an ignorable change made the resource %s", got.Status.LifecycleState)
 	}
 }
+
+// TestUnknownOptionIsWarnedOncePerGeneration: a kubernetes.operator.* key no operator reads
+// is named in a Warning Event when its generation is first looked at, not on every reconcile;
+// the spec runs all the same.
+func TestUnknownOptionIsWarnedOncePerGeneration(t *testing.T) {
+	typo := func(d *flinkv1beta1.FlinkDeployment) {
+		d.Spec.FlinkConfiguration.Set("kubernetes.operator.savepoint.histroy.max.count", "3")
+	}
+	for name, tc := range map[string]struct {
+		observed int64
+		want     []string
+	}{
+		"a new generation": {observed: 1, want: []string{
+			"Warning UnknownOption flinkConfiguration: kubernetes.operator.savepoint.histroy.max.count is not an option of the Flink operator (did you mean kubernetes.operator.savepoint.history.max.count?); it has no effect",
+		}},
+		"a generation already looked at": {observed: 2},
+	} {
+		t.Run(name, func(t *testing.T) {
+			d := deployed(sp, typo)
+			p := int32(8)
+			d.Spec.Job.Parallelism, d.Generation, d.Status.ObservedGeneration = &p, 2, tc.observed
+			got := Decide(input(d, cluster(1, "RUNNING")))
+			var warned []string
+			for _, e := range got.Events {
+				if e.Reason == ReasonUnknownOption {
+					warned = append(warned, string(e.Type)+" "+e.Reason+" "+e.Message)
+				}
+			}
+			if diff := cmp.Diff(tc.want, warned); diff != "" {
+				t.Errorf("UnknownOption Events (-want +got):\n%s", diff)
+			}
+			if got.Status.ReconciliationStatus.State != flinkv1beta1.ReconciliationUpgrading && tc.observed == 1 {
+				t.Errorf("the spec with an unknown option did not start its upgrade: %s", got.Status.ReconciliationStatus.State)
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/config"
 	"github.com/flinkop/flinkop/operator/decide"
 )
 
@@ -72,6 +73,12 @@ func (s *step) validate() bool {
 		s.fail("ValidationError", "invalid spec, the last valid spec keeps running: "+errs.ToAggregate().Error())
 		s.observed()
 		return false
+	}
+	if s.st.ObservedGeneration < s.j.Generation {
+		conf, _ := s.j.Spec.FlinkConfiguration.Flatten()
+		for _, w := range config.Check(conf) {
+			s.event(decide.Warning, decide.ReasonUnknownOption, "flinkConfiguration: "+w)
+		}
 	}
 	return true
 }
