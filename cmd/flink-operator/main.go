@@ -71,10 +71,11 @@ func run() error {
 	_, _ = memlimit.Set(memlimit.WithProvider(memlimit.FromCgroup),
 		memlimit.WithLogger(slog.New(logr.ToSlogHandler(ctrl.Log.WithName("memlimit")))))
 
-	opts, flat, err := config.Load(configFile)
+	live, err := loadOptions(configFile)
 	if err != nil {
 		return err
 	}
+	flat := live.Flat()
 	for _, w := range config.Check(flat) {
 		ctrl.Log.WithName("config").Info("Warning: "+w, "file", configFile)
 	}
@@ -122,13 +123,20 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	opts.SnapshotResources = snapshotsAvailable(mgr, opts.SnapshotResources)
+	snapshotsOn := snapshotsAvailable(mgr, live.Options().SnapshotResources)
+	live.Constrain(func(o config.Options) config.Options {
+		o.SnapshotResources = o.SnapshotResources && snapshotsOn
+		return o
+	})
+	if err := watchOptions(mgr, live, configFile, flat); err != nil {
+		return err
+	}
 	events, err := controller.NewEventRecorder(mgr)
 	if err != nil {
 		return err
 	}
 	setup := controller.Setup{
-		Options: opts, Metrics: rec, Jars: fetcher, JarCredentials: jars.credentials, Parallelism: workers,
+		Live: live, Metrics: rec, Jars: fetcher, JarCredentials: jars.credentials, Parallelism: workers,
 		SnapshotSlots: controller.NewSnapshotSlots(maxSnapshots), Events: events,
 	}
 	if err := setup.NewFlinkDeploymentReconciler(mgr).SetupWithManager(mgr); err != nil {
@@ -137,7 +145,7 @@ func run() error {
 	if err := setup.NewFlinkSessionJobReconciler(mgr).SetupWithManager(mgr); err != nil {
 		return err
 	}
-	if err := setupSnapshots(mgr, setup, opts.SnapshotResources); err != nil {
+	if err := setupSnapshots(mgr, setup, snapshotsOn); err != nil {
 		return err
 	}
 	if crdInstalled(mgr, "FlinkBlueGreenDeployment", "FlinkBlueGreenDeployment controller not started") {

@@ -41,6 +41,7 @@ func TestEveryOptionReadIsCatalogued(t *testing.T) {
 		config.KeyRestartFailed, config.KeySavepointCleanup, config.KeySnapshotResources, config.KeyHealthCheck,
 		config.KeyHealthRestartsThreshold, config.KeyHealthRestartsWindow, config.KeyHealthCheckpoints,
 		config.KeyHealthCheckpointsWindow, config.KeyReconcileParallelism, config.KeySnapshotMaxConcurrent,
+		config.KeyDynamicConfig, config.KeyDynamicConfigInterval, config.NamespacePrefix + "ns.kubernetes.operator.x",
 		flinkv1beta1.BlueGreenAbortGracePeriod, flinkv1beta1.BlueGreenRescheduleInterval, flinkv1beta1.BlueGreenDeletionDelay,
 	}
 	for _, k := range []string{
@@ -106,13 +107,15 @@ func TestCheck(t *testing.T) {
 		}},
 		"typos": {
 			conf: map[string]string{
-				"kubernetes.operator.savepoint.histroy.max.count": "3",
-				"kubernetes.operator.job.autoscaler.enabeld":      "true",
-				"job.autoscaler.metric.window":                    "5 min",
-				"kubernetes.operator.something.else.entirely":     "1",
+				"kubernetes.operator.savepoint.histroy.max.count":                                                    "3",
+				"kubernetes.operator.job.autoscaler.enabeld":                                                         "true",
+				"job.autoscaler.metric.window":                                                                       "5 min",
+				"kubernetes.operator.something.else.entirely":                                                        "1",
+				"kubernetes.operator.default-configuration.namespace.team-a.kubernetes.operator.reconcile.intervall": "1 min",
 			},
 			want: []string{
 				"job.autoscaler.metric.window is not an option of the Flink operator (did you mean job.autoscaler.metrics.window?); it has no effect",
+				"kubernetes.operator.default-configuration.namespace.team-a.kubernetes.operator.reconcile.intervall is not an option of the Flink operator (did you mean kubernetes.operator.default-configuration.namespace.team-a.kubernetes.operator.reconcile.interval?); it has no effect",
 				"kubernetes.operator.job.autoscaler.enabeld is not an option of the Flink operator (did you mean kubernetes.operator.job.autoscaler.enabled?); it has no effect",
 				"kubernetes.operator.savepoint.histroy.max.count is not an option of the Flink operator (did you mean kubernetes.operator.savepoint.history.max.count?); it has no effect",
 				"kubernetes.operator.something.else.entirely is not an option of the Flink operator; it has no effect",

@@ -3,7 +3,6 @@ package config
 import (
 	"fmt"
 	"maps"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -101,29 +100,17 @@ func Defaults() Options {
 	}
 }
 
-// Load reads flat "key: value" options from a YAML file over the defaults. An empty path
-// gives the defaults.
-func Load(path string) (Options, map[string]string, error) {
-	if path == "" {
-		return Defaults(), map[string]string{}, nil
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return Options{}, nil, err
-	}
+// Flat reads an options file's flat "key: value" lines.
+func Flat(data []byte) (map[string]string, error) {
 	raw := map[string]any{}
 	if err := yaml.Unmarshal(data, &raw); err != nil {
-		return Options{}, nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	flat := map[string]string{}
 	for k, v := range raw {
 		flat[k] = fmt.Sprint(v)
 	}
-	opts, err := Defaults().With(flat)
-	if err != nil {
-		return Options{}, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return opts, flat, nil
+	return flat, nil
 }
 
 // With returns o overridden by the kubernetes.operator.* keys of conf (a flattened Flink

@@ -1,8 +1,6 @@
 package config
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -54,23 +52,6 @@ func TestWith(t *testing.T) {
 				t.Errorf("With() mismatch (-want +got):\n%s", diff)
 			}
 		})
-	}
-}
-
-func TestLoad(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "operator.yaml")
-	if err := os.WriteFile(path, []byte("kubernetes.operator.reconcile.interval: 15s\nkubernetes.operator.deployment.rollback.enabled: true\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	o, raw, err := Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if o.ReconcileInterval != 15*time.Second || !o.RollbackEnabled || raw[KeyReconcileInterval] != "15s" {
-		t.Errorf("Load = %+v, %v", o, raw)
-	}
-	if d, _, err := Load(""); err != nil || d != Defaults() {
-		t.Errorf("Load(\"\") = %+v, %v", d, err)
 	}
 }
 

@@ -61,23 +61,30 @@ func Lookup(key string) (Option, bool) {
 // Check returns a warning for each key of conf (a flattened configuration) under
 // OperatorPrefix or AutoscalerPrefix that no operator reads: one the catalogue does not know
 // (a typo, most likely: the nearest option is suggested when it is near), or a deprecated
-// name this operator does not read. Sorted by key; other keys are Flink's, not checked.
+// name this operator does not read. A namespace's key (NamespacePrefix) is checked for the
+// option it sets. Sorted by key; other keys are Flink's, not checked.
 func Check(conf map[string]string) []string {
 	var out []string
 	for _, key := range slices.Sorted(maps.Keys(conf)) {
-		if !strings.HasPrefix(key, OperatorPrefix) && !strings.HasPrefix(key, AutoscalerPrefix) {
+		scope, name := "", key
+		if rest, ok := strings.CutPrefix(key, NamespacePrefix); ok {
+			if ns, inner, ok := strings.Cut(rest, "."); ok {
+				scope, name = NamespacePrefix+ns+".", inner
+			}
+		}
+		if !strings.HasPrefix(name, OperatorPrefix) && !strings.HasPrefix(name, AutoscalerPrefix) {
 			continue
 		}
-		o, ok := Lookup(key)
+		o, ok := Lookup(name)
 		switch {
 		case !ok:
 			msg := key + " is not an option of the Flink operator"
-			if near := nearest(key); near != "" {
-				msg += fmt.Sprintf(" (did you mean %s?)", near)
+			if near := nearest(name); near != "" {
+				msg += fmt.Sprintf(" (did you mean %s%s?)", scope, near)
 			}
 			out = append(out, msg+"; it has no effect")
 		case o.Support == Deprecated:
-			out = append(out, fmt.Sprintf("%s is an older name of %s, which this operator reads instead; it has no effect", key, o.Note))
+			out = append(out, fmt.Sprintf("%s is an older name of %s%s, which this operator reads instead; it has no effect", key, scope, o.Note))
 		}
 	}
 	return out

@@ -240,7 +240,7 @@ func TestCronAnnotationOnARunningDeploymentIsIgnoredWithAWarning(t *testing.T) {
 // rebuild returns a fresh reconciler on the env's API, pods and clock, as an operator restart
 // would.
 func rebuild(e *env) *controller.FlinkDeploymentReconciler {
-	return controller.Setup{Options: e.r.Options, Transport: e.sim, Clock: e.clock}.Reconciler(e.client, e.rec)
+	return controller.Setup{Live: e.r.Options, Transport: e.sim, Clock: e.clock}.Reconciler(e.client, e.rec)
 }
 
 func names(ds []flinkv1beta1.FlinkDeployment) []string {

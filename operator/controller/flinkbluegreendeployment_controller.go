@@ -38,8 +38,9 @@ type FlinkBlueGreenDeploymentReconciler struct {
 	// Recorder records Events; Clock tells the time.
 	Recorder EventRecorder
 	Clock    clock.PassiveClock
-	// Options are the operator-wide options (the reconcile interval).
-	Options config.Options
+	// Options are the operator-wide options (the reconcile interval), reloaded when their
+	// file changes.
+	Options *config.Live
 	// Observer reads the children, the Ingress and the savepoint; Executor carries out the
 	// action.
 	Observer BlueGreenObserver
@@ -76,7 +77,7 @@ func (r *FlinkBlueGreenDeploymentReconciler) Reconcile(ctx context.Context, req 
 	}
 	res := bluegreen.Decide(bluegreen.Input{
 		Resource: &bg, Blue: obs.Blue, Green: obs.Green, Foreign: obs.Foreign, Savepoint: obs.Savepoint, Ingress: obs.Ingress,
-		Now: r.Clock.Now(), ReconcileInterval: r.Options.ReconcileInterval,
+		Now: r.Clock.Now(), ReconcileInterval: r.Options.Options().ReconcileInterval,
 	})
 	if err := r.Executor.Execute(ctx, &bg, res.Action); err != nil {
 		log.FromContext(ctx).Error(err, "action failed", "action", res.Action.Kind)

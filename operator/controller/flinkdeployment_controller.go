@@ -56,9 +56,9 @@ type FlinkDeploymentReconciler struct {
 	Client   client.Client
 	Recorder EventRecorder
 	Clock    clock.PassiveClock
-	// Options are the operator-wide options; a resource's kubernetes.operator.* keys override
-	// them.
-	Options  config.Options
+	// Options are the operator-wide options, reloaded when their file changes; its
+	// namespace's and then a resource's kubernetes.operator.* keys override them.
+	Options  *config.Live
 	Observer Observer
 	Executor Executor
 	// Metrics records Prometheus metrics (nil: none).
@@ -169,7 +169,11 @@ func (r *FlinkDeploymentReconciler) optionsFor(d *flinkv1beta1.FlinkDeployment) 
 	if err != nil {
 		conf = nil // Validate reports a configuration that does not flatten
 	}
-	return r.Options.With(config.OperatorKeys(conf))
+	base, err := r.Options.For(d.Namespace)
+	if err != nil {
+		return base, err
+	}
+	return base.With(config.OperatorKeys(conf))
 }
 
 // patchStatus writes status once, with optimistic locking (the resourceVersion read at the
@@ -197,7 +201,7 @@ func (r *FlinkDeploymentReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			return err
 		}
 	}
-	if r.indexApp && r.Options.SnapshotResources {
+	if r.indexApp && r.Options.Options().SnapshotResources {
 		// The session job reconciler reads through it too (both are set up from one Setup).
 		if err := act.IndexSnapshotsByJob(context.Background(), mgr.GetFieldIndexer()); err != nil {
 			return err

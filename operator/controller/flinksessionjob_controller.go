@@ -49,9 +49,10 @@ type FlinkSessionJobReconciler struct {
 	Client   client.Client
 	Recorder EventRecorder
 	Clock    clock.PassiveClock
-	// Options are the operator-wide options; the session cluster's and then the job's
-	// kubernetes.operator.* keys override them.
-	Options  config.Options
+	// Options are the operator-wide options, reloaded when their file changes; its
+	// namespace's, the session cluster's and then the job's kubernetes.operator.* keys
+	// override them.
+	Options  *config.Live
 	Observer SessionJobObserver
 	Executor SessionJobExecutor
 	// Metrics records Prometheus metrics (nil: none).
@@ -144,7 +145,11 @@ func (r *FlinkSessionJobReconciler) optionsFor(j *flinkv1beta1.FlinkSessionJob, 
 			conf[k] = v
 		}
 	}
-	return r.Options.With(conf)
+	base, err := r.Options.For(j.Namespace)
+	if err != nil {
+		return base, err
+	}
+	return base.With(conf)
 }
 
 // SetupWithManager registers the reconciler; a change of a session cluster reconciles the

@@ -41,8 +41,9 @@ type FlinkStateSnapshotReconciler struct {
 	Client   client.Client
 	Recorder EventRecorder
 	Clock    clock.PassiveClock
-	// Options are the operator-wide options (the intervals).
-	Options  config.Options
+	// Options are the operator-wide options (the intervals), reloaded when their file
+	// changes.
+	Options  *config.Live
 	Observer SnapshotObserver
 	Executor SnapshotExecutor
 	// Metrics records Prometheus metrics (nil: none).
@@ -79,7 +80,7 @@ func (r *FlinkStateSnapshotReconciler) Reconcile(ctx context.Context, req ctrl.R
 	}
 	res := snapshot.Decide(snapshot.Input{
 		Resource: &s, Observed: obs, Now: r.Clock.Now(),
-		ReconcileInterval: r.Options.ReconcileInterval, ProgressInterval: r.Options.ProgressCheckInterval,
+		ReconcileInterval: r.Options.Options().ReconcileInterval, ProgressInterval: r.Options.Options().ProgressCheckInterval,
 	})
 	if err := r.Executor.Execute(ctx, cluster, res.Action); err != nil {
 		log.FromContext(ctx).Error(err, "action failed", "action", res.Action.Kind)

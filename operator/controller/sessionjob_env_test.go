@@ -45,7 +45,7 @@ func newSessionEnv(t *testing.T) *sessionEnv {
 func (s *sessionEnv) reconciler(c client.Client) *controller.FlinkSessionJobReconciler {
 	opts := s.r.Options
 	return controller.Setup{
-		Options: opts, Transport: s.sim, Clock: s.clock,
+		Live: opts, Transport: s.sim, Clock: s.clock,
 		Jars: &flink.JarFetcher{Transport: s.jars, Policy: flink.FetchPolicy{Resolver: fixtures.PublicResolver{}}},
 	}.SessionJobReconciler(c, s.rec)
 }

@@ -53,8 +53,12 @@ func ServiceDNS(d *flinkv1beta1.FlinkDeployment) string {
 
 // Setup wires the FlinkDeployment reconciler into a manager.
 type Setup struct {
-	// Options are the operator-wide options.
+	// Options are the operator-wide options, fixed (when Live is nil).
 	Options config.Options
+	// Live are the operator-wide options reloaded when their file changes (nil: Options).
+	// Read once at set-up, for what is built then: the Flink clients' timeout
+	// (flink.client.timeout) and whether snapshots are recorded (snapshot.resource.enabled).
+	Live *config.Live
 	// Resolver finds the JobManager REST API (default ServiceDNS).
 	Resolver RESTResolver
 	// Transport carries Flink REST calls (default: Go's default transport).
@@ -116,7 +120,7 @@ func (s Setup) Reconciler(c client.Client, rec EventRecorder) *FlinkDeploymentRe
 		Client:   c,
 		Recorder: rec,
 		Clock:    s.Clock,
-		Options:  s.Options,
+		Options:  s.Live,
 		Metrics:  s.Metrics,
 		Workers:  s.Parallelism,
 		Observer: &observe.Observer{
@@ -146,6 +150,10 @@ func (s Setup) withDefaults() Setup {
 	if s.Jars == nil {
 		s.Jars = &flink.JarFetcher{}
 	}
+	if s.Live == nil {
+		s.Live = config.FixedOptions(s.Options)
+	}
+	s.Options = s.Live.Options()
 	return s
 }
 
@@ -227,7 +235,7 @@ func (s Setup) SessionJobReconciler(c client.Client, rec EventRecorder) *FlinkSe
 		Client:   c,
 		Recorder: rec,
 		Clock:    s.Clock,
-		Options:  s.Options,
+		Options:  s.Live,
 		Metrics:  s.Metrics,
 		Workers:  s.Parallelism,
 		Observer: &observe.SessionJobObserver{
@@ -254,7 +262,7 @@ func (s Setup) SnapshotReconciler(c client.Client, rec EventRecorder) *FlinkStat
 		Client:   c,
 		Recorder: boundedEvents{rec},
 		Clock:    s.Clock,
-		Options:  s.Options,
+		Options:  s.Live,
 		Metrics:  s.Metrics,
 		Workers:  s.Parallelism,
 		Observer: &observe.SnapshotObserver{
@@ -284,7 +292,7 @@ func (s Setup) BlueGreenReconciler(c client.Client, rec EventRecorder) *FlinkBlu
 		Client:   c,
 		Recorder: boundedEvents{rec},
 		Clock:    s.Clock,
-		Options:  s.Options,
+		Options:  s.Live,
 		Metrics:  s.Metrics,
 		Workers:  s.Parallelism,
 		Observer: &observe.BlueGreenObserver{

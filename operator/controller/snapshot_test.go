@@ -37,7 +37,7 @@ func newSnapEnv(t *testing.T) *snapEnv {
 // snapshotReconciler builds a snapshot reconciler on c's cache view (tests wrap c to inject
 // faults).
 func (s *snapEnv) snapshotReconciler(c client.WithWatch) *controller.FlinkStateSnapshotReconciler {
-	return controller.Setup{Options: s.r.Options, Transport: s.sim, Clock: s.clock}.SnapshotReconciler(harness.CacheView(c), s.rec)
+	return controller.Setup{Live: s.r.Options, Transport: s.sim, Clock: s.clock}.SnapshotReconciler(harness.CacheView(c), s.rec)
 }
 
 // savepointSnapshot is a manual savepoint snapshot of deployment dep, changed by mods.
