@@ -102,8 +102,8 @@ test-unit: ## Run the unit tests with -race (no API server needed).
 
 .PHONY: test-scenarios
 test-scenarios: ## Run the property-based scenarios (SCENARIO_CHECKS random runs each, HOSTILE_CHECKS of the hostile-input one; fake backend).
-	go test -count=1 -v ./scenarios/ -skip 'TestHostileInput$$' -rapid.checks=$(SCENARIO_CHECKS) -rapid.steps=50 -rapid.seed=$(SCENARIO_SEED) 2>&1 | hack/test-summary.sh scenarios
-	go test -count=1 -v ./scenarios/ -run 'TestHostileInput$$' -rapid.checks=$(HOSTILE_CHECKS) -rapid.steps=50 -rapid.seed=$(SCENARIO_SEED) 2>&1 | hack/test-summary.sh hostile
+	go test -count=1 -timeout 30m -v ./scenarios/ -skip 'TestHostileInput$$' -rapid.checks=$(SCENARIO_CHECKS) -rapid.steps=50 -rapid.seed=$(SCENARIO_SEED) 2>&1 | hack/test-summary.sh scenarios
+	go test -count=1 -timeout 30m -v ./scenarios/ -run 'TestHostileInput$$' -rapid.checks=$(HOSTILE_CHECKS) -rapid.steps=50 -rapid.seed=$(SCENARIO_SEED) 2>&1 | hack/test-summary.sh hostile
 
 .PHONY: sim
 sim: ## Run a long property sweep in parallel workers and print a summary: make sim SEEDS=5000.
