@@ -76,7 +76,7 @@ func run() error {
 		return err
 	}
 	flat := live.Flat()
-	for _, w := range config.Check(flat) {
+	for _, w := range config.CheckOperatorFile(flat) {
 		ctrl.Log.WithName("config").Info("Warning: "+w, "file", configFile)
 	}
 	if parallelism != "" {

@@ -123,7 +123,7 @@ func TestCheck(t *testing.T) {
 		},
 		"deprecated name": {
 			conf: map[string]string{"kubernetes.operator.reconciler.reschedule.interval": "1 min"},
-			want: []string{"kubernetes.operator.reconciler.reschedule.interval is an older name of kubernetes.operator.reconcile.interval, which this operator reads instead; it has no effect"},
+			want: []string{"kubernetes.operator.reconciler.reschedule.interval is an older name of kubernetes.operator.reconcile.interval; this operator reads only the current name, so it has no effect"},
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -139,5 +139,19 @@ func TestLookupNamesTheListedKey(t *testing.T) {
 	o, ok := config.Lookup("kubernetes.operator.plugins.listeners.audit.class")
 	if !ok || !strings.Contains(o.Key, "<listener-name>") {
 		t.Errorf("Lookup = %+v, %v; want the plugins.listeners pattern", o, ok)
+	}
+}
+
+func TestCheckOperatorFile(t *testing.T) {
+	got := config.CheckOperatorFile(map[string]string{
+		"job.autoscaler.enabled": "true", config.KeyReconcileInterval: "1 min",
+		config.NamespacePrefix + "team-a.kubernetes.operator.job.autoscaler.enabled": "true",
+	})
+	want := []string{
+		"job.autoscaler.enabled is read from a resource's flinkConfiguration only; in the operator's options it has no effect",
+		"kubernetes.operator.default-configuration.namespace.team-a.kubernetes.operator.job.autoscaler.enabled is read from a resource's flinkConfiguration only; in the operator's options it has no effect",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("CheckOperatorFile (-want +got):\n%s", diff)
 	}
 }

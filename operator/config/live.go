@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -28,10 +30,11 @@ const (
 )
 
 // Live holds the operator-wide options, replaced when their file changes (see Watch).
-// Safe for concurrent use.
+// Safe for concurrent use: readers never wait; Reload and Constrain take turns.
 type Live struct {
 	p         atomic.Pointer[liveState]
-	constrain atomic.Pointer[func(Options) Options]
+	mu        sync.Mutex            // held by Reload and Constrain
+	constrain func(Options) Options // under mu
 }
 
 type liveState struct {
@@ -58,6 +61,8 @@ func FixedOptions(opts Options) *Live {
 	return l
 }
 
+// parse reads a file's content: every option, each namespace's overrides and the dynamic
+// configuration's own keys must be valid, or none of it is taken.
 func parse(data []byte) (*liveState, error) {
 	flat, err := Flat(data)
 	if err != nil {
@@ -67,16 +72,41 @@ func parse(data []byte) (*liveState, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &liveState{opts: opts, flat: flat, data: bytes.Clone(data)}, nil
+	st := &liveState{opts: opts, flat: flat, data: bytes.Clone(data)}
+	for _, ns := range namespaces(flat) {
+		if _, err := st.forNamespace(ns); err != nil {
+			return nil, err
+		}
+	}
+	if _, _, err := DynamicConfig(flat); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// namespaces are the namespaces flat has overrides for.
+func namespaces(flat map[string]string) []string {
+	seen := map[string]bool{}
+	for k := range flat {
+		if rest, ok := strings.CutPrefix(k, NamespacePrefix); ok {
+			if ns, _, ok := strings.Cut(rest, "."); ok {
+				seen[ns] = true
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // Options are the operator-wide options now.
 func (l *Live) Options() Options { return l.p.Load().opts }
 
-// Constrain applies f to the options now and to every reload: what the operator cannot do
-// whatever the file says (record snapshots without their CRD, say).
+// Constrain applies f to the options now and to every reload (it replaces an earlier f):
+// what the operator cannot do whatever the file says (record snapshots without their CRD,
+// say). A namespace's options are the constrained ones overridden.
 func (l *Live) Constrain(f func(Options) Options) {
-	l.constrain.Store(&f)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.constrain = f
 	st := *l.p.Load()
 	st.opts = f(st.opts)
 	l.p.Store(&st)
@@ -87,10 +117,13 @@ func (l *Live) Flat() map[string]string { return maps.Clone(l.p.Load().flat) }
 
 // For are the options of a resource in namespace: the operator-wide ones overridden by the
 // keys NamespacePrefix+namespace+"."+option gives, as the Apache operator's per-namespace
-// defaults do. A malformed namespace value is an error naming its key; the operator-wide
-// options are returned with it.
+// defaults do. A file with a malformed namespace value is refused whole (NewLive, Reload), so
+// For errs only on a Live built otherwise; the operator-wide options come with the error.
 func (l *Live) For(namespace string) (Options, error) {
-	st := l.p.Load()
+	return l.p.Load().forNamespace(namespace)
+}
+
+func (st *liveState) forNamespace(namespace string) (Options, error) {
 	prefix := NamespacePrefix + namespace + "."
 	over := map[string]string{}
 	for k, v := range st.flat {
@@ -108,6 +141,8 @@ func (l *Live) For(namespace string) (Options, error) {
 // whether the options changed, and Check's warnings for the new content; a file that does
 // not read or parse is an error, and the options in force stay.
 func (l *Live) Reload(path string) (bool, []string, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return false, nil, fmt.Errorf("operator options: %w", err)
@@ -119,11 +154,11 @@ func (l *Live) Reload(path string) (bool, []string, error) {
 	if err != nil {
 		return false, nil, fmt.Errorf("operator options %s: %w", path, err)
 	}
-	if f := l.constrain.Load(); f != nil {
-		st.opts = (*f)(st.opts)
+	if l.constrain != nil {
+		st.opts = l.constrain(st.opts)
 	}
 	l.p.Store(st)
-	return true, Check(st.flat), nil
+	return true, CheckOperatorFile(st.flat), nil
 }
 
 // Watch reloads path every interval until ctx ends (the Apache operator's dynamic

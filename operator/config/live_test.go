@@ -82,8 +82,14 @@ func TestLiveWatchReloads(t *testing.T) {
 }
 
 func TestLiveForNamespace(t *testing.T) {
+	if _, err := NewLive([]byte(NamespacePrefix + "team-b." + KeyReconcileInterval + ": 1\n")); err == nil {
+		t.Error("a namespace's out-of-bounds value was taken")
+	}
+	if _, err := NewLive([]byte(KeyDynamicConfigInterval + ": 1 ms\n")); err == nil {
+		t.Error("an out-of-bounds check interval was taken")
+	}
 	l, err := NewLive([]byte(NamespacePrefix + "team-a." + KeyReconcileInterval + ": 2 min\n" +
-		NamespacePrefix + "team-b." + KeyReconcileInterval + ": 1\n" + NamespacePrefix + "team-a.taskmanager.numberOfTaskSlots: 4\n"))
+		NamespacePrefix + "team-a.taskmanager.numberOfTaskSlots: 4\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,9 +98,6 @@ func TestLiveForNamespace(t *testing.T) {
 	}
 	if o, err := l.For("team-c"); err != nil || o != Defaults() {
 		t.Errorf("team-c: %+v, %v; want the operator-wide options", o, err)
-	}
-	if o, err := l.For("team-b"); err == nil || o != Defaults() {
-		t.Errorf("team-b's out-of-bounds value: %+v, %v; want an error and the operator-wide options", o, err)
 	}
 }
 

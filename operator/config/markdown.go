@@ -13,7 +13,11 @@ func Markdown() string {
 	table := func(prefix string, list []Option) {
 		b.WriteString("| option | Apache's default | read here | note |\n|---|---|---|---|\n")
 		for _, o := range list {
-			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", prefix+o.Key, cell(o.Default), o.Support, cell(o.Note))
+			def := "–"
+			if o.Default != "" {
+				def = "`" + o.Default + "`"
+			}
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", prefix+o.Key, def, o.Support, cell(o.Note))
 		}
 	}
 	b.WriteString("### kubernetes.operator.*\n\n")

@@ -84,7 +84,7 @@ func Check(conf map[string]string) []string {
 			}
 			out = append(out, msg+"; it has no effect")
 		case o.Support == Deprecated:
-			out = append(out, fmt.Sprintf("%s is an older name of %s%s, which this operator reads instead; it has no effect", key, scope, o.Note))
+			out = append(out, fmt.Sprintf("%s is an older name of %s%s; this operator reads only the current name, so it has no effect", key, scope, o.Note))
 		}
 	}
 	return out
@@ -114,4 +114,21 @@ func nearest(key string) string {
 		}
 	}
 	return best
+}
+
+// CheckOperatorFile returns Check's warnings for the operator's options file, and one for each
+// autoscaler option in it: the autoscaler reads its options from a resource's
+// flinkConfiguration only.
+func CheckOperatorFile(flat map[string]string) []string {
+	out := Check(flat)
+	for _, key := range slices.Sorted(maps.Keys(flat)) {
+		name := key
+		if rest, ok := strings.CutPrefix(key, NamespacePrefix); ok {
+			_, name, _ = strings.Cut(rest, ".")
+		}
+		if strings.HasPrefix(strings.TrimPrefix(name, OperatorPrefix), AutoscalerPrefix) {
+			out = append(out, key+" is read from a resource's flinkConfiguration only; in the operator's options it has no effect")
+		}
+	}
+	return out
 }

@@ -10,7 +10,6 @@ import (
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
 )
 
 // EventCacheSize bounds each of the operator's Event caches (the correlator's aggregation,
@@ -43,7 +42,7 @@ func NewEventRecorder(mgr ctrl.Manager) (EventRecorder, error) {
 	}
 	b := newBroadcaster()
 	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: cs.CoreV1().Events("")})
-	stop := manager.RunnableFunc(func(ctx context.Context) error {
+	stop := afterReconcilers(func(ctx context.Context) error {
 		<-ctx.Done()
 		b.Shutdown()
 		return nil
@@ -53,6 +52,27 @@ func NewEventRecorder(mgr ctrl.Manager) (EventRecorder, error) {
 		return nil, fmt.Errorf("event recorder: %w", err)
 	}
 	return b.NewRecorder(mgr.GetScheme(), corev1.EventSource{Component: EventSource}), nil
+}
+
+// afterReconcilers is a runnable that needs no leader: the manager stops such runnables after
+// the reconcilers, so their last Events are still recorded.
+type afterReconcilers func(context.Context) error
+
+func (f afterReconcilers) Start(ctx context.Context) error { return f(ctx) }
+func (afterReconcilers) NeedLeaderElection() bool          { return false }
+
+// events is the recorder of the reconcilers built for mgr: s.Events, else a new
+// NewEventRecorder.
+func (s Setup) events(mgr ctrl.Manager) EventRecorder {
+	if s.Events != nil {
+		return s.Events
+	}
+	rec, err := NewEventRecorder(mgr)
+	if err != nil {
+		ctrl.Log.WithName("events").Error(err, "recording Events through the events.k8s.io API instead")
+		return eventsAPI{mgr.GetEventRecorder(EventSource)}
+	}
+	return rec
 }
 
 // newBroadcaster is a core/v1 broadcaster with the operator's correlator options.

@@ -169,11 +169,9 @@ func (r *FlinkDeploymentReconciler) optionsFor(d *flinkv1beta1.FlinkDeployment) 
 	if err != nil {
 		conf = nil // Validate reports a configuration that does not flatten
 	}
-	base, err := r.Options.For(d.Namespace)
-	if err != nil {
-		return base, err
-	}
-	return base.With(config.OperatorKeys(conf))
+	base, nsErr := r.Options.For(d.Namespace)
+	opts, err := base.With(config.OperatorKeys(conf))
+	return opts, errors.Join(nsErr, err)
 }
 
 // patchStatus writes status once, with optimistic locking (the resourceVersion read at the

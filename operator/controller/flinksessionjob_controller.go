@@ -145,11 +145,9 @@ func (r *FlinkSessionJobReconciler) optionsFor(j *flinkv1beta1.FlinkSessionJob, 
 			conf[k] = v
 		}
 	}
-	base, err := r.Options.For(j.Namespace)
-	if err != nil {
-		return base, err
-	}
-	return base.With(conf)
+	base, nsErr := r.Options.For(j.Namespace)
+	opts, err := base.With(conf)
+	return opts, errors.Join(nsErr, err)
 }
 
 // SetupWithManager registers the reconciler; a change of a session cluster reconciles the

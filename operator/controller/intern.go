@@ -1,18 +1,21 @@
 package controller
 
 import (
-	"unique"
+	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
 )
 
 // interned wraps a cache transform: after it, the object's metadata strings that recur across
 // the cached objects (namespace, label keys and values, annotation keys, owner references,
-// finalizers) are replaced by one shared copy each (Go's unique package; a copy no cached
-// object holds any more is collected). Every object the API server sends carries its own
-// copies: at 10,000 deployments the operator's six cached objects of each repeat the label keys,
-// the namespace and the FlinkDeployment's name, UID, API version and kind.
+// finalizers) are replaced by one shared copy each, from a pool of at most maxInterned
+// strings (emptied when full: objects cached before keep their shared copies). Every object
+// the API server sends carries its own copies: at 10,000 deployments the operator's six
+// cached objects of each repeat the label keys, the namespace and the FlinkDeployment's name,
+// UID, API version and kind. (Go's unique package forgets a string at the next collection
+// unless its handle is kept, so it would share only between collections.)
 func interned(t toolscache.TransformFunc) toolscache.TransformFunc {
 	return func(obj any) (any, error) {
 		obj, err := t(obj)
@@ -44,7 +47,7 @@ func internMeta(o metav1.Object) {
 	for i := range refs {
 		r := &refs[i]
 		r.APIVersion, r.Kind, r.Name = intern(r.APIVersion), intern(r.Kind), intern(r.Name)
-		r.UID = unique.Make(r.UID).Value()
+		r.UID = types.UID(intern(string(r.UID)))
 	}
 	f := o.GetFinalizers()
 	for i := range f {
@@ -52,9 +55,27 @@ func internMeta(o metav1.Object) {
 	}
 }
 
+// maxInterned bounds the pool: a few MB of map entries at most.
+const maxInterned = 1 << 17
+
+var pool = struct {
+	sync.Mutex
+	m map[string]string
+}{m: map[string]string{}}
+
+// intern returns the pool's copy of s, adding s when it has none.
 func intern(s string) string {
 	if s == "" {
 		return s
 	}
-	return unique.Make(s).Value()
+	pool.Lock()
+	defer pool.Unlock()
+	if v, ok := pool.m[s]; ok {
+		return v
+	}
+	if len(pool.m) >= maxInterned {
+		clear(pool.m)
+	}
+	pool.m[s] = s
+	return s
 }

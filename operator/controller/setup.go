@@ -29,20 +29,6 @@ func (e eventsAPI) Event(obj runtime.Object, eventtype, reason, message string) 
 	e.rec.Eventf(obj, nil, eventtype, reason, "Reconcile", "%s", message)
 }
 
-// events is the recorder of the reconcilers built for mgr: s.Events, else a new
-// NewEventRecorder.
-func (s Setup) events(mgr ctrl.Manager) EventRecorder {
-	if s.Events != nil {
-		return s.Events
-	}
-	rec, err := NewEventRecorder(mgr)
-	if err != nil {
-		ctrl.Log.WithName("events").Error(err, "recording Events through the events.k8s.io API instead")
-		return eventsAPI{mgr.GetEventRecorder(EventSource)}
-	}
-	return rec
-}
-
 // RESTResolver returns the base URL of a deployment's JobManager REST API.
 type RESTResolver func(d *flinkv1beta1.FlinkDeployment) string
 
