@@ -15,7 +15,7 @@ GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 KUBEBUILDER_ASSETS ?= $(LOCALBIN)/k8s
 export KUBEBUILDER_ASSETS
 
-GO_TEST_FLAGS ?= -race -count=1
+GO_TEST_FLAGS ?= -race -count=1 -timeout 30m
 # Property checks the CI-sized scenario sweep runs (make test, kept within 15 minutes on 2
 # cores); make sim takes SEEDS.
 SCENARIO_CHECKS ?= 190
