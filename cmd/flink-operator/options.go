@@ -8,6 +8,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/flinkop/flinkop/operator/config"
+	"github.com/flinkop/flinkop/operator/controller"
 )
 
 // loadOptions reads the operator options file (none: the defaults).
@@ -22,12 +23,6 @@ func loadOptions(path string) (*config.Live, error) {
 	return config.NewLive(data)
 }
 
-// everyReplica is a runnable that runs on every replica, leader or not.
-type everyReplica func(context.Context) error
-
-func (f everyReplica) Start(ctx context.Context) error { return f(ctx) }
-func (everyReplica) NeedLeaderElection() bool          { return false }
-
 // watchOptions reloads the options file while the operator runs, as the Apache operator's
 // dynamic configuration does (kubernetes.operator.dynamic.config.enabled, every
 // .check.interval): a change of the operator ConfigMap, which the kubelet writes through to
@@ -38,7 +33,7 @@ func watchOptions(mgr ctrl.Manager, live *config.Live, path string, flat map[str
 		return err
 	}
 	log := ctrl.Log.WithName("config")
-	return mgr.Add(everyReplica(func(ctx context.Context) error {
+	return mgr.Add(controller.EveryReplica(func(ctx context.Context) error {
 		live.Watch(ctx, path, interval, clock.RealClock{}, log)
 		return nil
 	}))

@@ -66,12 +66,7 @@ func Lookup(key string) (Option, bool) {
 func Check(conf map[string]string) []string {
 	var out []string
 	for _, key := range slices.Sorted(maps.Keys(conf)) {
-		scope, name := "", key
-		if rest, ok := strings.CutPrefix(key, NamespacePrefix); ok {
-			if ns, inner, ok := strings.Cut(rest, "."); ok {
-				scope, name = NamespacePrefix+ns+".", inner
-			}
-		}
+		scope, name := scoped(key)
 		if !strings.HasPrefix(name, OperatorPrefix) && !strings.HasPrefix(name, AutoscalerPrefix) {
 			continue
 		}
@@ -88,6 +83,17 @@ func Check(conf map[string]string) []string {
 		}
 	}
 	return out
+}
+
+// scoped splits a namespace's key (NamespacePrefix + "<namespace>." + option) into its scope
+// and the option it sets; any other key is its own option, with no scope.
+func scoped(key string) (scope, name string) {
+	if rest, ok := strings.CutPrefix(key, NamespacePrefix); ok {
+		if ns, inner, ok := strings.Cut(rest, "."); ok {
+			return NamespacePrefix + ns + ".", inner
+		}
+	}
+	return "", key
 }
 
 // nearest is the concrete option (no <name> segment) within maxTypoDistance edits of key,
@@ -122,11 +128,7 @@ func nearest(key string) string {
 func CheckOperatorFile(flat map[string]string) []string {
 	out := Check(flat)
 	for _, key := range slices.Sorted(maps.Keys(flat)) {
-		name := key
-		if rest, ok := strings.CutPrefix(key, NamespacePrefix); ok {
-			_, name, _ = strings.Cut(rest, ".")
-		}
-		if strings.HasPrefix(strings.TrimPrefix(name, OperatorPrefix), AutoscalerPrefix) {
+		if _, name := scoped(key); strings.HasPrefix(strings.TrimPrefix(name, OperatorPrefix), AutoscalerPrefix) {
 			out = append(out, key+" is read from a resource's flinkConfiguration only; in the operator's options it has no effect")
 		}
 	}

@@ -59,19 +59,7 @@ flinkop_status_conflicts_total 0
 					return tc.writeErr
 				},
 			})
-			reg := prometheus.NewRegistry()
-			m, err := metrics.New(reg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := controller.Setup{Options: config.Defaults(), Transport: e.sim, Clock: e.clock, Metrics: m}.Reconciler(failing, e.rec)
-			res, err := r.Reconcile(e.ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: "job"}})
-			if (err != nil) != tc.wantErr {
-				t.Fatalf("error %v, want an error: %v", err, tc.wantErr)
-			}
-			if !tc.wantErr && res.RequeueAfter != controller.ConflictRetry {
-				t.Errorf("requeue after %s, want %s", res.RequeueAfter, controller.ConflictRetry)
-			}
+			reg := reconcileFailing(t, e, failing, tc.wantErr)
 			if err := testutil.GatherAndCompare(reg, strings.NewReader(tc.wantMetrics), metrics.ConflictsName, metrics.ReconcileErrorsName); err != nil {
 				t.Error(err)
 			}
@@ -148,19 +136,7 @@ func TestFinalizerConflictIsRetriedQuietly(t *testing.T) {
 					return tc.writeErr
 				},
 			})
-			reg := prometheus.NewRegistry()
-			m, err := metrics.New(reg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := controller.Setup{Options: config.Defaults(), Transport: e.sim, Clock: e.clock, Metrics: m}.Reconciler(failing, e.rec)
-			res, err := r.Reconcile(e.ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: "job"}})
-			if (err != nil) != tc.wantErr {
-				t.Fatalf("error %v, want an error: %v", err, tc.wantErr)
-			}
-			if !tc.wantErr && res.RequeueAfter != controller.ConflictRetry {
-				t.Errorf("requeue after %s, want %s", res.RequeueAfter, controller.ConflictRetry)
-			}
+			reg := reconcileFailing(t, e, failing, tc.wantErr)
 			want := fmt.Sprintf(`
 # HELP flinkop_status_conflicts_total Status writes and finalizer adds that lost a race with another write of the resource and were retried.
 # TYPE flinkop_status_conflicts_total counter
@@ -171,4 +147,25 @@ flinkop_status_conflicts_total %v
 			}
 		})
 	}
+}
+
+// reconcileFailing reconciles the env's deployment "job" once through failing, with metrics
+// in a registry of their own, and checks the outcome: an error when wantErr, else a quiet
+// retry after ConflictRetry. It returns the registry.
+func reconcileFailing(t *testing.T, e *env, failing client.Client, wantErr bool) *prometheus.Registry {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	m, err := metrics.New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := controller.Setup{Options: config.Defaults(), Transport: e.sim, Clock: e.clock, Metrics: m}.Reconciler(failing, e.rec)
+	res, err := r.Reconcile(e.ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: "job"}})
+	if (err != nil) != wantErr {
+		t.Fatalf("error %v, want an error: %v", err, wantErr)
+	}
+	if !wantErr && res.RequeueAfter != controller.ConflictRetry {
+		t.Errorf("requeue after %s, want %s", res.RequeueAfter, controller.ConflictRetry)
+	}
+	return reg
 }

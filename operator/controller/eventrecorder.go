@@ -42,7 +42,7 @@ func NewEventRecorder(mgr ctrl.Manager) (EventRecorder, error) {
 	}
 	b := newBroadcaster()
 	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: cs.CoreV1().Events("")})
-	stop := afterReconcilers(func(ctx context.Context) error {
+	stop := EveryReplica(func(ctx context.Context) error {
 		<-ctx.Done()
 		b.Shutdown()
 		return nil
@@ -54,12 +54,16 @@ func NewEventRecorder(mgr ctrl.Manager) (EventRecorder, error) {
 	return b.NewRecorder(mgr.GetScheme(), corev1.EventSource{Component: EventSource}), nil
 }
 
-// afterReconcilers is a runnable that needs no leader: the manager stops such runnables after
-// the reconcilers, so their last Events are still recorded.
-type afterReconcilers func(context.Context) error
+// EveryReplica is a manager runnable that runs on every replica, leader or not. The manager
+// stops such runnables after the reconcilers: the Event broadcaster is one, so the
+// reconcilers' last Events are still recorded.
+type EveryReplica func(context.Context) error
 
-func (f afterReconcilers) Start(ctx context.Context) error { return f(ctx) }
-func (afterReconcilers) NeedLeaderElection() bool          { return false }
+// Start runs f until ctx ends.
+func (f EveryReplica) Start(ctx context.Context) error { return f(ctx) }
+
+// NeedLeaderElection is false: it runs without the lease.
+func (EveryReplica) NeedLeaderElection() bool { return false }
 
 // events is the recorder of the reconcilers built for mgr: s.Events, else a new
 // NewEventRecorder.

@@ -99,17 +99,21 @@ func (s *step) validate() bool {
 	}
 	s.conf, _ = s.d.Spec.FlinkConfiguration.Flatten()
 	if s.st.ObservedGeneration < s.d.Generation {
-		s.warnUnknownOptions(s.conf)
+		s.res.Events = append(s.res.Events, UnknownOptionEvents(s.conf)...)
 	}
 	return true
 }
 
-// warnUnknownOptions says, in a Warning Event each, which operator options of a spec new to
-// the operator no operator reads (a typo, most likely: see config.Check); the spec runs.
-func (s *step) warnUnknownOptions(conf map[string]string) {
+// UnknownOptionEvents are the Warning Events, one each, that name the operator options of a
+// flattened flinkConfiguration no operator reads (a typo, most likely: see config.Check);
+// FlinkDeployments and session jobs record them when a generation is first looked at, and
+// the spec runs all the same.
+func UnknownOptionEvents(conf map[string]string) []Event {
+	var out []Event
 	for _, w := range config.Check(conf) {
-		s.event(Warning, ReasonUnknownOption, "flinkConfiguration: "+w)
+		out = append(out, Event{Type: Warning, Reason: ReasonUnknownOption, Message: "flinkConfiguration: " + w})
 	}
+	return out
 }
 
 // observed marks the current generation as looked at.

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
-	"github.com/flinkop/flinkop/operator/config"
 	"github.com/flinkop/flinkop/operator/decide"
 )
 
@@ -76,9 +75,7 @@ func (s *step) validate() bool {
 	}
 	if s.st.ObservedGeneration < s.j.Generation {
 		conf, _ := s.j.Spec.FlinkConfiguration.Flatten()
-		for _, w := range config.Check(conf) {
-			s.event(decide.Warning, decide.ReasonUnknownOption, "flinkConfiguration: "+w)
-		}
+		s.res.Events = append(s.res.Events, decide.UnknownOptionEvents(conf)...)
 	}
 	return true
 }
