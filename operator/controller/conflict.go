@@ -21,9 +21,7 @@ const ConflictRetry = time.Second
 // quietly and counted, not reported as an error. Anything else is an error, retried with
 // back-off.
 func statusWriteFailed(ctx context.Context, m *metrics.Recorder, err error) (ctrl.Result, error) {
-	if apierrors.IsConflict(err) {
-		m.StatusConflict()
-		log.FromContext(ctx).V(1).Info("status write conflict, retrying", "error", err.Error())
+	if quietConflict(ctx, m, "status", err) {
 		return ctrl.Result{RequeueAfter: ConflictRetry}, nil
 	}
 	m.ReconcileError("status")
@@ -36,10 +34,19 @@ func statusWriteFailed(ctx context.Context, m *metrics.Recorder, err error) (ctr
 // the status conflicts; any other error is returned, retried with back-off; no error (the
 // resource is gone) ends the reconcile.
 func finalizerFailed(ctx context.Context, m *metrics.Recorder, err error) (ctrl.Result, error) {
-	if apierrors.IsConflict(err) {
-		m.StatusConflict()
-		log.FromContext(ctx).V(1).Info("finalizer write conflict, retrying", "error", err.Error())
+	if quietConflict(ctx, m, "finalizer", err) {
 		return ctrl.Result{RequeueAfter: ConflictRetry}, nil
 	}
 	return ctrl.Result{}, err
+}
+
+// quietConflict reports whether err, from a write of what, is a conflict; one is counted and
+// logged at debug level only, for a retry after ConflictRetry.
+func quietConflict(ctx context.Context, m *metrics.Recorder, what string, err error) bool {
+	if !apierrors.IsConflict(err) {
+		return false
+	}
+	m.StatusConflict()
+	log.FromContext(ctx).V(1).Info(what+" write conflict, retrying", "error", err.Error())
+	return true
 }
