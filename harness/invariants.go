@@ -115,7 +115,7 @@ func (c *Checker) Check(resources ...string) []string {
 	out = append(out, c.checkSnapshots()...)
 	out = append(out, c.checkBlueGreens()...)
 	out = append(out, c.snapshotsBounded()...)
-	out = append(out, c.w.events.rejected...) // API limits: every Event was accepted
+	out = append(out, c.w.events.rejected...) // API limits and catalogued reasons: every Event was accepted
 	out = append(out, c.w.FalseAlarms()...)
 	out = append(out, c.w.api.staleWrites...)
 	out = append(out, c.boundaryKept()...)

@@ -254,6 +254,21 @@ func TestCheckerCatchesOversizedEvent(t *testing.T) {
 	}
 }
 
+// TestCheckerCatchesUncataloguedReason: an Event whose reason is not in decide.Reasons is a
+// violation; the operator's own Events of a run are all catalogued.
+func TestCheckerCatchesUncataloguedReason(t *testing.T) {
+	w, c := checkedWorld(t, 2)
+	_ = w.Apply(savepointJob())
+	if v := stepUntil(t, w, c, "running", runningGen(1)); len(v) > 0 {
+		t.Fatalf("the operator's Events broke the catalogue: %v", v)
+	}
+	cur, _ := w.Get("job")
+	w.events.Event(cur, "Normal", "SomethingHappened", "a reason nobody documented")
+	if v := c.Check("job"); len(v) != 1 || !strings.Contains(v[0], `"SomethingHappened" is not in the catalogue`) {
+		t.Errorf("violations %v, want one for the uncatalogued reason", v)
+	}
+}
+
 // TestStatusTooLargeIsAWarning: an (invalid) spec just under the object size limit makes the
 // status write that would report it fail, as on a real API server; the operator says so in a
 // Warning (status.error cannot).

@@ -26,6 +26,7 @@ import (
 	"github.com/flinkop/flinkop/operator/config"
 	"github.com/flinkop/flinkop/operator/controller"
 	"github.com/flinkop/flinkop/operator/cron"
+	"github.com/flinkop/flinkop/operator/decide"
 	"github.com/flinkop/flinkop/operator/flink"
 	"github.com/flinkop/flinkop/operator/observe"
 )
@@ -418,7 +419,9 @@ type Event struct {
 
 // recorder records the operator's Events into the world (and its trace). Like the API server,
 // it rejects an Event whose message is over controller.MaxEventMessage bytes; the rejections
-// are invariant violations (the Event, often a Warning beside status.error, is lost).
+// are invariant violations (the Event, often a Warning beside status.error, is lost). So is
+// an Event whose reason is not in the catalogue (decide.KnownReason): users alert on reasons,
+// and docs/events.md is the list they read.
 type recorder struct {
 	world    *World
 	events   []Event
@@ -434,6 +437,10 @@ func (r *recorder) Event(obj runtime.Object, eventtype, reason, message string) 
 		r.rejected = append(r.rejected, fmt.Sprintf("%s: %s Event %s rejected: its message has %d bytes, over the API limit of %d",
 			name, eventtype, reason, len(message), controller.MaxEventMessage))
 		return
+	}
+	if !decide.KnownReason(reason) {
+		r.rejected = append(r.rejected, fmt.Sprintf("%s: %s Event reason %q is not in the catalogue of reasons (decide.Reasons, docs/events.md)",
+			name, eventtype, reason))
 	}
 	r.world.alarms.event(name, reason, message)
 	e := Event{Time: r.world.Clock.Now(), Object: name, Type: eventtype, Reason: reason, Message: message}

@@ -14,8 +14,9 @@ import (
 	"github.com/flinkop/flinkop/operator/observe"
 )
 
-// TestCacheTransforms: the cache keeps of an HA ConfigMap its metadata, of the operator's flink-config ConfigMap everything but its
-// managedFields.
+// TestCacheTransforms: the cache keeps of an HA ConfigMap its metadata, of the operator's
+// flink-config ConfigMap everything but its managedFields, of a Deployment's conditions only
+// a true ReplicaFailure (the one the observer reads).
 func TestCacheTransforms(t *testing.T) {
 	managed := []metav1.ManagedFieldsEntry{{Manager: "kubelet", Operation: metav1.ManagedFieldsOperationUpdate}}
 	meta := func(labels map[string]string) metav1.ObjectMeta {
@@ -39,6 +40,24 @@ func TestCacheTransforms(t *testing.T) {
 			want:      &corev1.ConfigMap{ObjectMeta: slim(confMeta), Data: map[string]string{"config.yaml": "a: b"}},
 		},
 		"another type passes": {transform: slimHAConfigMap, in: "tombstone", want: "tombstone"},
+		"Deployment conditions": {
+			transform: slimDeployment,
+			in: &appsv1.Deployment{ObjectMeta: confMeta, Status: appsv1.DeploymentStatus{ReadyReplicas: 1, Conditions: []appsv1.DeploymentCondition{
+				{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, Message: "Deployment has minimum availability."},
+				{Type: appsv1.DeploymentReplicaFailure, Status: corev1.ConditionTrue, Reason: "FailedCreate", Message: "quota"},
+				{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue, Message: "progressed"},
+			}}},
+			want: &appsv1.Deployment{ObjectMeta: slim(confMeta), Status: appsv1.DeploymentStatus{ReadyReplicas: 1, Conditions: []appsv1.DeploymentCondition{
+				{Type: appsv1.DeploymentReplicaFailure, Status: corev1.ConditionTrue, Reason: "FailedCreate", Message: "quota"},
+			}}},
+		},
+		"Deployment without a condition it reads": {
+			transform: slimDeployment,
+			in: &appsv1.Deployment{ObjectMeta: confMeta, Status: appsv1.DeploymentStatus{Conditions: []appsv1.DeploymentCondition{
+				{Type: appsv1.DeploymentReplicaFailure, Status: corev1.ConditionFalse},
+			}}},
+			want: &appsv1.Deployment{ObjectMeta: slim(confMeta)},
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			got, err := tc.transform(tc.in)

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -10,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/flinkop/flinkop/operator/act"
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/decide"
 	"github.com/flinkop/flinkop/operator/metrics"
 )
@@ -47,13 +49,25 @@ func recordEvents(rec EventRecorder, m *metrics.Recorder, obj runtime.Object, ev
 	}
 }
 
+// failReady marks the Ready condition of a FlinkDeployment or FlinkSessionJob false, for the
+// error just put into its status.error (decide.FailReady); other kinds have no conditions.
+func failReady(obj client.Object, now time.Time, reason string) {
+	switch o := obj.(type) {
+	case *flinkv1beta1.FlinkDeployment:
+		decide.FailReady(&o.Status.CommonStatus, o.Generation, now, reason)
+	case *flinkv1beta1.FlinkSessionJob:
+		decide.FailReady(&o.Status.CommonStatus, o.Generation, now, reason)
+	}
+}
+
 // reportActionFailure records a failed action as an ActionFailed Warning and, when the
-// failure is permanent (act.IsPermanent), also in status.error (statusError, in obj), so that it is visible where
+// failure is permanent (act.IsPermanent), also in status.error (statusError, in obj) and in
+// the Ready condition (failReady), so that it is visible where
 // users look while the reconcile retries with backoff. decided is the error the decision
 // itself reported (an invalid spec, say), which leads the message: it is usually what the
 // user must fix first. Only the error changes: the state machine does not advance past the
 // action that failed. It returns the error to retry with.
-func reportActionFailure(ctx context.Context, c client.Client, rec EventRecorder, obj client.Object, statusError *string, decided, kind string, err error) error {
+func reportActionFailure(ctx context.Context, c client.Client, rec EventRecorder, now time.Time, obj client.Object, statusError *string, decided, kind string, err error) error {
 	msg := fmt.Sprintf("%s failed: %v", kind, err)
 	if decided != "" {
 		msg = decided + "; " + msg
@@ -61,6 +75,7 @@ func reportActionFailure(ctx context.Context, c client.Client, rec EventRecorder
 	rec.Event(obj, corev1.EventTypeWarning, "ActionFailed", msg)
 	if act.IsPermanent(err) && *statusError != msg {
 		*statusError = msg
+		failReady(obj, now, "ActionFailed")
 		if werr := c.Status().Update(ctx, obj); werr != nil {
 			return fmt.Errorf("%s: %w (and status: %w)", kind, err, werr)
 		}

@@ -115,20 +115,23 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		r.Metrics.ReconcileError("observe")
 		return ctrl.Result{}, fmt.Errorf("observe: %w", err)
 	}
+	now := r.Clock.Now()
 	res := decide.Decide(decide.Input{
-		Resource: decide.WithSessionDemand(decide.WithAutoscaler(&d, obs.Autoscaler), obs.SessionSlots), Options: opts, Observed: obs, Now: r.Clock.Now(),
+		Resource: decide.WithSessionDemand(decide.WithAutoscaler(&d, obs.Autoscaler), obs.SessionSlots), Options: opts, Observed: obs, Now: now,
 		RESTFailures: r.probes.before(req.NamespacedName), NoSnapshotSlot: r.SnapshotSlots.full(deploymentSlot(req)),
 	})
 	r.probes.record(req.NamespacedName, obs)
 	if optErr != nil && res.Status.Error == "" {
 		res.Status.Error = optErr.Error()
 		res.Events = append(res.Events, decide.Event{Type: decide.Warning, Reason: "InvalidOptions", Message: optErr.Error()})
+		decide.FailReady(&res.Status.CommonStatus, d.Generation, now, "InvalidOptions")
 	}
 	if why := cron.Ignored(&d); why != "" && res.Status.Error == "" {
 		res.Status.Error = why
 		if d.Status.Error != why {
 			res.Events = append(res.Events, decide.Event{Type: decide.Warning, Reason: "InvalidCron", Message: why})
 		}
+		decide.FailReady(&res.Status.CommonStatus, d.Generation, now, "InvalidCron")
 	}
 	if r.SnapshotSlots.refused(deploymentSlot(req), res.Action.Kind, &res.Status.JobStatus) {
 		r.Metrics.SnapshotSlotWait()
@@ -146,7 +149,7 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		}
 		log.FromContext(ctx).Error(err, "action failed", "action", res.Action.Kind)
 		r.Metrics.ReconcileError(string(res.Action.Kind))
-		return ctrl.Result{}, reportActionFailure(ctx, r.Client, r.Recorder, &d, &d.Status.Error, res.Status.Error, string(res.Action.Kind), err)
+		return ctrl.Result{}, reportActionFailure(ctx, r.Client, r.Recorder, r.Clock.Now(), &d, &d.Status.Error, res.Status.Error, string(res.Action.Kind), err)
 	}
 	recordEvents(r.Recorder, r.Metrics, &d, res.Events)
 	if err := r.patchStatus(ctx, &d, res.Status); err != nil {

@@ -91,10 +91,12 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		return ctrl.Result{}, fmt.Errorf("observe: %w", err)
 	}
 	opts, optErr := r.optionsFor(&j, cluster)
-	res := sessionjob.Decide(sessionjob.Input{Resource: &j, Options: opts, Observed: obs, Now: r.Clock.Now(), NoSnapshotSlot: r.SnapshotSlots.full(sessionJobSlot(req))})
+	now := r.Clock.Now()
+	res := sessionjob.Decide(sessionjob.Input{Resource: &j, Options: opts, Observed: obs, Now: now, NoSnapshotSlot: r.SnapshotSlots.full(sessionJobSlot(req))})
 	if optErr != nil && res.Status.Error == "" {
 		res.Status.Error = optErr.Error()
 		r.Recorder.Event(&j, corev1.EventTypeWarning, "InvalidOptions", optErr.Error())
+		decide.FailReady(&res.Status.CommonStatus, j.Generation, now, "InvalidOptions")
 	}
 	if r.SnapshotSlots.refused(sessionJobSlot(req), res.Action.Kind, &res.Status.JobStatus) {
 		r.Metrics.SnapshotSlotWait()
@@ -109,7 +111,7 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	} else if err != nil {
 		log.FromContext(ctx).Error(err, "action failed", "action", res.Action.Kind)
 		r.Metrics.ReconcileError(string(res.Action.Kind))
-		return ctrl.Result{}, reportActionFailure(ctx, r.Client, r.Recorder, &j, &j.Status.Error, res.Status.Error, string(res.Action.Kind), err)
+		return ctrl.Result{}, reportActionFailure(ctx, r.Client, r.Recorder, r.Clock.Now(), &j, &j.Status.Error, res.Status.Error, string(res.Action.Kind), err)
 	}
 	recordEvents(r.Recorder, r.Metrics, &j, res.Events)
 	if !equality.Semantic.DeepEqual(j.Status, res.Status) {

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/jarcoal/httpmock"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -260,6 +262,12 @@ func TestSessionJobLocalJarRunsFromTheImage(t *testing.T) {
 	}
 	if !s.hasEvent("Warning ActionFailed") || !s.hasEvent("nothere.jar is not on the session cluster") {
 		t.Errorf("no warning about the missing local jar: %v", s.events)
+	}
+	// The failure is permanent: status.error says it, and Ready names it.
+	missing := s.getJob("missing")
+	ready := meta.FindStatusCondition(missing.Status.Conditions, "Ready")
+	if missing.Status.Error == "" || ready == nil || ready.Status != metav1.ConditionFalse || ready.Reason != "ActionFailed" || ready.Message != missing.Status.Error {
+		t.Errorf("status.error %q, Ready %+v; want Ready false with reason ActionFailed and the error", missing.Status.Error, ready)
 	}
 }
 

@@ -338,7 +338,7 @@ func (s *step) finish() {
 	if msg == "" {
 		msg = "cron template " + s.cron.Schedule
 	}
-	decide.SetConditions(&st.CommonStatus, s.d.Generation, s.in.Now, msg)
+	decide.SetConditions(&st.CommonStatus, s.d.Generation, s.in.Now, msg, s.report.Reason())
 }
 
 func ptrTime(t time.Time) *metav1.Time {

@@ -147,8 +147,9 @@ func (s *step) beginUpgradeIfChanged() bool {
 	next.Metadata.Redeploy = diff == DiffSavepointRedeploy
 	// Judged against the deployed spec, before the new one is recorded.
 	stale := s.clusterHasLiveJob() || s.restorePathConsumed()
+	changed := SpecChangedMessage(diff, s.last.Spec, s.d.Spec, fields) // before record replaces s.last
 	s.record(next)
-	s.event(Normal, "SpecChanged", fmt.Sprintf("%s change(s) detected (%v), starting reconciliation", diff, fields))
+	s.event(Normal, "SpecChanged", changed)
 	if stale || next.Metadata.Redeploy {
 		// The state to restore will be taken from the running job (or is the initial
 		// savepoint for a redeploy); an older upgrade's path must not be reused.

@@ -94,8 +94,8 @@ func TestSpecChangeStartsAnUpgrade(t *testing.T) {
 	if r.Generation() != 2 || *r.Spec.Job.Parallelism != 8 || r.Metadata.Restore != RestoreSavepoint {
 		t.Errorf("recorded %+v", r.Metadata)
 	}
-	if !hasEvent(got.Events, "job.parallelism") {
-		t.Errorf("SpecChanged event does not name the field: %+v", got.Events)
+	if !hasEvent(got.Events, "job.parallelism : 2 -> 8") {
+		t.Errorf("SpecChanged event does not name the field with its old and new value: %+v", got.Events)
 	}
 	if got.Status.LifecycleState != flinkv1beta1.LifecycleUpgrading {
 		t.Errorf("lifecycle %s", got.Status.LifecycleState)

@@ -37,9 +37,7 @@ var ignoredJobFields = []string{
 // Diff classifies the change from old to new and names the changed fields
 // ("job.parallelism", "flinkConfiguration.state.savepoints.dir", …), sorted.
 func Diff(old, new flinkv1beta1.FlinkDeploymentSpec) (DiffType, []string) {
-	oldConf, newConf := old.FlinkConfiguration, new.FlinkConfiguration
-	old.FlinkConfiguration, new.FlinkConfiguration = nil, nil
-	changed := changedFields(specFields(old, oldConf), specFields(new, newConf))
+	changed := changedFields(deploymentFields(old), deploymentFields(new))
 	worst := DiffIgnore
 	for _, f := range changed {
 		worst = max(worst, classify(f, new))
@@ -51,9 +49,7 @@ func Diff(old, new flinkv1beta1.FlinkDeploymentSpec) (DiffType, []string) {
 // or its configuration needs the job resubmitted (restartNonce included), except the fields
 // that run nothing.
 func DiffSessionJob(old, new flinkv1beta1.FlinkSessionJobSpec) (DiffType, []string) {
-	oldConf, newConf := old.FlinkConfiguration, new.FlinkConfiguration
-	old.FlinkConfiguration, new.FlinkConfiguration = nil, nil
-	changed := changedFields(specFields(old, oldConf), specFields(new, newConf))
+	changed := changedFields(sessionJobFields(old), sessionJobFields(new))
 	worst := DiffIgnore
 	for _, f := range changed {
 		worst = max(worst, classifySessionJob(f))
@@ -99,6 +95,20 @@ func classify(field string, spec flinkv1beta1.FlinkDeploymentSpec) DiffType {
 		return DiffScale
 	}
 	return DiffUpgrade
+}
+
+// deploymentFields is Diff's view of a FlinkDeployment spec (see specFields).
+func deploymentFields(spec flinkv1beta1.FlinkDeploymentSpec) map[string]any {
+	conf := spec.FlinkConfiguration
+	spec.FlinkConfiguration = nil
+	return specFields(spec, conf)
+}
+
+// sessionJobFields is DiffSessionJob's view of a FlinkSessionJob spec (see specFields).
+func sessionJobFields(spec flinkv1beta1.FlinkSessionJobSpec) map[string]any {
+	conf := spec.FlinkConfiguration
+	spec.FlinkConfiguration = nil
+	return specFields(spec, conf)
 }
 
 // specFields flattens a spec (without its configuration) to field path → value;

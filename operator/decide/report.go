@@ -36,6 +36,10 @@ func (r *Report) AddObserved(reason, msg string) {
 	r.FailObserved(reason, msg)
 }
 
+// Reason is the reported error's reason ("" when there is none): its Warning Event's reason,
+// and the Ready condition's.
+func (r *Report) Reason() string { return r.reason }
+
 // Write puts the error into st.Error, with a Warning event when it is new, and clears a
 // resolved one.
 func (r *Report) Write(st *flinkv1beta1.CommonStatus, events *[]Event) {

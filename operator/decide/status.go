@@ -1,6 +1,7 @@
 package decide
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"time"
@@ -133,12 +134,14 @@ func (s *step) conditions() {
 	if msg == "" {
 		msg = fmt.Sprintf("lifecycle state %s, JobManager %s", s.st.LifecycleState, s.st.JobManagerDeploymentStatus)
 	}
-	SetConditions(&s.st.CommonStatus, s.d.Generation, s.in.Now, msg)
+	SetConditions(&s.st.CommonStatus, s.d.Generation, s.in.Now, msg, s.report.Reason())
 }
 
 // SetConditions sets the Ready, Reconciling and Running conditions from the lifecycle state,
-// the error and the job state; readyMsg explains Ready.
-func SetConditions(st *flinkv1beta1.CommonStatus, generation int64, now time.Time, readyMsg string) {
+// the error and the job state; readyMsg explains Ready. While status.error is set, Ready is
+// false and its reason names the error (errReason: the reason of its Warning Event), not
+// the lifecycle state.
+func SetConditions(st *flinkv1beta1.CommonStatus, generation int64, now time.Time, readyMsg, errReason string) {
 	set := func(t string, ok bool, reason, msg string) {
 		status := metav1.ConditionFalse
 		if ok {
@@ -151,7 +154,11 @@ func SetConditions(st *flinkv1beta1.CommonStatus, generation int64, now time.Tim
 	}
 	lc := st.LifecycleState
 	ready := lc == flinkv1beta1.LifecycleStable || lc == flinkv1beta1.LifecycleSuspended || lc == flinkv1beta1.LifecycleRolledBack
-	set("Ready", ready && st.Error == "", string(lc), readyMsg)
+	readyReason := string(lc)
+	if st.Error != "" {
+		readyReason = cmp.Or(errReason, ReasonError)
+	}
+	set("Ready", ready && st.Error == "", readyReason, readyMsg)
 	reconciling := lc == flinkv1beta1.LifecycleUpgrading || lc == flinkv1beta1.LifecycleCreated || lc == flinkv1beta1.LifecycleDeployed ||
 		lc == flinkv1beta1.LifecycleRollingBack || lc == flinkv1beta1.LifecycleDeleting
 	set("Reconciling", reconciling, string(lc), "lifecycle state "+string(lc))
@@ -161,4 +168,17 @@ func SetConditions(st *flinkv1beta1.CommonStatus, generation int64, now time.Tim
 		jobState = "NoJob"
 	}
 	set("Running", running, jobState, "job state "+jobState)
+}
+
+// ReasonError is the Ready condition's reason for an error reported without a reason of its own.
+const ReasonError = "Error"
+
+// FailReady marks Ready false for an error the controller sets in status.error after the
+// decision (invalid operator options, a permanent action failure): reason names it, and the
+// message is status.error.
+func FailReady(st *flinkv1beta1.CommonStatus, generation int64, now time.Time, reason string) {
+	meta.SetStatusCondition(&st.Conditions, metav1.Condition{
+		Type: "Ready", Status: metav1.ConditionFalse, Reason: cmp.Or(reason, ReasonError), Message: st.Error,
+		ObservedGeneration: generation, LastTransitionTime: metav1.NewTime(now),
+	})
 }

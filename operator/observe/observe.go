@@ -40,9 +40,6 @@ const (
 	HAConfigMapType      = act.ConfigMapTypeHA
 )
 
-// podProblems are the container states that need a person.
-var podProblems = []string{"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "CreateContainerConfigError", "CreateContainerError", "InvalidImageName"}
-
 // Observer builds Observations. It only reads.
 type Observer struct {
 	// Client reads Kubernetes objects (the manager's cache).
@@ -146,11 +143,18 @@ func (o *Observer) deployment(ctx context.Context, d *flinkv1beta1.FlinkDeployme
 	s.Available = dep.Status.ObservedGeneration >= dep.Generation && dep.Status.UpdatedReplicas >= want &&
 		dep.Status.AvailableReplicas >= 1
 	for _, c := range dep.Status.Conditions {
-		if c.Type == appsv1.DeploymentReplicaFailure && c.Status == corev1.ConditionTrue {
+		if ReadsDeploymentCondition(c) {
 			s.ReplicaFailure = c.Reason + ": " + c.Message
 		}
 	}
 	return s, nil
+}
+
+// ReadsDeploymentCondition reports whether the observer reads a Deployment's condition c: of
+// its conditions it reads only a ReplicaFailure that is true (its pods cannot be created), so
+// the manager's cache keeps no other.
+func ReadsDeploymentCondition(c appsv1.DeploymentCondition) bool {
+	return c.Type == appsv1.DeploymentReplicaFailure && c.Status == corev1.ConditionTrue
 }
 
 // jobManagerPods reports the first JobManager pod problem that needs a person, and whether no
@@ -173,7 +177,7 @@ func (o *Observer) jobManagerPods(ctx context.Context, d *flinkv1beta1.FlinkDepl
 			if problem != nil {
 				break
 			}
-			if w := cs.State.Waiting; w != nil && slices.Contains(podProblems, w.Reason) {
+			if w := cs.State.Waiting; w != nil && slices.Contains(decide.PodProblems, w.Reason) {
 				problem = &decide.PodError{Reason: w.Reason, Message: fmt.Sprintf("pod %s container %s: %s", p.Name, cs.Name, w.Message)}
 				if t := cs.LastTerminationState.Terminated; t != nil && t.Message != "" {
 					// terminationMessagePolicy FallbackToLogsOnError: the tail of the log,
@@ -185,7 +189,7 @@ func (o *Observer) jobManagerPods(ctx context.Context, d *flinkv1beta1.FlinkDepl
 				}
 			}
 			if t := cs.LastTerminationState.Terminated; problem == nil && t != nil && t.Reason == "OOMKilled" && !cs.Ready {
-				problem = &decide.PodError{Reason: "OOMKilled", Message: fmt.Sprintf("pod %s container %s was killed for using too much memory", p.Name, cs.Name)}
+				problem = &decide.PodError{Reason: decide.ReasonOOMKilled, Message: fmt.Sprintf("pod %s container %s was killed for using too much memory", p.Name, cs.Name)}
 			}
 		}
 	}

@@ -134,13 +134,13 @@ func (s *step) begin(first bool) {
 		s.event(decide.Normal, "Submit", "Starting the first submission of generation "+strconv.FormatInt(s.j.Generation, 10))
 	case next.Metadata.Redeploy:
 		js.UpgradeSavepointPath = s.j.Spec.Job.InitialSavepointPath
-		s.event(decide.Normal, "SpecChanged", fmt.Sprintf("%s change(s) detected (%v), starting reconciliation", diff, fields))
+		s.event(decide.Normal, "SpecChanged", decide.SessionJobSpecChangedMessage(diff, s.last.Spec, s.j.Spec, fields))
 	default:
 		if s.jobRanFromPath() {
 			// The running job's state is newer than the path it started from.
 			js.UpgradeSavepointPath = ""
 		}
-		s.event(decide.Normal, "SpecChanged", fmt.Sprintf("%s change(s) detected (%v), starting reconciliation", diff, fields))
+		s.event(decide.Normal, "SpecChanged", decide.SessionJobSpecChangedMessage(diff, s.last.Spec, s.j.Spec, fields))
 	}
 	s.record(next)
 	s.res.RequeueAfter = immediately
@@ -224,7 +224,7 @@ func (s *step) finish() {
 	if msg == "" {
 		msg = fmt.Sprintf("lifecycle state %s on session cluster %s", st.LifecycleState, s.j.Spec.DeploymentName)
 	}
-	decide.SetConditions(&st.CommonStatus, s.j.Generation, s.in.Now, msg)
+	decide.SetConditions(&st.CommonStatus, s.j.Generation, s.in.Now, msg, s.report.Reason())
 }
 
 func jobTerminal(state string) bool { return flinkv1beta1.JobStatusState(state).GloballyTerminal() }
