@@ -54,9 +54,9 @@ func recordEvents(rec EventRecorder, m *metrics.Recorder, obj runtime.Object, ev
 func failReady(obj client.Object, now time.Time, reason string) {
 	switch o := obj.(type) {
 	case *flinkv1beta1.FlinkDeployment:
-		decide.FailReady(&o.Status.CommonStatus, o.Generation, now, reason)
+		decide.FailReady(&o.Status.CommonStatus, o.Status.Conditions, o.Generation, now, reason)
 	case *flinkv1beta1.FlinkSessionJob:
-		decide.FailReady(&o.Status.CommonStatus, o.Generation, now, reason)
+		decide.FailReady(&o.Status.CommonStatus, o.Status.Conditions, o.Generation, now, reason)
 	}
 }
 

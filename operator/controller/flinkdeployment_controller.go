@@ -124,14 +124,14 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	if optErr != nil && res.Status.Error == "" {
 		res.Status.Error = optErr.Error()
 		res.Events = append(res.Events, decide.Event{Type: decide.Warning, Reason: "InvalidOptions", Message: optErr.Error()})
-		decide.FailReady(&res.Status.CommonStatus, d.Generation, now, "InvalidOptions")
+		decide.FailReady(&res.Status.CommonStatus, d.Status.Conditions, d.Generation, now, "InvalidOptions")
 	}
 	if why := cron.Ignored(&d); why != "" && res.Status.Error == "" {
 		res.Status.Error = why
 		if d.Status.Error != why {
 			res.Events = append(res.Events, decide.Event{Type: decide.Warning, Reason: "InvalidCron", Message: why})
 		}
-		decide.FailReady(&res.Status.CommonStatus, d.Generation, now, "InvalidCron")
+		decide.FailReady(&res.Status.CommonStatus, d.Status.Conditions, d.Generation, now, "InvalidCron")
 	}
 	if r.SnapshotSlots.refused(deploymentSlot(req), res.Action.Kind, &res.Status.JobStatus) {
 		r.Metrics.SnapshotSlotWait()

@@ -96,7 +96,7 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	if optErr != nil && res.Status.Error == "" {
 		res.Status.Error = optErr.Error()
 		r.Recorder.Event(&j, corev1.EventTypeWarning, "InvalidOptions", optErr.Error())
-		decide.FailReady(&res.Status.CommonStatus, j.Generation, now, "InvalidOptions")
+		decide.FailReady(&res.Status.CommonStatus, j.Status.Conditions, j.Generation, now, "InvalidOptions")
 	}
 	if r.SnapshotSlots.refused(sessionJobSlot(req), res.Action.Kind, &res.Status.JobStatus) {
 		r.Metrics.SnapshotSlotWait()

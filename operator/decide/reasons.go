@@ -10,9 +10,13 @@ import (
 // recorded with, the resources it is recorded on and what it means. A Warning's reason is
 // also the Ready condition's reason while the error it reports is in status.error.
 type Reason struct {
-	Name    string
-	Type    EventType
-	On      string
+	// Name is the reason, as Events and the Ready condition carry it.
+	Name string
+	// Type is the Events' type: Normal or Warning.
+	Type EventType
+	// On names the kinds whose Events carry it.
+	On string
+	// Meaning says what happened.
 	Meaning string
 }
 
@@ -31,8 +35,8 @@ const (
 // Event recorded in a scenario has a reason from here; docs/events.md is generated from it.
 var Reasons = []Reason{
 	{"ActionFailed", Warning, onJobs + ", " + onSnapshot + ", " + onBlueGreen, "an action (deploy, submit, savepoint, cancel, delete, …) failed; it is retried with backoff, and a permanent failure is also put in status.error"},
-	{"AutoscalerError", Warning, onJobs, "the autoscaler could not evaluate or apply its decision (metrics missing, state unreadable, …); the job keeps its parallelism"},
-	{"AutoscalerReset", Normal, onJobs, "the autoscaler is off, and its state ConfigMap is deleted"},
+	{"AutoscalerError", Warning, onDeployment, "the autoscaler could not evaluate or apply its decision (metrics missing, state unreadable, …); the job keeps its parallelism"},
+	{"AutoscalerReset", Normal, onDeployment, "the autoscaler's state is cleared: it was turned off (its state ConfigMap is deleted), or autoscalerResetNonce changed"},
 	{"AwaitingJobManager", Normal, onDeployment, "the JobManager REST API does not answer just after a savepoint completed; the upgrade waits a while for it to tell whether HA metadata holds a newer checkpoint"},
 	{"BlueGreenAborted", Warning, onBlueGreen, "the new deployment did not become ready in time; the switch is aborted and the old one stays active"},
 	{"BlueGreenActive", Normal, onBlueGreen, "the new deployment is active (the switch completed)"},
@@ -45,7 +49,7 @@ var Reasons = []Reason{
 	{"CheckpointCompleted", Normal, onJobs, "a checkpoint the operator triggered completed"},
 	{"CheckpointError", Warning, onJobs, "a checkpoint could not be triggered or failed"},
 	{"CheckpointFallback", Normal, onJobs, "the savepoint for an upgrade failed or cannot be taken; the job restores its newest checkpoint instead"},
-	{"CheckpointTooOld", Normal, onJobs, "the newest checkpoint is older than kubernetes.operator.job.upgrade.last-state.max.allowed.checkpoint.age; the upgrade waits for a newer one"},
+	{"CheckpointTooOld", Normal, onJobs, "the newest checkpoint is older than kubernetes.operator.job.upgrade.last-state.max.allowed.checkpoint.age; the last-state upgrade takes a savepoint instead"},
 	{"CheckpointTriggered", Normal, onJobs, "a checkpoint was triggered (checkpointTriggerNonce or periodic)"},
 	{"Cleanup", Normal, onJobs + ", " + onCron, "the operator deletes what it no longer needs (a cluster, HA metadata, a jar, a finished cron run, …)"},
 	{"CleanupFailed", Warning, onSnapshot, "disposing of a snapshot's savepoint failed"},
@@ -57,10 +61,10 @@ var Reasons = []Reason{
 	{"CronUnscheduled", Normal, onCron, "the schedule annotation was removed; no new runs start"},
 	{"Deploy", Normal, onDeployment, "the Flink cluster is deployed (ConfigMap, Services, JobManager and TaskManager Deployments)"},
 	{"Ingress", Normal, onDeployment, "the web UI Ingress is created, updated or deleted"},
-	{"InvalidCron", Warning, onCron, "the cron schedule or its settings cannot be used"},
+	{"InvalidCron", Warning, onDeployment, "the cron schedule or its settings cannot be used, or a schedule annotation is ignored on a FlinkDeployment that is not a cron template"},
 	{"InvalidOptions", Warning, onJobs, "the resource's kubernetes.operator.* options cannot be read; status.error names them"},
 	{"JobFailed", Warning, onJobs, "the Flink job failed; the message is Flink's root cause"},
-	{"JobManagerDeploymentMissing", Warning, onDeployment, "the JobManager Deployment is gone and kubernetes.operator.jm-deployment-recovery.enabled is false"},
+	{"JobManagerDeploymentMissing", Warning, onDeployment, "the JobManager Deployment is gone and cannot be deployed again: kubernetes.operator.jm-deployment-recovery.enabled is false, or high availability is off, or the job's HA metadata is gone too"},
 	{"JobManagerDeploymentStatusChanged", Normal, onDeployment, "status.jobManagerDeploymentStatus changed (DEPLOYING, READY, ERROR, …)"},
 	{"JobManagerReachable", Normal, onDeployment, "the JobManager REST API answers again after being unreachable"},
 	{"JobManagerUnreachable", Warning, onDeployment, "the JobManager REST API does not answer; the operator backs off for this cluster"},
@@ -83,7 +87,7 @@ var Reasons = []Reason{
 	{"SavepointRecovered", Normal, onDeployment, "the job finished with a savepoint status did not record; it is restored from"},
 	{"SavepointTriggered", Normal, onJobs, "a savepoint was triggered (savepointTriggerNonce, periodic, upgrade or suspend)"},
 	{"Scaling", Normal, onDeployment, "the cluster or job is rescaled in place"},
-	{"ScalingReport", Normal, onJobs, "the autoscaler's evaluation: per vertex, the parallelism it chose and why"},
+	{"ScalingReport", Normal, onDeployment, "the autoscaler's evaluation: per vertex, the parallelism it chose and why"},
 	{"SessionClusterDeleting", Warning, onSessionJob, "the session cluster is being deleted"},
 	{"SessionClusterMissing", Warning, onSessionJob, "deploymentName names no FlinkDeployment"},
 	{"SessionClusterNotReady", Warning, onSessionJob, "the session cluster is not ready; the job waits"},

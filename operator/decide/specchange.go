@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,6 +35,7 @@ func specChanged(diff DiffType, kind string, old, new map[string]any, fields []s
 const (
 	maxListedChanges = 10
 	maxValueLen      = 64
+	maxChangesBytes  = 700 // with the rest of the message, within the 1,024 bytes of an Event's
 )
 
 // describeChanges lists "field : old -> new" for the changed fields, a changed object or list
@@ -41,12 +43,19 @@ const (
 // operator does. An unset value reads "null"; the value of a key Flink treats as sensitive
 // reads "******" (sensitive); long values are cut, and the list stops after maxListedChanges.
 func describeChanges(old, new map[string]any, fields []string) string {
-	var out []string
+	var all []string
 	for _, f := range fields {
-		leafChanges(&out, f, old[f], new[f], false)
+		leafChanges(&all, f, old[f], new[f], false)
 	}
-	if len(out) > maxListedChanges {
-		out = append(out[:maxListedChanges], fmt.Sprintf("and %d more", len(out)-maxListedChanges))
+	var out []string
+	size := 0
+	for _, c := range all {
+		if len(out) == maxListedChanges || size+len(c) > maxChangesBytes {
+			out = append(out, fmt.Sprintf("and %d more", len(all)-len(out)))
+			break
+		}
+		out = append(out, c)
+		size += len(c) + 2
 	}
 	return strings.Join(out, ", ")
 }
@@ -84,6 +93,16 @@ func shown(v any, hide bool) string {
 		return hiddenContent
 	}
 	return valueText(v)
+}
+
+// secretText reports whether a string value may hold a secret: it names a sensitive key
+// (an argument --db-password=…), or it is a URL with user info or a query (a signed URL).
+func secretText(s string) bool {
+	if sensitive(s) {
+		return true
+	}
+	u, err := url.Parse(s)
+	return err == nil && u.Scheme != "" && (u.User != nil || u.RawQuery != "")
 }
 
 func jsonEqual(a, b any) bool {
@@ -135,6 +154,8 @@ func namedSensitive(m map[string]any) bool {
 // key or named entry anywhere.
 func sensitiveInside(v any) bool {
 	switch t := v.(type) {
+	case string:
+		return secretText(t)
 	case map[string]any:
 		if namedSensitive(t) {
 			return true
@@ -150,9 +171,11 @@ func sensitiveInside(v any) bool {
 	return false
 }
 
-// sensitive reports whether a field path names a sensitive value (see sensitiveKeys).
+// sensitive reports whether a field path, a name or a value names a sensitive key (see
+// sensitiveKeys), in any case, an underscore read as a hyphen (API_KEY, BASIC_AUTH) and
+// api-key as apikey.
 func sensitive(path string) bool {
-	lower := strings.ToLower(path)
+	lower := strings.ReplaceAll(strings.ReplaceAll(strings.ToLower(path), "_", "-"), "api-key", "apikey")
 	for _, k := range sensitiveKeys {
 		if strings.Contains(lower, k) {
 			return true

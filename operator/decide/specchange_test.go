@@ -32,6 +32,13 @@ func TestSpecChangedMessage(t *testing.T) {
 	for i := range 12 {
 		manyKeys[fmt.Sprintf("k%02d", i)] = "v"
 	}
+	longKeys := map[string]string{}
+	for i := range 5 {
+		longKeys[fmt.Sprintf("k%d.%s", i, strings.Repeat("x", 150))] = "v"
+	}
+	longChange := func(i int) string {
+		return fmt.Sprintf("flinkConfiguration.k%d.%s : null -> v", i, strings.Repeat("x", 150))
+	}
 	for name, tc := range map[string]struct {
 		old, new []func(*flinkv1beta1.FlinkDeploymentSpec)
 		want     string
@@ -63,6 +70,21 @@ func TestSpecChangedMessage(t *testing.T) {
 			new:  []func(*flinkv1beta1.FlinkDeploymentSpec){container("a:1", corev1.EnvVar{Name: "API_TOKEN", Value: "t"})},
 			want: "UPGRADE change(s) detected (Diff: FlinkDeploymentSpec[podTemplate : null -> ******]), starting reconciliation.",
 		},
+		"a secret in an argument, an environment variable API_KEY, a URL with a password": {
+			old: []func(*flinkv1beta1.FlinkDeploymentSpec){
+				container("a:1", corev1.EnvVar{Name: "API_KEY", Value: "k1"}),
+				func(s *flinkv1beta1.FlinkDeploymentSpec) { s.Job.Args = []string{"--db-password=hunter2"} },
+			},
+			new: []func(*flinkv1beta1.FlinkDeploymentSpec){
+				container("a:1", corev1.EnvVar{Name: "API_KEY", Value: "k2"}),
+				func(s *flinkv1beta1.FlinkDeploymentSpec) {
+					s.Job.Args = []string{"--db-password=hunter3"}
+					s.Job.JarURI = "https://user:pw@jars.example.com/job.jar"
+				},
+			},
+			want: "UPGRADE change(s) detected (Diff: FlinkDeploymentSpec[job.args.0 : ****** -> ******, " +
+				"job.jarURI : local:///job.jar -> ******, podTemplate.spec.containers.0.env.0.value : ****** -> ******]), starting reconciliation.",
+		},
 		"a long value is cut": {
 			new:  []func(*flinkv1beta1.FlinkDeploymentSpec){func(s *flinkv1beta1.FlinkDeploymentSpec) { s.Image = strings.Repeat("x", 100) }},
 			want: "UPGRADE change(s) detected (Diff: FlinkDeploymentSpec[image : flink:1.20 -> " + strings.Repeat("x", maxValueLen) + "…]), starting reconciliation.",
@@ -73,6 +95,11 @@ func TestSpecChangedMessage(t *testing.T) {
 				"flinkConfiguration.k02 : null -> v, flinkConfiguration.k03 : null -> v, flinkConfiguration.k04 : null -> v, " +
 				"flinkConfiguration.k05 : null -> v, flinkConfiguration.k06 : null -> v, flinkConfiguration.k07 : null -> v, " +
 				"flinkConfiguration.k08 : null -> v, flinkConfiguration.k09 : null -> v, and 2 more]), starting reconciliation.",
+		},
+		"long changes stop within the Event's size": {
+			new: []func(*flinkv1beta1.FlinkDeploymentSpec){withConf(longKeys)},
+			want: "UPGRADE change(s) detected (Diff: FlinkDeploymentSpec[" + longChange(0) + ", " + longChange(1) + ", " + longChange(2) +
+				", and 2 more]), starting reconciliation.",
 		},
 	} {
 		t.Run(name, func(t *testing.T) {

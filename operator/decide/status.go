@@ -175,10 +175,16 @@ const ReasonError = "Error"
 
 // FailReady marks Ready false for an error the controller sets in status.error after the
 // decision (invalid operator options, a permanent action failure): reason names it, and the
-// message is status.error.
-func FailReady(st *flinkv1beta1.CommonStatus, generation int64, now time.Time, reason string) {
+// message is status.error. prev are the conditions as stored: when Ready was already false
+// there, it keeps its transition time, so that a status the decision first computed with
+// Ready true is written back unchanged (rather than on every reconcile).
+func FailReady(st *flinkv1beta1.CommonStatus, prev []metav1.Condition, generation int64, now time.Time, reason string) {
+	since := metav1.NewTime(now)
+	if p := meta.FindStatusCondition(prev, "Ready"); p != nil && p.Status == metav1.ConditionFalse {
+		since = p.LastTransitionTime
+	}
 	meta.SetStatusCondition(&st.Conditions, metav1.Condition{
 		Type: "Ready", Status: metav1.ConditionFalse, Reason: cmp.Or(reason, ReasonError), Message: st.Error,
-		ObservedGeneration: generation, LastTransitionTime: metav1.NewTime(now),
+		ObservedGeneration: generation, LastTransitionTime: since,
 	})
 }

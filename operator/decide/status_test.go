@@ -2,8 +2,10 @@ package decide
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -46,13 +48,30 @@ func TestReadyReasonNamesTheError(t *testing.T) {
 	}
 }
 
-// TestFailReady: an error the controller sets after the decision names itself in Ready.
+// TestFailReady: an error the controller sets after the decision names itself in Ready; once
+// stored, the next reconcile computes the same condition (its transition time kept, though
+// the decision first set Ready true), so the status is not rewritten every reconcile.
 func TestFailReady(t *testing.T) {
-	st := flinkv1beta1.CommonStatus{Error: "bad options"}
-	SetConditions(&st, 3, now, "fine", "")
-	FailReady(&st, 3, now, "InvalidOptions")
+	stable := flinkv1beta1.CommonStatus{LifecycleState: flinkv1beta1.LifecycleStable}
+	SetConditions(&stable, 3, now, "fine", "") // the decision, which does not see the error
+	st := stable
+	st.Error = "bad options"
+	FailReady(&st, nil, 3, now, "InvalidOptions")
 	want := metav1.Condition{Type: "Ready", Status: metav1.ConditionFalse, Reason: "InvalidOptions", Message: "bad options", ObservedGeneration: 3, LastTransitionTime: metav1.NewTime(now)}
 	if diff := cmp.Diff(want, *meta.FindStatusCondition(st.Conditions, "Ready")); diff != "" {
 		t.Errorf("Ready (-want +got):\n%s", diff)
+	}
+
+	stored := st.Conditions
+	next := flinkv1beta1.CommonStatus{LifecycleState: flinkv1beta1.LifecycleStable}
+	SetConditions(&next, 3, now.Add(time.Minute), "fine", "")
+	next.Error = "bad options"
+	FailReady(&next, stored, 3, now.Add(time.Minute), "InvalidOptions")
+	if diff := cmp.Diff(stored, next.Conditions, cmpopts.IgnoreFields(metav1.Condition{}, "LastTransitionTime"),
+		cmpopts.SortSlices(func(a, b metav1.Condition) bool { return a.Type < b.Type })); diff != "" {
+		t.Errorf("the next reconcile's conditions differ (-stored +next):\n%s", diff)
+	}
+	if got := meta.FindStatusCondition(next.Conditions, "Ready").LastTransitionTime; !got.Equal(&want.LastTransitionTime) {
+		t.Errorf("Ready's transition time %v, want the stored %v: the status would be rewritten every reconcile", got, want.LastTransitionTime)
 	}
 }
