@@ -136,7 +136,7 @@ func (m *machine) changeSpec(t *rapid.T) {
 		m.apply(t)
 		return
 	}
-	switch rapid.IntRange(0, 8).Draw(t, "change") {
+	switch rapid.IntRange(0, 9).Draw(t, "change") {
 	case 0:
 		m.spec.Image = fmt.Sprintf("flink:1.20.%d", rapid.IntRange(0, 9).Draw(t, "patch"))
 	case 1:
@@ -166,6 +166,8 @@ func (m *machine) changeSpec(t *rapid.T) {
 		m.spec.TaskManager = &flinkv1beta1.TaskManagerSpec{Replicas: &n}
 	case 8:
 		autoscaleSpec(t, &m.spec)
+	case 9:
+		restSSLSpec(t, &m.spec)
 	}
 	m.apply(t)
 	waits := []time.Duration{time.Second, 10 * time.Second, time.Minute}
@@ -292,4 +294,15 @@ func (m *machine) settle(t *rapid.T) {
 		d, _ := m.w.Get(resource)
 		t.Fatalf("converged resource kept being written (resourceVersion %s → %s); status %+v", rv, now, d.Status)
 	}
+}
+
+// restSSLSpec turns the REST endpoint's SSL on or off (and client authentication with it):
+// every upgrade across the switch talks to the old cluster as it serves and to the new one as
+// it serves, and a call in the wrong scheme fails in the world as on a cluster.
+func restSSLSpec(t *rapid.T, spec *flinkv1beta1.FlinkDeploymentSpec) {
+	on := rapid.Bool().Draw(t, "rest-ssl")
+	spec.FlinkConfiguration.Set("security.ssl.rest.enabled", fmt.Sprint(on))
+	spec.FlinkConfiguration.Set("security.ssl.rest.keystore", "/opt/flink/tls-cert/keystore.p12")
+	spec.FlinkConfiguration.Set("security.ssl.rest.truststore", "/opt/flink/tls-cert/truststore.p12")
+	spec.FlinkConfiguration.Set("security.ssl.rest.authentication-enabled", fmt.Sprint(on && rapid.Bool().Draw(t, "rest-ssl-auth")))
 }

@@ -47,9 +47,10 @@ func TestJobManagerProcessRecoversFromConfigMapsAndVolume(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		srv := httptest.NewServer(jm.handler())
+		srv, rpc := httptest.NewServer(jm.handler()), httptest.NewServer(jm.taskManagerHandler())
 		t.Cleanup(srv.Close)
-		if !heartbeat(context.Background(), srv.Client(), srv.URL+"/fakeflink/taskmanagers/tm-1?slots=1") {
+		t.Cleanup(rpc.Close)
+		if !heartbeat(context.Background(), rpc.Client(), rpc.URL+"/fakeflink/taskmanagers/tm-1?slots=1") {
 			t.Fatal("TaskManager registration failed")
 		}
 		return jm, srv

@@ -82,8 +82,9 @@ func applicationSpec(o *options, spec *fakeflink.ClusterSpec) error {
 	return nil
 }
 
-// handler serves Flink's REST API plus the TaskManager registration endpoint.
-func (jm *jobManager) handler() http.Handler {
+// taskManagerHandler serves the TaskManager registration endpoint, on the RPC port as Flink's
+// TaskManagers reach their JobManager: apart from the REST endpoint and its SSL.
+func (jm *jobManager) taskManagerHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /fakeflink/taskmanagers/{id}", func(w http.ResponseWriter, r *http.Request) {
 		slots, err := strconv.Atoi(r.URL.Query().Get("slots"))
@@ -97,6 +98,12 @@ func (jm *jobManager) handler() http.Handler {
 		})
 		w.WriteHeader(http.StatusNoContent)
 	})
+	return mux
+}
+
+// handler serves Flink's REST API plus the fake's job state endpoint.
+func (jm *jobManager) handler() http.Handler {
+	mux := http.NewServeMux()
 	mux.HandleFunc("GET /fakeflink/jobs/{id}", jm.jobState)
 	mux.Handle("/", jm.rest)
 	return mux
@@ -148,15 +155,21 @@ func runJobManager(ctx context.Context, o *options, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	addr := net.JoinHostPort(o.conf["rest.bind-address"], strconv.Itoa(confInt(o.conf, "rest.port", 8081)))
-	lis, err := net.Listen("tcp", addr)
+	lis, scheme, err := listenREST(o.conf)
 	if err != nil {
 		return err
 	}
+	rpc, err := net.Listen("tcp", net.JoinHostPort("", strconv.Itoa(confInt(o.conf, "jobmanager.rpc.port", 6123))))
+	if err != nil {
+		_ = lis.Close()
+		return err
+	}
 	srv := &http.Server{Handler: jm.handler(), ReadHeaderTimeout: 10 * time.Second}
-	_, _ = fmt.Fprintf(out, "fakeflink %s: REST API on %s\n", o.mode, lis.Addr())
-	errc := make(chan error, 1)
+	tms := &http.Server{Handler: jm.taskManagerHandler(), ReadHeaderTimeout: 10 * time.Second}
+	_, _ = fmt.Fprintf(out, "fakeflink %s: REST API on %s://%s, TaskManagers on %s\n", o.mode, scheme, lis.Addr(), rpc.Addr())
+	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(lis) }()
+	go func() { errc <- tms.Serve(rpc) }()
 	ticker := time.NewTicker(100 * time.Millisecond)
 	defer ticker.Stop()
 	for {
@@ -164,6 +177,7 @@ func runJobManager(ctx context.Context, o *options, out io.Writer) error {
 		case <-ctx.Done():
 			shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
+			_ = tms.Shutdown(shutdown)
 			return srv.Shutdown(shutdown)
 		case err := <-errc:
 			if errors.Is(err, http.ErrServerClosed) {

@@ -70,14 +70,18 @@ func TestStandaloneJobWithTaskManager(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(jm.handler())
+	srv, rpc := httptest.NewServer(jm.handler()), httptest.NewServer(jm.taskManagerHandler())
 	defer srv.Close()
+	defer rpc.Close()
 
 	o.conf["taskmanager.resource-id"] = "app-taskmanager-1-1"
 	target, _ := taskManagerURL(o)
 	_, path, _ := strings.Cut(target, "/fakeflink/")
-	target = srv.URL + "/fakeflink/" + path
-	if !heartbeat(context.Background(), srv.Client(), target) {
+	if !strings.Contains(target, ":6123/") {
+		t.Errorf("TaskManager heartbeats go to %s, want the JobManager's RPC port 6123", target)
+	}
+	target = rpc.URL + "/fakeflink/" + path
+	if !heartbeat(context.Background(), rpc.Client(), target) {
 		t.Fatal("TaskManager registration failed")
 	}
 	clk.Step(3 * time.Second)

@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// taskManagerURL is where a TaskManager registers and heartbeats.
+// taskManagerURL is where a TaskManager registers and heartbeats: its JobManager's RPC port.
 func taskManagerURL(o *options) (string, error) {
 	host := o.conf["jobmanager.rpc.address"]
 	if host == "" {
@@ -26,7 +26,7 @@ func taskManagerURL(o *options) (string, error) {
 		}
 	}
 	slots := confInt(o.conf, "taskmanager.numberOfTaskSlots", 1)
-	base := "http://" + net.JoinHostPort(host, strconv.Itoa(confInt(o.conf, "rest.port", 8081)))
+	base := "http://" + net.JoinHostPort(host, strconv.Itoa(confInt(o.conf, "jobmanager.rpc.port", 6123)))
 	return fmt.Sprintf("%s/fakeflink/taskmanagers/%s?slots=%d", base, url.PathEscape(id), slots), nil
 }
 

@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -33,6 +34,7 @@ import (
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/config"
 	"github.com/flinkop/flinkop/operator/controller"
+	"github.com/flinkop/flinkop/operator/flink"
 	"github.com/flinkop/flinkop/operator/metrics"
 )
 
@@ -138,6 +140,7 @@ func run() error {
 	setup := controller.Setup{
 		Live: live, Metrics: rec, Jars: fetcher, JarCredentials: jars.credentials, Parallelism: workers,
 		SnapshotSlots: controller.NewSnapshotSlots(maxSnapshots), Events: events,
+		TLS: flink.NewTLSTransports(flink.OperatorStoresFromEnv(os.Getenv), clock.RealClock{}),
 	}
 	if err := setup.NewFlinkDeploymentReconciler(mgr).SetupWithManager(mgr); err != nil {
 		return err

@@ -148,6 +148,12 @@ func Start(pod Pod) (*Process, *Failure) {
 			"Exception in thread \"main\" " + ClassIllegalConfiguration + ": " + msg,
 		}}
 	}
+	if p.Component == ComponentJobManager {
+		// The REST endpoint starts with the JobManager: a bad SSL setting fails it.
+		if _, err := RESTSSLOf(p.Config); err != nil {
+			return nil, fail(1, ClassIllegalConfiguration, err.Error())
+		}
+	}
 	p.Log = append(p.Log, loggingWarnings(pod.ConfFiles)...)
 	if p.Application {
 		p.Config = maps.Clone(p.Config) // its -D options land here

@@ -114,11 +114,14 @@ func waitRestarted(t *testing.T, name, jobID string, prevStart int64) {
 	}
 }
 
-// waitCheckpointed waits until the job has run long enough for two checkpoints.
+// waitCheckpointed waits until the job's current run has gone long enough for two checkpoints
+// (500 records past the offset it started from), so that a JobManager lost now must restore a
+// checkpoint later than that start. An absolute offset would not do: after one recovery the job
+// is already past it, and a second loss before the next checkpoint restores the same one.
 func waitCheckpointed(t *testing.T, name, jobID string) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
-	for fakeJob(t, name, jobID).Offset < 500 {
+	for job := fakeJob(t, name, jobID); job.Offset < job.StartOffset+500; job = fakeJob(t, name, jobID) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%s: job %s made no progress in a minute", name, jobID)
 		}

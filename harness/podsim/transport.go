@@ -1,12 +1,14 @@
 package podsim
 
 import (
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"syscall"
 
 	"github.com/flinkop/flinkop/fakeflink"
+	"github.com/flinkop/flinkop/fakeflink/image"
 	"github.com/flinkop/flinkop/operator/act"
 )
 
@@ -19,9 +21,12 @@ func (s *Sim) RoundTrip(req *http.Request) (*http.Response, error) {
 	ns, _, _ := strings.Cut(rest, ".")
 	name, ok := strings.CutSuffix(svc, "-rest")
 	n := s.node(ns + "/" + act.JobManagerName(name))
-	up, state := false, fakeflink.RESTHealthy
+	up, state, ssl := false, fakeflink.RESTHealthy, image.RESTSSL{}
 	if ok && n != nil && n.broken == "" {
-		n.server.Do(func(c *fakeflink.Cluster) { up, state = c.Up(), c.RESTState() })
+		n.server.Do(func(c *fakeflink.Cluster) {
+			up, state = c.Up(), c.RESTState()
+			ssl, _ = image.RESTSSLOf(c.Spec().Config) // a bad setting never starts: see image.Start
+		})
 	}
 	switch {
 	case !up || state == fakeflink.RESTRefuse:
@@ -29,6 +34,11 @@ func (s *Sim) RoundTrip(req *http.Request) (*http.Response, error) {
 	case state == fakeflink.RESTTimeout:
 		// In process there is no socket to hang on: the client's timeout fires at once.
 		return nil, &timeoutError{host: host}
+	case ssl.Enabled && req.URL.Scheme != "https":
+		// Flink's SSL handler closes a connection whose first bytes are not a TLS record.
+		return nil, &resetError{host: host}
+	case !ssl.Enabled && req.URL.Scheme == "https":
+		return nil, errHTTPToHTTPS
 	}
 	rec := httptest.NewRecorder()
 	n.server.ServeHTTP(rec, req)
@@ -36,6 +46,16 @@ func (s *Sim) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp.Request = req
 	return resp, nil
 }
+
+// errHTTPToHTTPS is what Go's client says when a plain HTTP server answers its TLS hello.
+var errHTTPToHTTPS = errors.New("http: server gave HTTP response to HTTPS client")
+
+// resetError is a connection the server closed: a plain HTTP request to a TLS endpoint.
+type resetError struct{ host string }
+
+func (e *resetError) Error() string { return "read tcp " + e.host + ": read: connection reset by peer" }
+
+func (e *resetError) Unwrap() error { return syscall.ECONNRESET }
 
 // net0Error is a refused connection.
 type net0Error struct{ host string }

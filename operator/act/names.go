@@ -38,6 +38,10 @@ const (
 	// AnnotationRun on the JobManager Deployment names the job run of that generation (a
 	// restart or rollback); absent for a generation's first run.
 	AnnotationRun = "flinkop.io/run"
+	// AnnotationRESTSSL on the JobManager Deployment says how its REST endpoint serves when it
+	// enables SSL (flink.RESTSSL.String); absent for plain HTTP. The operator calls the
+	// cluster that runs as it serves, which during an upgrade is not the spec it records.
+	AnnotationRESTSSL = "flinkop.io/rest-ssl"
 	// ComponentJobManager and ComponentTaskManager are the LabelComponent values.
 	ComponentJobManager  = "jobmanager"
 	ComponentTaskManager = "taskmanager"

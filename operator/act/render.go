@@ -59,7 +59,7 @@ func Render(c Cluster) (*Objects, error) {
 	}
 	objs := &Objects{
 		ConfigMap:       cm,
-		JobManager:      renderJobManager(c),
+		JobManager:      renderJobManager(c, flinkConf),
 		TaskManager:     renderTaskManager(c, flinkConf),
 		RESTService:     renderService(d, RESTServiceName(d.Name), []corev1.ServicePort{{Name: "rest", Port: RESTPort, TargetPort: intstr.FromInt32(RESTPort)}}, false),
 		InternalService: renderService(d, InternalServiceName(d.Name), []corev1.ServicePort{{Name: "jobmanager-rpc", Port: 6123}, {Name: "blobserver", Port: 6124}}, true),

@@ -9,9 +9,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/flink"
 )
 
-func renderJobManager(c Cluster) *appsv1.Deployment {
+func renderJobManager(c Cluster, flinkConf map[string]string) *appsv1.Deployment {
 	d, spec := c.Resource, c.Spec
 	var role *flinkv1beta1.PodTemplate
 	var res flinkv1beta1.Resource
@@ -39,6 +40,9 @@ func renderJobManager(c Cluster) *appsv1.Deployment {
 	dep.Annotations = map[string]string{AnnotationGeneration: strconv.FormatInt(c.Generation, 10)}
 	if c.Run != "" {
 		dep.Annotations[AnnotationRun] = c.Run
+	}
+	if ssl, err := flink.RESTSSLOf(flinkConf); err == nil && ssl.Enabled {
+		dep.Annotations[AnnotationRESTSSL] = ssl.String()
 	}
 	dep.Spec.Strategy = appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
 	return dep

@@ -47,8 +47,13 @@ type Setup struct {
 	Live *config.Live
 	// Resolver finds the JobManager REST API (default ServiceDNS).
 	Resolver RESTResolver
-	// Transport carries Flink REST calls (default: Go's default transport).
+	// Transport carries Flink REST calls (default: Go's default transport, and TLS's for
+	// clusters that enable REST SSL). The harness serves every call, http and https, through it.
 	Transport http.RoundTripper
+	// TLS carries the calls to clusters that enable REST SSL when Transport is nil (default:
+	// the system's CAs, no client certificate; the operator builds it from its
+	// OPERATOR_*STORE_* environment).
+	TLS *flink.TLSTransports
 	// Clock is the time source (default: the real clock).
 	Clock clock.PassiveClock
 	// Metrics records Prometheus metrics (nil: none).
@@ -100,7 +105,7 @@ func (s Setup) NewFlinkDeploymentReconciler(mgr ctrl.Manager) *FlinkDeploymentRe
 func (s Setup) Reconciler(c client.Client, rec EventRecorder) *FlinkDeploymentReconciler {
 	s = s.withDefaults()
 	rec = boundedEvents{rec}
-	clients := s.clients
+	clients := s.clients(c)
 	slots := act.NewServiceSlots(act.DefaultServiceSlots)
 	return &FlinkDeploymentReconciler{
 		Client:   c,
@@ -180,13 +185,28 @@ func (s Setup) restBudget() time.Duration {
 	return RESTBudgetCalls * t
 }
 
-// clients returns the REST client of a deployment's JobManager.
-func (s Setup) clients(d *flinkv1beta1.FlinkDeployment) *flink.Client {
-	opts := []flink.Option{flink.WithTimeout(s.Options.FlinkClientTimeout)}
-	if s.Transport != nil {
-		opts = append(opts, flink.WithTransport(s.Transport))
+// clients returns the REST clients of deployments' JobManagers, https:// to a cluster that
+// serves REST over SSL (see deployedRESTSSL, which reads through c).
+func (s Setup) clients(c client.Reader) func(d *flinkv1beta1.FlinkDeployment) *flink.Client {
+	tlsTransports := s.TLS
+	if tlsTransports == nil {
+		tlsTransports = flink.NewTLSTransports(flink.OperatorStores{}, clock.RealClock{})
 	}
-	return flink.NewClient(s.Resolver(d), opts...)
+	return func(d *flinkv1beta1.FlinkDeployment) *flink.Client {
+		opts := []flink.Option{flink.WithTimeout(s.Options.FlinkClientTimeout)}
+		base := s.Resolver(d)
+		ssl := deployedRESTSSL(c, d)
+		if ssl.Enabled {
+			base = flink.HTTPS(base)
+		}
+		switch {
+		case s.Transport != nil:
+			opts = append(opts, flink.WithTransport(s.Transport))
+		case ssl.Enabled:
+			opts = append(opts, flink.WithTransport(tlsTransports.For(ssl)))
+		}
+		return flink.NewClient(base, opts...)
+	}
 }
 
 // NewFlinkSessionJobReconciler builds the session job reconciler for a manager.
@@ -207,7 +227,7 @@ func (s Setup) SessionJobReconciler(c client.Client, rec EventRecorder) *FlinkSe
 	s = s.withDefaults()
 	rec = boundedEvents{rec}
 	exec := &act.SessionJobExecutor{
-		Flink: func(d *flinkv1beta1.FlinkDeployment) act.SessionFlinkAPI { return s.clients(d) }, Jars: s.Jars,
+		Flink: func(d *flinkv1beta1.FlinkDeployment) act.SessionFlinkAPI { return s.clients(c)(d) }, Jars: s.Jars,
 		FetchSlots: act.NewFetchSlots(JarFetchSlots),
 	}
 	if s.JarCredentials {
@@ -227,7 +247,7 @@ func (s Setup) SessionJobReconciler(c client.Client, rec EventRecorder) *FlinkSe
 		Observer: &observe.SessionJobObserver{
 			Client: c, RESTBudget: s.restBudget(), Reader: s.APIReader,
 			Snapshots: act.SnapshotLister{Enabled: s.Options.SnapshotResources, Indexed: s.indexed},
-			Flink:     func(d *flinkv1beta1.FlinkDeployment) observe.SessionFlinkAPI { return s.clients(d) },
+			Flink:     func(d *flinkv1beta1.FlinkDeployment) observe.SessionFlinkAPI { return s.clients(c)(d) },
 		},
 		Executor:      exec,
 		SnapshotSlots: s.SnapshotSlots,
@@ -253,10 +273,10 @@ func (s Setup) SnapshotReconciler(c client.Client, rec EventRecorder) *FlinkStat
 		Workers:  s.Parallelism,
 		Observer: &observe.SnapshotObserver{
 			Client: c, RESTBudget: s.restBudget(),
-			Flink: func(d *flinkv1beta1.FlinkDeployment) observe.SnapshotFlinkAPI { return s.clients(d) },
+			Flink: func(d *flinkv1beta1.FlinkDeployment) observe.SnapshotFlinkAPI { return s.clients(c)(d) },
 		},
 		Executor: &act.SnapshotExecutor{
-			Flink: func(d *flinkv1beta1.FlinkDeployment) act.SnapshotFlinkAPI { return s.clients(d) },
+			Flink: func(d *flinkv1beta1.FlinkDeployment) act.SnapshotFlinkAPI { return s.clients(c)(d) },
 		},
 		fence: writeFence{off: s.NoWriteFence},
 	}
@@ -283,11 +303,11 @@ func (s Setup) BlueGreenReconciler(c client.Client, rec EventRecorder) *FlinkBlu
 		Workers:  s.Parallelism,
 		Observer: &observe.BlueGreenObserver{
 			Client: c, Reader: s.APIReader, RESTBudget: s.restBudget(),
-			Flink: func(d *flinkv1beta1.FlinkDeployment) observe.OperationAPI { return s.clients(d) },
+			Flink: func(d *flinkv1beta1.FlinkDeployment) observe.OperationAPI { return s.clients(c)(d) },
 		},
 		Executor: &act.BlueGreenExecutor{
 			Client: c, Reader: s.APIReader,
-			Flink: func(d *flinkv1beta1.FlinkDeployment) act.BlueGreenFlinkAPI { return s.clients(d) },
+			Flink: func(d *flinkv1beta1.FlinkDeployment) act.BlueGreenFlinkAPI { return s.clients(c)(d) },
 		},
 		fence: writeFence{off: s.NoWriteFence},
 	}

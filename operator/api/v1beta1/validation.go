@@ -143,9 +143,16 @@ func validateConfiguration(path *field.Path, c FlinkConfiguration) (map[string]s
 		if slices.Contains(operatorOwnedKeys, k) || strings.HasPrefix(k, internalKeyPrefix) {
 			errs = append(errs, field.Forbidden(path.Key(k), "the operator sets this key itself"))
 		}
+		if v := conf[k]; slices.Contains(flinkBooleanKeys, k) && !strings.EqualFold(v, "true") && !strings.EqualFold(v, "false") {
+			errs = append(errs, field.Invalid(path.Key(k), v, "Flink reads a boolean here (true or false) and would not start"))
+		}
 	}
 	return conf, errs
 }
+
+// flinkBooleanKeys are the boolean Flink options the operator reads too (how it calls the
+// REST endpoint): a value Flink cannot parse fails the JobManager, so it is refused at once.
+var flinkBooleanKeys = []string{"security.ssl.rest.enabled", "security.ssl.rest.authentication-enabled", "security.ssl.verify-hostname"}
 
 func validateJob(path *field.Path, job *JobSpec, conf map[string]string, ha bool) field.ErrorList {
 	var errs field.ErrorList

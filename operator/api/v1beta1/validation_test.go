@@ -135,6 +135,10 @@ func TestFlinkDeploymentValidate(t *testing.T) {
 			obj:      app(withConf("kubernetes.cluster-id", "other")),
 			wantErrs: []string{"spec.flinkConfiguration[kubernetes.cluster-id]: Forbidden: the operator sets this key itself"},
 		},
+		"REST SSL options are booleans, as Flink reads them": {
+			obj:      app(withConf("security.ssl.rest.enabled", "yes"), withConf("security.ssl.verify-hostname", "FALSE")),
+			wantErrs: []string{`spec.flinkConfiguration[security.ssl.rest.enabled]: Invalid value: "yes": Flink reads a boolean here (true or false) and would not start`},
+		},
 		"a configuration that does not flatten is invalid": {
 			obj: app(func(d *FlinkDeployment) {
 				d.Spec.FlinkConfiguration["state"] = jsonRaw(`{"savepoints.dir": "a"}`)
