@@ -10,6 +10,9 @@ CONTROLLER_GEN_VERSION ?= v0.23.0
 GOLANGCI_LINT_VERSION ?= v2.15.0
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_GEN_VERSION)
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+# Helm, built from the Go module proxy (no download site needed).
+HELM_VERSION ?= v3.22.0
+HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
 
 # envtest: a real kube-apiserver and etcd, put into ./bin/k8s by `make envtest-assets`.
 KUBEBUILDER_ASSETS ?= $(LOCALBIN)/k8s
@@ -67,6 +70,8 @@ manifests: $(CONTROLLER_GEN) ## Generate CRDs (config/crd/bases) and RBAC (confi
 	$(CONTROLLER_GEN) crd:allowDangerousTypes=true,generateEmbeddedObjectMeta=true rbac:roleName=flinkop-manager \
 		paths=./operator/... output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
 	go run ./hack/crdtrim config/crd/bases/*.yaml
+	cp config/crd/bases/*.yaml charts/flinkop/crds/
+	cp config/rbac/role.yaml charts/flinkop/files/role.yaml
 
 .PHONY: fmt
 fmt: $(GOLANGCI_LINT) ## Format the code (gofumpt + gci).
@@ -85,11 +90,18 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint (config in .golangci.yml).
 	$(GOLANGCI_LINT) run --build-tags e2e ./harness/e2e/
 
 .PHONY: verify
-verify: generate manifests ## Regenerate, tidy and fail if anything changed or is untracked.
+verify: generate manifests helm-check ## Regenerate, tidy, check the chart, and fail if anything changed or is untracked.
 	go mod tidy
 	@if [ -n "$$(git status --porcelain)" ]; then \
 		echo "verify: generated files or go.mod are out of date (commit the result of 'make generate manifests' and 'go mod tidy'):"; \
 		git status --porcelain; git --no-pager diff --stat; exit 1; fi
+
+.PHONY: helm-check
+helm-check: $(HELM) ## Lint the Helm chart and render it cluster-wide and for watched namespaces.
+	$(HELM) lint --strict charts/flinkop
+	$(HELM) lint --strict charts/flinkop --set 'watchNamespaces={flink,jobs}' --set tls.create=true --set metrics.serviceMonitor.create=true --set jarCredentials.enabled=true
+	$(HELM) template flinkop charts/flinkop -n flinkop-system > /dev/null
+	$(HELM) template flinkop charts/flinkop -n flinkop-system --set 'watchNamespaces={flink,jobs}' --set tls.create=true > /dev/null
 
 ##@ Testing
 
@@ -111,8 +123,8 @@ sim: ## Run a long property sweep in parallel workers and print a summary: make 
 	go test -count=1 ./harness/autoscale/ -run 'TestAutoscalerProperties$$' -rapid.checks=$(SEEDS)
 
 .PHONY: test-integration
-test-integration: envtest-assets ## Run the envtest tests against a real kube-apiserver and etcd.
-	go test $(GO_TEST_FLAGS) -tags integration -v -skip '$(INTEGRATION_SKIP)' $(INTEGRATION_PKGS) 2>&1 | hack/test-summary.sh integration
+test-integration: envtest-assets $(HELM) ## Run the envtest tests against a real kube-apiserver and etcd.
+	FLINKOP_HELM=$(HELM) go test $(GO_TEST_FLAGS) -tags integration -v -skip '$(INTEGRATION_SKIP)' $(INTEGRATION_PKGS) 2>&1 | hack/test-summary.sh integration
 
 .PHONY: envtest-assets
 envtest-assets: ## Put kube-apiserver (built from the Go module proxy) and etcd into ./bin/k8s.
@@ -148,8 +160,8 @@ fakeflink-image: ## Build the fakeflink container image (needs a Docker engine: 
 	docker build -f cmd/fakeflink/Dockerfile -t flinkop/fakeflink:dev $(LOCALBIN)/image
 
 .PHONY: e2e
-e2e: kind-node-image operator-image fakeflink-image ## Run the end-to-end tests on a kind cluster (offline; creates flinkop-e2e, or reuses it).
-	go test -tags e2e -count=1 -timeout 40m -v ./harness/e2e/ 2>&1 | hack/test-summary.sh e2e
+e2e: kind-node-image operator-image fakeflink-image $(HELM) ## Run the end-to-end tests on a kind cluster (offline; creates flinkop-e2e, or reuses it; installs the Helm chart).
+	FLINKOP_HELM=$(HELM) go test -tags e2e -count=1 -timeout 40m -v ./harness/e2e/ 2>&1 | hack/test-summary.sh e2e
 
 .PHONY: bench
 bench: ## Run the benchmarks (scenario runs per minute, per-reconcile cost, fakeflink speed).
@@ -165,6 +177,11 @@ bench-fleet: envtest-assets ## Measure the operator (its own process) on a fleet
 $(CONTROLLER_GEN):
 	GOBIN=$(LOCALBIN) go install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_GEN_VERSION)
 	mv $(LOCALBIN)/controller-gen $@
+
+$(HELM):
+	mkdir -p $(LOCALBIN)/helm-build
+	GOBIN=$(LOCALBIN)/helm-build GOFLAGS= go install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+	mv $(LOCALBIN)/helm-build/helm $(HELM)
 
 $(GOLANGCI_LINT):
 	GOBIN=$(LOCALBIN) go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)

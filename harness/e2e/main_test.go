@@ -1,7 +1,7 @@
 //go:build e2e
 
 // Package e2e runs the operator binary and the fakeflink image in a real Kubernetes cluster made
-// by kind (as a library), installed from config/default the way users install it, and checks
+// by kind (as a library), installed with its Helm chart the way users install it, and checks
 // the operator's promises with real pods: deploy, savepoints, upgrades that keep state, lost
 // JobManagers, suspend and resume, bad images and rollback, session jobs and clean deletion.
 //
@@ -13,6 +13,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -42,7 +43,7 @@ const (
 	operatorImage  = "flinkop/flink-operator:dev"
 	fakeflinkImage = "flinkop/fakeflink:dev"
 	operatorNS     = "flinkop-system"
-	jobNS          = "default" // config/flink installs Flink's ServiceAccount here
+	jobNS          = "default" // the only namespace the operator watches; the chart puts Flink's ServiceAccount here
 )
 
 // env is the cluster every test runs against.
@@ -193,15 +194,20 @@ func connect() error {
 	return err
 }
 
-// install applies the operator's manifests and Flink's ServiceAccount as README tells users to,
-// restarts the operator when its image changed under a running Deployment, and waits until it
-// is available.
+// install installs the operator with its Helm chart as docs/helm.md tells users to, watching
+// the tests' namespace only (the chart's per-namespace RBAC; it also creates Flink's
+// ServiceAccount there), restarts the operator when its image changed under a running
+// Deployment, and waits until it is available. The CRDs are applied first, server-side: Helm
+// installs a chart's CRDs only into a cluster that has none, and a reused cluster may hold
+// older ones.
 func install(restart bool) error {
-	step("installing the operator (kubectl apply -k config/default, config/flink)")
-	if _, err := kubectl(context.Background(), "apply", "--server-side", "-k", filepath.Join(env.root, "config", "default")); err != nil {
+	step("installing the operator (helm upgrade --install flinkop charts/flinkop, watching %s)", jobNS)
+	if _, err := kubectl(context.Background(), "apply", "--server-side", "--force-conflicts", "-k", filepath.Join(env.root, "config", "crd")); err != nil {
 		return err
 	}
-	if _, err := kubectl(context.Background(), "apply", "-k", filepath.Join(env.root, "config", "flink")); err != nil {
+	if _, err := helm(context.Background(), "upgrade", "--install", "flinkop", filepath.Join(env.root, "charts", "flinkop"),
+		"--namespace", operatorNS, "--create-namespace", "--set", "watchNamespaces={"+jobNS+"}",
+		"--set", "image.repository="+strings.Split(operatorImage, ":")[0], "--set", "image.tag="+strings.Split(operatorImage, ":")[1]); err != nil {
 		return err
 	}
 	if restart {
@@ -211,6 +217,22 @@ func install(restart bool) error {
 	}
 	_, err := kubectl(context.Background(), "-n", operatorNS, "rollout", "status", "deployment/flinkop-manager", "--timeout=3m")
 	return err
+}
+
+// helm runs the helm binary `make e2e` builds (FLINKOP_HELM) against the cluster.
+func helm(ctx context.Context, args ...string) (string, error) {
+	bin := os.Getenv("FLINKOP_HELM")
+	if bin == "" {
+		return "", errors.New("FLINKOP_HELM is not set: run the e2e tests with make e2e, which builds helm")
+	}
+	cmd := exec.CommandContext(ctx, bin, append([]string{"--kubeconfig", env.kubeconfig}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return string(out), fmt.Errorf("helm %s: %w: %s", strings.Join(args, " "), err, stderr.String())
+	}
+	return string(out), nil
 }
 
 // kubectl runs kubectl against the cluster and returns its output.

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -24,23 +25,54 @@ import (
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
-// TestInstallManifests renders config/default the way users install it (kubectl kustomize),
-// creates every object on a real kube-apiserver, and checks the operator Deployment's hardening
-// and that the operator's ServiceAccount may do what it needs and nothing it does not.
+// TestInstallManifests renders the cluster-wide install the ways users install it (kubectl
+// kustomize config/default, and the Helm chart with its default values), creates every object
+// on a real kube-apiserver, and checks the operator Deployment's hardening and that the
+// operator's ServiceAccount may do what it needs and nothing it does not.
 func TestInstallManifests(t *testing.T) {
+	for name, src := range map[string]installSource{
+		"kustomize config/default": {kustomize: "default"},
+		"helm chart":               {helm: true},
+	} {
+		t.Run(name, func(t *testing.T) { checkInstall(t, src.render(t)) })
+	}
+}
+
+// installSource is one way of rendering an install: a kustomize folder of config/, or the
+// Helm chart with helmArgs.
+type installSource struct {
+	kustomize string
+	helm      bool
+	helmArgs  []string
+}
+
+func (s installSource) render(t *testing.T) []*unstructured.Unstructured {
+	t.Helper()
+	if s.helm {
+		return renderChart(t, s.helmArgs...)
+	}
+	return render(t, s.kustomize)
+}
+
+func checkInstall(t *testing.T, objs []*unstructured.Unstructured) {
+	t.Helper()
 	env := start(t)
 	ctx := context.Background()
-	objs := render(t, "default")
+	ns := &corev1.Namespace{}
+	ns.Name = "flinkop-system"
+	if err := env.Client.Create(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
 	for _, o := range objs {
-		if o.GetKind() == "CustomResourceDefinition" {
-			continue // Start installed the same files
+		if o.GetKind() == "CustomResourceDefinition" || o.GetKind() == "Namespace" {
+			continue // Start installed the same CRDs
 		}
 		if err := env.Client.Create(ctx, o); err != nil {
 			t.Fatalf("create %s %s: %v", o.GetKind(), o.GetName(), err)
 		}
 	}
 	if len(objs) < 12 {
-		t.Fatalf("config/default renders %d objects; want the namespace, 2 CRDs, the ServiceAccount, the roles and bindings and the Deployment", len(objs))
+		t.Fatalf("the install renders %d objects; want the ServiceAccount, the roles and bindings and the Deployment", len(objs))
 	}
 
 	var dep appsv1.Deployment
@@ -139,14 +171,37 @@ func start(t *testing.T) *Env {
 func render(t *testing.T, name string) []*unstructured.Unstructured {
 	t.Helper()
 	dir := filepath.Join(fixtures.MustModuleRoot(t), "config", name)
-	out, err := exec.Command("kubectl", "kustomize", dir).Output()
+	return decodeAll(t, run(t, "kubectl", "kustomize", dir))
+}
+
+// renderChart runs `helm template` on charts/flinkop (release flinkop in flinkop-system) with
+// args, and decodes its objects. The helm binary is FLINKOP_HELM (make test-integration
+// builds it), else helm on the PATH.
+func renderChart(t *testing.T, args ...string) []*unstructured.Unstructured {
+	t.Helper()
+	bin := os.Getenv("FLINKOP_HELM")
+	if bin == "" {
+		bin = "helm"
+	}
+	chart := filepath.Join(fixtures.MustModuleRoot(t), "charts", "flinkop")
+	return decodeAll(t, run(t, bin, append([]string{"template", "flinkop", chart, "--namespace", "flinkop-system"}, args...)...))
+}
+
+func run(t *testing.T, name string, args ...string) []byte {
+	t.Helper()
+	out, err := exec.Command(name, args...).Output()
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			t.Fatalf("kubectl kustomize %s: %v\n%s", dir, err, ee.Stderr)
+			t.Fatalf("%s %v: %v\n%s", name, args, err, ee.Stderr)
 		}
-		t.Fatalf("kubectl kustomize %s: %v (kubectl is needed, as for installing)", dir, err)
+		t.Fatalf("%s %v: %v (%s is needed, as for installing; make test-integration provides it)", name, args, err, name)
 	}
+	return out
+}
+
+func decodeAll(t *testing.T, out []byte) []*unstructured.Unstructured {
+	t.Helper()
 	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(out), 4096)
 	var objs []*unstructured.Unstructured
 	for {

@@ -11,30 +11,42 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 const operatorSA = "system:serviceaccount:flinkop-system:flinkop-manager"
 
-// TestNamespacedInstall installs config/namespaced on a real kube-apiserver: the operator may
-// manage its kinds in the watched namespace and nowhere else, keeps its Lease in its own
-// namespace only, watches only that namespace, and may still authenticate metrics scrapers.
+// TestNamespacedInstall installs the per-namespace variants on a real kube-apiserver
+// (config/namespaced, and the Helm chart with watchNamespaces): the operator may manage its
+// kinds in the watched namespace and nowhere else, keeps its Lease in its own namespace only,
+// watches only that namespace, and may still authenticate metrics scrapers.
 func TestNamespacedInstall(t *testing.T) {
+	for name, src := range map[string]installSource{
+		"kustomize config/namespaced":         {kustomize: "namespaced"},
+		"helm chart, watchNamespaces={flink}": {helm: true, helmArgs: []string{"--set", "watchNamespaces={flink}"}},
+	} {
+		t.Run(name, func(t *testing.T) { checkNamespacedInstall(t, src.render(t)) })
+	}
+}
+
+func checkNamespacedInstall(t *testing.T, objs []*unstructured.Unstructured) {
+	t.Helper()
 	env := start(t)
 	ctx := context.Background()
-	for _, name := range []string{"flink", "other"} {
+	for _, name := range []string{"flinkop-system", "flink", "other"} {
 		ns := &corev1.Namespace{}
 		ns.Name = name
-		if err := env.Client.Create(ctx, ns); err != nil {
+		if err := env.Client.Create(ctx, ns); client.IgnoreAlreadyExists(err) != nil {
 			t.Fatal(err)
 		}
 	}
 	var dep *appsv1.Deployment
-	for _, o := range render(t, "namespaced") {
-		if o.GetKind() == "CustomResourceDefinition" {
+	for _, o := range objs {
+		if o.GetKind() == "CustomResourceDefinition" || (o.GetKind() == "Namespace" && o.GetName() == "flinkop-system") {
 			continue
 		}
-		if o.GetKind() == "ClusterRoleBinding" && o.GetName() == "flinkop-manager" {
+		if ref, _, _ := unstructured.NestedString(o.Object, "roleRef", "name"); o.GetKind() == "ClusterRoleBinding" && ref == "flinkop-manager" {
 			t.Error("the namespaced install binds the operator's ClusterRole cluster-wide")
 		}
 		if err := env.Client.Create(ctx, o); err != nil {
@@ -59,6 +71,7 @@ func TestNamespacedInstall(t *testing.T) {
 		"Deployments in another namespace": op.List(ctx, &deps, client.InNamespace("other")),
 		"Deployments cluster-wide":         op.List(ctx, &deps),
 		"Leases in a watched namespace":    op.List(ctx, &coordinationv1.LeaseList{}, client.InNamespace("flink")),
+		"Secrets in a watched namespace":   op.List(ctx, &corev1.SecretList{}, client.InNamespace("flink")),
 	} {
 		if !apierrors.IsForbidden(err) {
 			t.Errorf("listing %s as the operator: %v; want Forbidden", what, err)
