@@ -99,7 +99,7 @@ verify: generate manifests helm-check ## Regenerate, tidy, check the chart, and 
 .PHONY: helm-check
 helm-check: $(HELM) ## Lint the Helm chart and render it cluster-wide and for watched namespaces.
 	$(HELM) lint --strict charts/flinkop
-	$(HELM) lint --strict charts/flinkop --set 'watchNamespaces={flink,jobs}' --set tls.create=true --set metrics.serviceMonitor.create=true --set jarCredentials.enabled=true
+	$(HELM) lint --strict charts/flinkop --set 'watchNamespaces={flink,jobs}' --set tls.create=true --set metrics.serviceMonitor.create=true --set jarCredentials.enabled=true --set grafanaDashboard.create=true
 	$(HELM) template flinkop charts/flinkop -n flinkop-system > /dev/null
 	$(HELM) template flinkop charts/flinkop -n flinkop-system --set 'watchNamespaces={flink,jobs}' --set tls.create=true > /dev/null
 

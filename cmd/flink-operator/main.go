@@ -117,7 +117,8 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("manager: %w", err)
 	}
-	rec, err := metrics.New(ctrlmetrics.Registry)
+	host, _ := os.Hostname()
+	rec, err := metrics.NewForPod(ctrlmetrics.Registry, metrics.Pod{Host: host, Name: os.Getenv("POD_NAME"), Namespace: os.Getenv("POD_NAMESPACE")})
 	if err != nil {
 		return fmt.Errorf("metrics: %w", err)
 	}

@@ -88,7 +88,7 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	var d flinkv1beta1.FlinkDeployment
 	if err := r.Client.Get(ctx, req.NamespacedName, &d); err != nil {
 		if apierrors.IsNotFound(err) {
-			r.Metrics.Forget(req.NamespacedName)
+			r.Metrics.Forget(metrics.KindFlinkDeployment, req.NamespacedName)
 			r.probes.forget(req.NamespacedName)
 			r.loops.forget(req.NamespacedName)
 			r.serviceSlots.Forget(req.NamespacedName)
@@ -157,7 +157,10 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	}
 	writes.note()
 	r.SnapshotSlots.note(deploymentSlot(req), snapshotInFlight(&res.Status.JobStatus))
-	r.Metrics.Observe(req.NamespacedName, string(res.Status.LifecycleState), string(res.Status.JobManagerDeploymentStatus), r.Clock.Now())
+	r.Metrics.Observe(metrics.KindFlinkDeployment, req.NamespacedName, metrics.ResourceState{
+		Lifecycle: string(res.Status.LifecycleState), JobManager: string(res.Status.JobManagerDeploymentStatus),
+		FlinkVersion: res.Status.ClusterInfo["flink-version"],
+	}, r.Clock.Now())
 	if res.RemoveFinalizer {
 		if err := releaseFinalizer(ctx, r.Client, &d, Finalizer); err != nil {
 			return ctrl.Result{}, err

@@ -71,6 +71,7 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	var j flinkv1beta1.FlinkSessionJob
 	if err := r.Client.Get(ctx, req.NamespacedName, &j); err != nil {
 		if apierrors.IsNotFound(err) {
+			r.Metrics.Forget(metrics.KindFlinkSessionJob, req.NamespacedName)
 			r.fence.forget(req.NamespacedName)
 			r.SnapshotSlots.note(sessionJobSlot(req), false)
 		}
@@ -123,6 +124,7 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		writes.note()
 	}
 	r.SnapshotSlots.note(sessionJobSlot(req), snapshotInFlight(&res.Status.JobStatus))
+	r.Metrics.Observe(metrics.KindFlinkSessionJob, req.NamespacedName, metrics.ResourceState{Lifecycle: string(res.Status.LifecycleState)}, now)
 	if res.RemoveFinalizer {
 		if err := releaseFinalizer(ctx, r.Client, &j, SessionJobFinalizer); err != nil {
 			return ctrl.Result{}, err

@@ -33,6 +33,7 @@ const (
 // Recorder records what the reconciler saw and did. It is safe for concurrent reconciles.
 // A nil *Recorder records nothing.
 type Recorder struct {
+	apache     *apache
 	mu         sync.Mutex
 	seen       map[types.NamespacedName]resourceState
 	resources  *prometheus.GaugeVec
@@ -54,11 +55,19 @@ type resourceState struct {
 	since                 time.Time // when lifecycle was entered
 }
 
-// New creates the metrics and registers them with reg (controller-runtime's metrics.Registry in
-// the operator).
-func New(reg prometheus.Registerer) (*Recorder, error) {
+// New creates the metrics and registers them with reg, with no operator pod labels.
+func New(reg prometheus.Registerer) (*Recorder, error) { return NewForPod(reg, Pod{}) }
+
+// NewForPod creates the metrics and registers them with reg (controller-runtime's
+// metrics.Registry in the operator); pod labels the Apache-named metrics.
+func NewForPod(reg prometheus.Registerer, pod Pod) (*Recorder, error) {
+	a, err := newApache(pod, reg)
+	if err != nil {
+		return nil, err
+	}
 	r := &Recorder{
-		seen: map[types.NamespacedName]resourceState{},
+		apache: a,
+		seen:   map[types.NamespacedName]resourceState{},
 		resources: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: ResourcesName, Help: "FlinkDeployments per namespace and lifecycle state.",
 		}, []string{"namespace", "lifecycle_state"}),
@@ -102,11 +111,27 @@ func New(reg prometheus.Registerer) (*Recorder, error) {
 	return r, nil
 }
 
-// Observe records a resource's lifecycle state and JobManager deployment status at now.
-func (r *Recorder) Observe(key types.NamespacedName, lifecycle, jobManager string, now time.Time) {
+// ResourceState is what the metrics follow of a resource.
+type ResourceState struct {
+	// Lifecycle is status.lifecycleState.
+	Lifecycle string
+	// JobManager is a FlinkDeployment's status.jobManagerDeploymentStatus.
+	JobManager string
+	// FlinkVersion is the flink-version of a FlinkDeployment's status.clusterInfo.
+	FlinkVersion string
+}
+
+// Observe records a resource of kind (KindFlinkDeployment, KindFlinkSessionJob) in state s at
+// now: the Apache-named metrics for both kinds, the flinkop_* gauges for FlinkDeployments.
+func (r *Recorder) Observe(kind string, key types.NamespacedName, s ResourceState, now time.Time) {
 	if r == nil {
 		return
 	}
+	r.apache.observe(kind, key, s, now)
+	if kind != KindFlinkDeployment {
+		return
+	}
+	lifecycle, jobManager := s.Lifecycle, s.JobManager
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	old, known := r.seen[key]
@@ -134,9 +159,13 @@ func (r *Recorder) Resources(namespace, lifecycle string) prometheus.Gauge {
 	return r.resources.WithLabelValues(namespace, lifecycle)
 }
 
-// Forget drops a deleted resource from the gauges.
-func (r *Recorder) Forget(key types.NamespacedName) {
+// Forget drops a deleted resource of kind from the gauges.
+func (r *Recorder) Forget(kind string, key types.NamespacedName) {
 	if r == nil {
+		return
+	}
+	r.apache.forget(kind, key)
+	if kind != KindFlinkDeployment {
 		return
 	}
 	r.mu.Lock()

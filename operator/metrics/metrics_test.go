@@ -19,10 +19,11 @@ func TestRecorder(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	a := types.NamespacedName{Namespace: "ns", Name: "a"}
 	b := types.NamespacedName{Namespace: "ns", Name: "b"}
-	r.Observe(a, "UPGRADING", "DEPLOYING", t0)
-	r.Observe(b, "UPGRADING", "DEPLOYING", t0)
-	r.Observe(a, "STABLE", "READY", t0.Add(90*time.Second))
-	r.Observe(a, "STABLE", "READY", t0.Add(2*time.Minute)) // no change: nothing moves
+	fd := KindFlinkDeployment
+	r.Observe(fd, a, ResourceState{Lifecycle: "UPGRADING", JobManager: "DEPLOYING"}, t0)
+	r.Observe(fd, b, ResourceState{Lifecycle: "UPGRADING", JobManager: "DEPLOYING"}, t0)
+	r.Observe(fd, a, ResourceState{Lifecycle: "STABLE", JobManager: "READY"}, t0.Add(90*time.Second))
+	r.Observe(fd, a, ResourceState{Lifecycle: "STABLE", JobManager: "READY"}, t0.Add(2*time.Minute)) // no change: nothing moves
 	r.Event("SavepointCompleted")
 	r.Event("SavepointError")
 	r.Event("SavepointCompleted")
@@ -31,7 +32,7 @@ func TestRecorder(t *testing.T) {
 	r.Event("BlueGreenAborted")
 	r.Event("BlueGreenActive")
 	r.ReconcileError("Deploy")
-	r.Forget(b)
+	r.Forget(fd, b)
 
 	want := `
 # HELP flinkop_resources FlinkDeployments per namespace and lifecycle state.
@@ -70,5 +71,5 @@ flinkop_bluegreen_events_total{event="Active"} 2
 		t.Errorf("transition durations %v, want one of 90s", sums)
 	}
 	var nilRecorder *Recorder
-	nilRecorder.Observe(a, "STABLE", "READY", t0) // a nil recorder records nothing and does not panic
+	nilRecorder.Observe(fd, a, ResourceState{Lifecycle: "STABLE"}, t0) // a nil recorder records nothing and does not panic
 }
