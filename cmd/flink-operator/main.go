@@ -25,7 +25,6 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
@@ -138,9 +137,10 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	canaries := newCanaries(mgr, live)
 	setup := controller.Setup{
 		Live: live, Metrics: rec, Jars: fetcher, JarCredentials: jars.credentials, Parallelism: workers,
-		SnapshotSlots: controller.NewSnapshotSlots(maxSnapshots), Events: events,
+		SnapshotSlots: controller.NewSnapshotSlots(maxSnapshots), Events: events, Canaries: canaries,
 		TLS: flink.NewTLSTransports(flink.OperatorStoresFromEnv(os.Getenv), clock.RealClock{}),
 	}
 	if err := setup.NewFlinkDeploymentReconciler(mgr).SetupWithManager(mgr); err != nil {
@@ -157,10 +157,7 @@ func run() error {
 			return err
 		}
 	}
-	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
-		return err
-	}
-	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+	if err := addHealth(mgr, canaries); err != nil {
 		return err
 	}
 	return mgr.Start(ctrl.SetupSignalHandler())

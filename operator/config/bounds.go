@@ -35,6 +35,7 @@ func (o Options) checkBounds(conf map[string]string) []string {
 		check(key, p.Every, p.Every == 0 || p.Every >= MinPeriodicSavepoint,
 			fmt.Sprintf("is shorter than %s (0 turns periodic snapshots off)", MinPeriodicSavepoint))
 	}
+	check(KeyCanaryTimeout, o.CanaryTimeout, o.CanaryTimeout >= MinPollInterval, fmt.Sprintf("is shorter than %s", MinPollInterval))
 	check(KeyFlinkClientTimeout, o.FlinkClientTimeout, o.FlinkClientTimeout >= MinClientTimeout && o.FlinkClientTimeout <= MaxClientTimeout,
 		fmt.Sprintf("is not between %s and %s", MinClientTimeout, MaxClientTimeout))
 	return errs

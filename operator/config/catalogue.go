@@ -64,7 +64,7 @@ var OperatorOptions = []Option{
 	{"kubernetes.operator.exception.throwable.list.max.count", "2", Ignored, ""},
 	{"kubernetes.operator.flink.client.cancel.timeout", "1 min", Ignored, ""},
 	{KeyFlinkClientTimeout, "10 s", Implemented, ""},
-	{"kubernetes.operator.health.canary.resource.timeout", "1 min", Ignored, ""},
+	{KeyCanaryTimeout, "1 min", Implemented, "canary resources fail /healthz when not reconciled in time"},
 	{"kubernetes.operator.health.probe.enabled", "true", Ignored, ""},
 	{"kubernetes.operator.health.probe.port", "8085", Ignored, "the --health-probe-bind-address flag"},
 	{"kubernetes.operator.ingress.manage", "true", Ignored, ""},

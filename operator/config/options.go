@@ -35,6 +35,7 @@ const (
 	KeyHealthRestartsWindow      = "kubernetes.operator.cluster.health-check.restarts.window"
 	KeyHealthCheckpoints         = "kubernetes.operator.cluster.health-check.checkpoint-progress.enabled"
 	KeyHealthCheckpointsWindow   = "kubernetes.operator.cluster.health-check.checkpoint-progress.window"
+	KeyCanaryTimeout             = "kubernetes.operator.health.canary.resource.timeout"
 )
 
 // Options are the operator options that matter for one resource.
@@ -87,6 +88,9 @@ type Options struct {
 	HealthRestartsWindow    time.Duration
 	HealthCheckpoints       bool
 	HealthCheckpointsWindow time.Duration
+	// CanaryTimeout is how long a canary resource may take to be reconciled after the
+	// operator changed it before the health probe fails (operator-wide).
+	CanaryTimeout time.Duration
 }
 
 // Defaults are the Apache operator's defaults.
@@ -97,6 +101,7 @@ func Defaults() Options {
 		SavepointFormat: "CANONICAL", DeploymentReadyTimeout: 5 * time.Minute, JMDeploymentRecovery: true,
 		FlinkClientTimeout: 10 * time.Second, SavepointCleanup: true, SnapshotResources: true,
 		HealthRestartsThreshold: 64, HealthRestartsWindow: 2 * time.Minute, HealthCheckpoints: true, HealthCheckpointsWindow: 5 * time.Minute,
+		CanaryTimeout: time.Minute,
 	}
 }
 
@@ -170,6 +175,7 @@ func (o Options) With(conf map[string]string) (Options, error) {
 	boolean(KeyHealthCheckpoints, &o.HealthCheckpoints)
 	dur(KeyHealthRestartsWindow, &o.HealthRestartsWindow)
 	dur(KeyHealthCheckpointsWindow, &o.HealthCheckpointsWindow)
+	dur(KeyCanaryTimeout, &o.CanaryTimeout)
 	errs = append(errs, o.checkBounds(conf)...)
 	positive := func(key string, dst *int) {
 		if v, ok := conf[key]; ok {

@@ -68,6 +68,8 @@ type FlinkDeploymentReconciler struct {
 	Workers int
 	// SnapshotSlots bound the snapshots in flight across the fleet (nil: no bound).
 	SnapshotSlots *SnapshotSlots
+	// Canaries follows the canary resources (nil: a canary is reconciled as nothing).
+	Canaries *Canaries
 
 	probes probes
 	loops  loopGuard
@@ -88,6 +90,7 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	var d flinkv1beta1.FlinkDeployment
 	if err := r.Client.Get(ctx, req.NamespacedName, &d); err != nil {
 		if apierrors.IsNotFound(err) {
+			r.Canaries.Deleted(KindFlinkDeployment, req.NamespacedName)
 			r.Metrics.Forget(metrics.KindFlinkDeployment, req.NamespacedName)
 			r.probes.forget(req.NamespacedName)
 			r.loops.forget(req.NamespacedName)
@@ -96,6 +99,10 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 			r.SnapshotSlots.note(deploymentSlot(req), false)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if IsCanary(&d) {
+		r.Canaries.Reconciled(KindFlinkDeployment, &d) // runs nothing: it shows the loop moves
+		return ctrl.Result{}, nil
 	}
 	writes, fresh := r.fence.enter(&d, r.Clock.Now(), r.Metrics)
 	if !fresh {

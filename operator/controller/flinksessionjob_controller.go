@@ -62,6 +62,8 @@ type FlinkSessionJobReconciler struct {
 	Workers int
 	// SnapshotSlots bound the snapshots in flight across the fleet (nil: no bound).
 	SnapshotSlots *SnapshotSlots
+	// Canaries follows the canary resources (nil: a canary is reconciled as nothing).
+	Canaries *Canaries
 
 	fence writeFence
 }
@@ -71,11 +73,16 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	var j flinkv1beta1.FlinkSessionJob
 	if err := r.Client.Get(ctx, req.NamespacedName, &j); err != nil {
 		if apierrors.IsNotFound(err) {
+			r.Canaries.Deleted(KindFlinkSessionJob, req.NamespacedName)
 			r.Metrics.Forget(metrics.KindFlinkSessionJob, req.NamespacedName)
 			r.fence.forget(req.NamespacedName)
 			r.SnapshotSlots.note(sessionJobSlot(req), false)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if IsCanary(&j) {
+		r.Canaries.Reconciled(KindFlinkSessionJob, &j) // runs nothing: it shows the loop moves
+		return ctrl.Result{}, nil
 	}
 	writes, fresh := r.fence.enter(&j, r.Clock.Now(), r.Metrics)
 	if !fresh {

@@ -77,6 +77,8 @@ type Setup struct {
 	// (kubernetes.operator.snapshot.max-concurrent; nil: no bound). Both reconcilers built from
 	// one Setup share them.
 	SnapshotSlots *SnapshotSlots
+	// Canaries follows the canary resources of both reconcilers (nil: none).
+	Canaries *Canaries
 	// SecretReader reads those Secrets (default: the reconciler's client; the manager's
 	// uncached API reader in the operator).
 	SecretReader client.Reader
@@ -125,6 +127,7 @@ func (s Setup) Reconciler(c client.Client, rec EventRecorder) *FlinkDeploymentRe
 			ServiceSlots: slots,
 		},
 		SnapshotSlots: s.SnapshotSlots,
+		Canaries:      s.Canaries,
 		serviceSlots:  slots,
 		indexApp:      s.indexed,
 		fence:         writeFence{off: s.NoWriteFence},
@@ -137,6 +140,9 @@ func (s Setup) withDefaults() Setup {
 	}
 	if s.Clock == nil {
 		s.Clock = clock.RealClock{}
+	}
+	if s.TLS == nil {
+		s.TLS = flink.NewTLSTransports(flink.OperatorStores{}, s.Clock)
 	}
 	if s.Jars == nil {
 		s.Jars = &flink.JarFetcher{}
@@ -251,6 +257,7 @@ func (s Setup) SessionJobReconciler(c client.Client, rec EventRecorder) *FlinkSe
 		},
 		Executor:      exec,
 		SnapshotSlots: s.SnapshotSlots,
+		Canaries:      s.Canaries,
 		fence:         writeFence{off: s.NoWriteFence},
 	}
 }
