@@ -18,6 +18,10 @@ const (
 	// MinClientTimeout and MaxClientTimeout bound one Flink REST call.
 	MinClientTimeout = time.Second
 	MaxClientTimeout = 5 * time.Minute
+	// MaxExceptionEvents and MaxStackLines bound the JobException Events of a reconcile and
+	// the stack trace lines of each (an Event holds 1,024 bytes).
+	MaxExceptionEvents = 50
+	MaxStackLines      = 100
 )
 
 // checkBounds returns an error for each option of conf whose value is out of its bounds.

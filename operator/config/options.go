@@ -36,6 +36,8 @@ const (
 	KeyHealthCheckpoints         = "kubernetes.operator.cluster.health-check.checkpoint-progress.enabled"
 	KeyHealthCheckpointsWindow   = "kubernetes.operator.cluster.health-check.checkpoint-progress.window"
 	KeyCanaryTimeout             = "kubernetes.operator.health.canary.resource.timeout"
+	KeyExceptionEventsLimit      = "kubernetes.operator.events.exceptions.limit-per-reconciliation"
+	KeyExceptionStackLines       = "kubernetes.operator.events.exceptions.stacktrace-lines"
 )
 
 // Options are the operator options that matter for one resource.
@@ -91,6 +93,10 @@ type Options struct {
 	// CanaryTimeout is how long a canary resource may take to be reconciled after the
 	// operator changed it before the health probe fails (operator-wide).
 	CanaryTimeout time.Duration
+	// ExceptionEventsLimit bounds the JobException Events of one reconcile, and
+	// ExceptionStackLines the stack trace lines of each.
+	ExceptionEventsLimit int
+	ExceptionStackLines  int
 }
 
 // Defaults are the Apache operator's defaults.
@@ -101,7 +107,7 @@ func Defaults() Options {
 		SavepointFormat: "CANONICAL", DeploymentReadyTimeout: 5 * time.Minute, JMDeploymentRecovery: true,
 		FlinkClientTimeout: 10 * time.Second, SavepointCleanup: true, SnapshotResources: true,
 		HealthRestartsThreshold: 64, HealthRestartsWindow: 2 * time.Minute, HealthCheckpoints: true, HealthCheckpointsWindow: 5 * time.Minute,
-		CanaryTimeout: time.Minute,
+		CanaryTimeout: time.Minute, ExceptionEventsLimit: 10, ExceptionStackLines: 5,
 	}
 }
 
@@ -189,6 +195,11 @@ func (o Options) With(conf map[string]string) (Options, error) {
 	}
 	positive(KeySavepointHistoryMaxCount, &o.SavepointHistoryMaxCount)
 	positive(KeyHealthRestartsThreshold, &o.HealthRestartsThreshold)
+	positive(KeyExceptionEventsLimit, &o.ExceptionEventsLimit)
+	positive(KeyExceptionStackLines, &o.ExceptionStackLines)
+	if o.ExceptionEventsLimit > MaxExceptionEvents || o.ExceptionStackLines > MaxStackLines {
+		errs = append(errs, fmt.Sprintf("%s is at most %d and %s at most %d", KeyExceptionEventsLimit, MaxExceptionEvents, KeyExceptionStackLines, MaxStackLines))
+	}
 	if v, ok := conf[KeySavepointFormat]; ok {
 		switch f := strings.ToUpper(strings.TrimSpace(v)); f {
 		case "CANONICAL", "NATIVE":

@@ -71,9 +71,10 @@ type FlinkDeploymentReconciler struct {
 	// Canaries follows the canary resources (nil: a canary is reconciled as nothing).
 	Canaries *Canaries
 
-	probes probes
-	loops  loopGuard
-	fence  writeFence
+	probes     probes
+	loops      loopGuard
+	exceptions exceptionMarks
+	fence      writeFence
 	// serviceSlots are the executor's, whose back-off of a deleted resource is forgotten here.
 	serviceSlots *act.ServiceSlots
 	// indexApp: SetupWithManager registers act.IndexApp, which the Observer and Executor
@@ -93,6 +94,7 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 			r.Canaries.Deleted(KindFlinkDeployment, req.NamespacedName)
 			r.Metrics.Forget(metrics.KindFlinkDeployment, req.NamespacedName)
 			r.probes.forget(req.NamespacedName)
+			r.exceptions.forget(req.NamespacedName)
 			r.loops.forget(req.NamespacedName)
 			r.serviceSlots.Forget(req.NamespacedName)
 			r.fence.forget(req.NamespacedName)
@@ -128,6 +130,7 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		RESTFailures: r.probes.before(req.NamespacedName), NoSnapshotSlot: r.SnapshotSlots.full(deploymentSlot(req)),
 	})
 	r.probes.record(req.NamespacedName, obs)
+	res.Events = append(res.Events, r.exceptions.events(req.NamespacedName, obs.Job, opts)...)
 	if optErr != nil && res.Status.Error == "" {
 		res.Status.Error = optErr.Error()
 		res.Events = append(res.Events, decide.Event{Type: decide.Warning, Reason: "InvalidOptions", Message: optErr.Error()})

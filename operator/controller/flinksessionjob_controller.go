@@ -65,7 +65,8 @@ type FlinkSessionJobReconciler struct {
 	// Canaries follows the canary resources (nil: a canary is reconciled as nothing).
 	Canaries *Canaries
 
-	fence writeFence
+	fence      writeFence
+	exceptions exceptionMarks
 }
 
 // Reconcile implements reconcile.Reconciler.
@@ -76,6 +77,7 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 			r.Canaries.Deleted(KindFlinkSessionJob, req.NamespacedName)
 			r.Metrics.Forget(metrics.KindFlinkSessionJob, req.NamespacedName)
 			r.fence.forget(req.NamespacedName)
+			r.exceptions.forget(req.NamespacedName)
 			r.SnapshotSlots.note(sessionJobSlot(req), false)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -101,6 +103,7 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	opts, optErr := r.optionsFor(&j, cluster)
 	now := r.Clock.Now()
 	res := sessionjob.Decide(sessionjob.Input{Resource: &j, Options: opts, Observed: obs, Now: now, NoSnapshotSlot: r.SnapshotSlots.full(sessionJobSlot(req))})
+	res.Events = append(res.Events, r.exceptions.events(req.NamespacedName, obs.Job, opts)...)
 	if optErr != nil && res.Status.Error == "" {
 		res.Status.Error = optErr.Error()
 		r.Recorder.Event(&j, corev1.EventTypeWarning, "InvalidOptions", optErr.Error())

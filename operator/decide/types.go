@@ -119,6 +119,9 @@ type JobObservation struct {
 	// FailureTimes are the times (epoch ms) of the failures in the job's exception history
 	// (Flink keeps the newest web.exception-history-size, 16 by default).
 	FailureTimes []int64
+	// Exceptions are the newest entries of the job's exception history, newest first
+	// (JobExceptionEvents reports the new ones).
+	Exceptions []JobException
 	// Parallelism is the job's parallelism on the adaptive scheduler (its highest vertex upper
 	// bound); 0 when not read.
 	Parallelism int32

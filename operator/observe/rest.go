@@ -49,15 +49,7 @@ func observeJob(ctx context.Context, api FlinkAPI, job *flink.JobOverview, js *f
 ) {
 	j = &decide.JobObservation{ID: job.ID, Name: job.Name, State: string(job.State), StartTime: job.StartTime}
 	if job.State == flink.JobFailed || job.State == flink.JobRunning || job.State == flink.JobRestarting {
-		// The failure cause of a failed job; the failure times feed the health check.
-		if h, err := api.JobExceptions(ctx, job.ID); err == nil && len(h.Entries) > 0 {
-			if job.State == flink.JobFailed {
-				j.FailureCause = firstLine(h.Entries[0].StackTrace)
-			}
-			for _, e := range h.Entries {
-				j.FailureTimes = append(j.FailureTimes, e.Timestamp)
-			}
-		}
+		observeExceptions(ctx, api, job, j)
 	}
 	if st, err := api.Checkpoints(ctx, job.ID); err == nil {
 		if c := st.Latest.Completed; c != nil {
@@ -163,4 +155,22 @@ func withBudget(ctx context.Context, budget time.Duration) (context.Context, con
 		return context.WithCancel(ctx)
 	}
 	return context.WithTimeout(ctx, budget)
+}
+
+// observeExceptions reads a job's exception history: the failure cause of a failed job, the
+// failure times (the health check) and the newest entries (JobException Events).
+func observeExceptions(ctx context.Context, api FlinkAPI, job *flink.JobOverview, j *decide.JobObservation) {
+	h, err := api.JobExceptions(ctx, job.ID)
+	if err != nil || len(h.Entries) == 0 {
+		return
+	}
+	if job.State == flink.JobFailed {
+		j.FailureCause = firstLine(h.Entries[0].StackTrace)
+	}
+	for i, e := range h.Entries {
+		j.FailureTimes = append(j.FailureTimes, e.Timestamp)
+		if i < decide.MaxJobExceptions {
+			j.Exceptions = append(j.Exceptions, decide.NewJobException(e.Timestamp, e.TaskName, e.StackTrace))
+		}
+	}
 }
