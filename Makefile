@@ -66,12 +66,14 @@ generate: $(CONTROLLER_GEN) ## Generate deepcopy code for the API types.
 	$(CONTROLLER_GEN) object paths=./operator/api/...
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## Generate CRDs (config/crd/bases) and RBAC (config/rbac) from the Go markers.
-	$(CONTROLLER_GEN) crd:allowDangerousTypes=true,generateEmbeddedObjectMeta=true rbac:roleName=flinkop-manager \
-		paths=./operator/... output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+manifests: $(CONTROLLER_GEN) ## Generate CRDs (config/crd/bases), RBAC (config/rbac) and the webhook configuration (config/webhook) from the Go markers.
+	$(CONTROLLER_GEN) crd:allowDangerousTypes=true,generateEmbeddedObjectMeta=true rbac:roleName=flinkop-manager webhook \
+		paths=./operator/... output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac \
+		output:webhook:artifacts:config=config/webhook
 	go run ./hack/crdtrim config/crd/bases/*.yaml
 	cp config/crd/bases/*.yaml charts/flinkop/crds/
 	cp config/rbac/role.yaml charts/flinkop/files/role.yaml
+	cp config/webhook/manifests.yaml charts/flinkop/files/webhook.yaml
 
 .PHONY: fmt
 fmt: $(GOLANGCI_LINT) ## Format the code (gofumpt + gci).
@@ -102,6 +104,8 @@ helm-check: $(HELM) ## Lint the Helm chart and render it cluster-wide and for wa
 	$(HELM) lint --strict charts/flinkop --set 'watchNamespaces={flink,jobs}' --set tls.create=true --set metrics.serviceMonitor.create=true --set jarCredentials.enabled=true --set grafanaDashboard.create=true
 	$(HELM) template flinkop charts/flinkop -n flinkop-system > /dev/null
 	$(HELM) template flinkop charts/flinkop -n flinkop-system --set 'watchNamespaces={flink,jobs}' --set tls.create=true > /dev/null
+	$(HELM) template flinkop charts/flinkop -n flinkop-system --set webhook.certManager.enabled=true > /dev/null
+	$(HELM) template flinkop charts/flinkop -n flinkop-system --set webhook.create=false > /dev/null
 
 ##@ Testing
 

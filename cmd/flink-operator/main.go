@@ -61,6 +61,7 @@ func run() error {
 	flag.Float64Var(&qps, "kube-api-qps", controller.DefaultQPS, "client-side limit of Kubernetes API requests per second")
 	flag.IntVar(&burst, "kube-api-burst", controller.DefaultBurst, "client-side burst of Kubernetes API requests")
 	jars := jarFlags(flag.CommandLine)
+	hooks := bindWebhookFlags(flag.CommandLine)
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -158,6 +159,9 @@ func run() error {
 		}
 	}
 	if err := addHealth(mgr, canaries); err != nil {
+		return err
+	}
+	if err := hooks.setup(mgr); err != nil {
 		return err
 	}
 	return mgr.Start(ctrl.SetupSignalHandler())

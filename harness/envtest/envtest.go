@@ -28,7 +28,21 @@ type Env struct {
 	// Scheme is the scheme Client uses.
 	Scheme *runtime.Scheme
 
+	// Webhook is where the API server calls the operator's admission webhook (WithWebhooks).
+	Webhook *crenvtest.WebhookInstallOptions
+
 	env *crenvtest.Environment
+}
+
+// Option configures Start.
+type Option func(*crenvtest.Environment, string)
+
+// WithWebhooks installs the webhook configuration of config/webhook, pointed at a local
+// webhook server with a certificate envtest makes (Env.Webhook: host, port, cert dir).
+func WithWebhooks() Option {
+	return func(env *crenvtest.Environment, root string) {
+		env.WebhookInstallOptions = crenvtest.WebhookInstallOptions{Paths: []string{filepath.Join(root, "config", "webhook")}}
+	}
 }
 
 // AssetsDir returns where the kube-apiserver and etcd binaries are.
@@ -71,7 +85,7 @@ func Scheme() (*runtime.Scheme, error) {
 const ServiceIPRange = "10.0.0.0/16"
 
 // Start starts etcd and kube-apiserver and installs the CRDs from config/crd/bases.
-func Start() (*Env, error) {
+func Start(opts ...Option) (*Env, error) {
 	assets, err := AssetsDir()
 	if err != nil {
 		return nil, err
@@ -95,6 +109,9 @@ func Start() (*Env, error) {
 		ErrorIfCRDPathMissing: true,
 		Scheme:                s,
 	}
+	for _, o := range opts {
+		o(env, root)
+	}
 	// Room for a fleet's REST Services: envtest's default /24 holds 253 cluster IPs.
 	env.ControlPlane.GetAPIServer().Configure().Set("service-cluster-ip-range", ServiceIPRange)
 	cfg, err := env.Start()
@@ -109,7 +126,11 @@ func Start() (*Env, error) {
 		_ = env.Stop()
 		return nil, fmt.Errorf("client: %w", err)
 	}
-	return &Env{Config: cfg, Client: c, Scheme: s, env: env}, nil
+	out := &Env{Config: cfg, Client: c, Scheme: s, env: env}
+	if len(env.WebhookInstallOptions.Paths) > 0 {
+		out.Webhook = &env.WebhookInstallOptions
+	}
+	return out, nil
 }
 
 // Stop stops the API server and etcd.

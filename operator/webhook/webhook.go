@@ -1,0 +1,104 @@
+// Package webhook is Flinkop's validating admission webhook: it refuses, at kubectl apply, a
+// FlinkDeployment, FlinkSessionJob, FlinkStateSnapshot or FlinkBlueGreenDeployment whose spec
+// the operator would refuse, with the same Validate() the reconcilers run and its field paths.
+// Without the webhook the operator reports the same errors in status.error and a Warning Event.
+//
+// An update that leaves the spec as it is (the operator adding or removing its finalizer,
+// labels and annotations) and an update of a resource being deleted are always allowed: a
+// resource created invalid before the webhook ran must still be deletable.
+package webhook
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+)
+
+// validated is a resource the webhook validates.
+type validated interface {
+	client.Object
+	Validate() field.ErrorList
+}
+
+// Validator validates one kind; spec returns the part of a resource an update must leave as
+// it is to be allowed without validation.
+type Validator[T validated] struct {
+	kind string
+	spec func(T) any
+}
+
+// ValidateCreate refuses an invalid resource.
+func (v Validator[T]) ValidateCreate(_ context.Context, obj T) (admission.Warnings, error) {
+	return nil, refuse(v.kind, obj)
+}
+
+// ValidateUpdate refuses an update to an invalid spec.
+func (v Validator[T]) ValidateUpdate(_ context.Context, oldObj, newObj T) (admission.Warnings, error) {
+	if newObj.GetDeletionTimestamp() != nil || equality.Semantic.DeepEqual(v.spec(oldObj), v.spec(newObj)) {
+		return nil, nil
+	}
+	return nil, refuse(v.kind, newObj)
+}
+
+// ValidateDelete allows every deletion.
+func (v Validator[T]) ValidateDelete(context.Context, T) (admission.Warnings, error) {
+	return nil, nil
+}
+
+// refuse is an Invalid error naming each field, as the API server's own validation words it.
+func refuse(kind string, obj validated) error {
+	errs := obj.Validate()
+	if len(errs) == 0 {
+		return nil
+	}
+	return apierrors.NewInvalid(schema.GroupKind{Group: flinkv1beta1.GroupVersion.Group, Kind: kind}, obj.GetName(), errs)
+}
+
+// NewDeploymentValidator validates FlinkDeployments (tests call it directly).
+func NewDeploymentValidator() Validator[*flinkv1beta1.FlinkDeployment] {
+	return Validator[*flinkv1beta1.FlinkDeployment]{kind: "FlinkDeployment", spec: func(d *flinkv1beta1.FlinkDeployment) any { return d.Spec }}
+}
+
+// The webhook configuration (config/webhook/manifests.yaml, generated from these markers).
+// failurePolicy Ignore: with Fail, an operator that is down, or whose certificate is not yet
+// in the configuration, would block every apply of these kinds cluster-wide, and the updates
+// that remove its finalizers, so deletions would hang too; with Ignore a spec applied while
+// the webhook is down is refused by the reconciler instead (status.error and a Warning Event),
+// and nothing runs unvalidated.
+//
+// +kubebuilder:webhook:path=/validate-flink-apache-org-v1beta1-flinkdeployment,mutating=false,failurePolicy=ignore,sideEffects=None,groups=flink.apache.org,resources=flinkdeployments,verbs=create;update,versions=v1beta1,name=vflinkdeployment.flinkop.io,admissionReviewVersions=v1,timeoutSeconds=5
+// +kubebuilder:webhook:path=/validate-flink-apache-org-v1beta1-flinksessionjob,mutating=false,failurePolicy=ignore,sideEffects=None,groups=flink.apache.org,resources=flinksessionjobs,verbs=create;update,versions=v1beta1,name=vflinksessionjob.flinkop.io,admissionReviewVersions=v1,timeoutSeconds=5
+// +kubebuilder:webhook:path=/validate-flink-apache-org-v1beta1-flinkstatesnapshot,mutating=false,failurePolicy=ignore,sideEffects=None,groups=flink.apache.org,resources=flinkstatesnapshots,verbs=create;update,versions=v1beta1,name=vflinkstatesnapshot.flinkop.io,admissionReviewVersions=v1,timeoutSeconds=5
+// +kubebuilder:webhook:path=/validate-flink-apache-org-v1beta1-flinkbluegreendeployment,mutating=false,failurePolicy=ignore,sideEffects=None,groups=flink.apache.org,resources=flinkbluegreendeployments,verbs=create;update,versions=v1beta1,name=vflinkbluegreendeployment.flinkop.io,admissionReviewVersions=v1,timeoutSeconds=5
+
+// Paths are where the server answers for each kind (as controller-runtime names them, and the
+// markers above).
+var Paths = map[string]string{
+	"FlinkDeployment":          "/validate-flink-apache-org-v1beta1-flinkdeployment",
+	"FlinkSessionJob":          "/validate-flink-apache-org-v1beta1-flinksessionjob",
+	"FlinkStateSnapshot":       "/validate-flink-apache-org-v1beta1-flinkstatesnapshot",
+	"FlinkBlueGreenDeployment": "/validate-flink-apache-org-v1beta1-flinkbluegreendeployment",
+}
+
+// Register serves the validating webhooks of the four kinds on srv.
+func Register(srv crwebhook.Server, scheme *runtime.Scheme) {
+	srv.Register(Paths["FlinkDeployment"], admission.WithValidator(scheme, NewDeploymentValidator()))
+	srv.Register(Paths["FlinkSessionJob"], admission.WithValidator(scheme, Validator[*flinkv1beta1.FlinkSessionJob]{
+		kind: "FlinkSessionJob", spec: func(j *flinkv1beta1.FlinkSessionJob) any { return j.Spec },
+	}))
+	srv.Register(Paths["FlinkStateSnapshot"], admission.WithValidator(scheme, Validator[*flinkv1beta1.FlinkStateSnapshot]{
+		kind: "FlinkStateSnapshot", spec: func(s *flinkv1beta1.FlinkStateSnapshot) any { return s.Spec },
+	}))
+	srv.Register(Paths["FlinkBlueGreenDeployment"], admission.WithValidator(scheme, Validator[*flinkv1beta1.FlinkBlueGreenDeployment]{
+		kind: "FlinkBlueGreenDeployment", spec: func(b *flinkv1beta1.FlinkBlueGreenDeployment) any { return b.Spec },
+	}))
+}
