@@ -225,24 +225,23 @@ func helm(ctx context.Context, args ...string) (string, error) {
 	if bin == "" {
 		return "", errors.New("FLINKOP_HELM is not set: run the e2e tests with make e2e, which builds helm")
 	}
+	return run(ctx, bin, args...)
+}
+
+// kubectl runs kubectl against the cluster and returns its output.
+func kubectl(ctx context.Context, args ...string) (string, error) {
+	return run(ctx, "kubectl", args...)
+}
+
+// run runs a command against the cluster (--kubeconfig) and returns its output; a failure
+// carries its standard error.
+func run(ctx context.Context, bin string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, bin, append([]string{"--kubeconfig", env.kubeconfig}, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return string(out), fmt.Errorf("helm %s: %w: %s", strings.Join(args, " "), err, stderr.String())
-	}
-	return string(out), nil
-}
-
-// kubectl runs kubectl against the cluster and returns its output.
-func kubectl(ctx context.Context, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "kubectl", append([]string{"--kubeconfig", env.kubeconfig}, args...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return string(out), fmt.Errorf("kubectl %s: %w: %s", strings.Join(args, " "), err, stderr.String())
+		return string(out), fmt.Errorf("%s %s: %w: %s", filepath.Base(bin), strings.Join(args, " "), err, stderr.String())
 	}
 	return string(out), nil
 }

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	"github.com/flinkop/flinkop/harness/fixtures"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/webhook"
 )
@@ -35,10 +35,7 @@ func TestWebhookOnTheAPIServer(t *testing.T) {
 	go func() { done <- srv.Start(ctx) }()
 	defer stop()
 
-	create := func(name string, d *flinkv1beta1.FlinkDeployment) error {
-		d.ObjectMeta = metav1.ObjectMeta{Name: name, Namespace: "default"}
-		return env.Client.Create(context.Background(), d)
-	}
+	create := func(d *flinkv1beta1.FlinkDeployment) error { return env.Client.Create(context.Background(), d) }
 	// The server starts in the background: with Ignore, creates pass until it answers.
 	deadline := time.Now().Add(30 * time.Second)
 	var refused error
@@ -46,13 +43,13 @@ func TestWebhookOnTheAPIServer(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("the webhook never refused an invalid FlinkDeployment")
 		}
-		refused = create(fmt.Sprintf("bad-%d", i), invalidDeployment())
+		refused = create(fixtures.InvalidDeployment("default", fmt.Sprintf("bad-%d", i)))
 		time.Sleep(200 * time.Millisecond)
 	}
 	if !strings.Contains(refused.Error(), "spec.job.jarURI") || !strings.Contains(refused.Error(), "admission webhook") {
 		t.Errorf("refusal %q does not name the webhook and the field", refused)
 	}
-	if err := create("good", validDeployment()); err != nil {
+	if err := create(fixtures.Deployment("default", "good")); err != nil {
 		t.Errorf("a valid FlinkDeployment was refused: %v", err)
 	}
 
@@ -60,22 +57,7 @@ func TestWebhookOnTheAPIServer(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if err := create("while-down", invalidDeployment()); err != nil {
+	if err := create(fixtures.InvalidDeployment("default", "while-down")); err != nil {
 		t.Errorf("with the webhook down an apply was refused (failurePolicy must be Ignore): %v", err)
 	}
-}
-
-func validDeployment() *flinkv1beta1.FlinkDeployment {
-	p := int32(2)
-	return &flinkv1beta1.FlinkDeployment{Spec: flinkv1beta1.FlinkDeploymentSpec{
-		Image: "flink:1.20", FlinkVersion: "v1_20",
-		FlinkConfiguration: flinkv1beta1.NewFlinkConfiguration(map[string]string{"taskmanager.numberOfTaskSlots": "2"}),
-		Job:                &flinkv1beta1.JobSpec{JarURI: "local:///opt/flink/job.jar", Parallelism: &p, UpgradeMode: flinkv1beta1.UpgradeModeStateless},
-	}}
-}
-
-func invalidDeployment() *flinkv1beta1.FlinkDeployment {
-	d := validDeployment()
-	d.Spec.Job.JarURI = ""
-	return d
 }

@@ -8,27 +8,14 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/flinkop/flinkop/harness/fixtures"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/webhook"
 )
 
-func valid() *flinkv1beta1.FlinkDeployment {
-	p := int32(2)
-	return &flinkv1beta1.FlinkDeployment{
-		ObjectMeta: metav1.ObjectMeta{Name: "basic", Namespace: "flink"},
-		Spec: flinkv1beta1.FlinkDeploymentSpec{
-			Image: "flink:1.20", FlinkVersion: "v1_20",
-			FlinkConfiguration: flinkv1beta1.NewFlinkConfiguration(map[string]string{"taskmanager.numberOfTaskSlots": "2"}),
-			Job:                &flinkv1beta1.JobSpec{JarURI: "local:///opt/flink/job.jar", Parallelism: &p, UpgradeMode: flinkv1beta1.UpgradeModeStateless},
-		},
-	}
-}
+func valid() *flinkv1beta1.FlinkDeployment { return fixtures.Deployment("flink", "basic") }
 
-func invalid() *flinkv1beta1.FlinkDeployment {
-	d := valid()
-	d.Spec.Job.JarURI = ""
-	return d
-}
+func invalid() *flinkv1beta1.FlinkDeployment { return fixtures.InvalidDeployment("flink", "basic") }
 
 func TestDeploymentValidator(t *testing.T) {
 	v := webhook.NewDeploymentValidator()
