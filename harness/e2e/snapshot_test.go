@@ -37,8 +37,9 @@ func TestSnapshotResourceSavepointRestoreAndDisposal(t *testing.T) {
 	t.Cleanup(func() { // before the deployments' cleanups: its job still runs
 		_ = env.client.Delete(context.Background(), sn)
 	})
+	// The state label follows status.state in a second write of the same reconcile.
 	sn = waitFor(t, sn, "COMPLETED", 2*time.Minute, func(s *flinkv1beta1.FlinkStateSnapshot) bool {
-		return s.Status.State == flinkv1beta1.SnapshotCompleted
+		return s.Status.State == flinkv1beta1.SnapshotCompleted && s.Labels["snapshot.state"] == "COMPLETED"
 	})
 	path := sn.Status.Path
 	if !strings.HasPrefix(path, "file:///flink-data/savepoints/") || sn.Labels["snapshot.state"] != "COMPLETED" {
