@@ -205,9 +205,7 @@ func install(restart bool) error {
 	if _, err := kubectl(context.Background(), "apply", "--server-side", "--force-conflicts", "-k", filepath.Join(env.root, "config", "crd")); err != nil {
 		return err
 	}
-	if _, err := helm(context.Background(), "upgrade", "--install", "flinkop", filepath.Join(env.root, "charts", "flinkop"),
-		"--namespace", operatorNS, "--create-namespace", "--set", "watchNamespaces={"+jobNS+"}",
-		"--set", "image.repository="+strings.Split(operatorImage, ":")[0], "--set", "image.tag="+strings.Split(operatorImage, ":")[1]); err != nil {
+	if err := upgradeChart(); err != nil {
 		return err
 	}
 	if restart {
@@ -216,6 +214,17 @@ func install(restart bool) error {
 		}
 	}
 	_, err := kubectl(context.Background(), "-n", operatorNS, "rollout", "status", "deployment/flinkop-manager", "--timeout=3m")
+	return err
+}
+
+// upgradeChart installs or upgrades the chart with the tests' values, and extra flags.
+func upgradeChart(extra ...string) error {
+	args := append([]string{
+		"upgrade", "--install", "flinkop", filepath.Join(env.root, "charts", "flinkop"),
+		"--namespace", operatorNS, "--create-namespace", "--set", "watchNamespaces={" + jobNS + "}",
+		"--set", "image.repository=" + strings.Split(operatorImage, ":")[0], "--set", "image.tag=" + strings.Split(operatorImage, ":")[1],
+	}, extra...)
+	_, err := helm(context.Background(), args...)
 	return err
 }
 
