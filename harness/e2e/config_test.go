@@ -38,7 +38,8 @@ func TestOperatorConfigChangeWithoutRestart(t *testing.T) {
 	})
 	step("%s: operator options changed through helm upgrade", d.Name)
 	waitFor(t, d, "a periodic savepoint", 5*time.Minute, func(d *flinkv1beta1.FlinkDeployment) bool {
-		return d.Status.JobStatus.SavepointInfo.LastPeriodicSavepointTimestamp > 0
+		si := d.Status.JobStatus.SavepointInfo
+		return si != nil && si.LastPeriodicSavepointTimestamp > 0
 	})
 	if after := operatorPod(t); after != before {
 		t.Errorf("the operator pod changed from %s to %s: the options were not read without a restart", before, after)
