@@ -13,7 +13,7 @@ import (
 	"github.com/flinkop/flinkop/operator/controller"
 )
 
-// newCanaries follows the canary resources (controller.LabelCanary) with the manager's
+// newCanaries follows the canary resources (flinkv1beta1.CanaryLabel) with the manager's
 // clients, at the live canary timeout.
 func newCanaries(mgr ctrl.Manager, live *config.Live) *controller.Canaries {
 	return &controller.Canaries{

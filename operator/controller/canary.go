@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -18,14 +19,11 @@ import (
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
-// LabelCanary marks a canary resource, as the Apache operator's label does: a FlinkDeployment
-// or FlinkSessionJob labelled flink.apache.org/canary: "true" runs nothing. The operator
-// changes its spec.restartNonce every canary timeout and expects to reconcile the change
-// within the next one; when it does not, its reconcile loop is stuck and /healthz fails.
-const LabelCanary = "flink.apache.org/canary"
-
-// IsCanary reports whether obj is a canary resource.
-func IsCanary(obj client.Object) bool { return strings.EqualFold(obj.GetLabels()[LabelCanary], "true") }
+// IsCanary reports whether obj is a canary resource (flinkv1beta1.CanaryLabel, Apache's): a
+// FlinkDeployment or FlinkSessionJob that runs nothing. The operator changes its
+// spec.restartNonce every canary timeout and expects to reconcile the change within the next
+// one; when it does not, its reconcile loop is stuck and /healthz fails.
+func IsCanary(obj client.Object) bool { return flinkv1beta1.IsCanary(obj.GetLabels()) }
 
 // Canaries follows the canary resources: the reconcilers report each reconcile of one, and
 // its runnable (the leader's only) changes them and checks they were reconciled in time.
@@ -138,8 +136,12 @@ func (c *Canaries) Tick(ctx context.Context) {
 	c.mu.Unlock()
 	for _, key := range keys {
 		gen, err := c.change(ctx, key)
+		if errors.Is(err, errNotCanary) || apierrors.IsNotFound(err) {
+			c.Deleted(key.kind, key.NamespacedName) // a tenant took the label off, or deleted it
+			continue
+		}
 		if err != nil {
-			log.FromContext(ctx).Info("could not change a canary; it may have been deleted", "canary", key.String(), "error", err.Error())
+			log.FromContext(ctx).Info("could not change a canary", "canary", key.String(), "error", err.Error())
 			continue
 		}
 		c.mu.Lock()
@@ -171,7 +173,7 @@ func (c *Canaries) change(ctx context.Context, key canaryKey) (int64, error) {
 		d.Spec.RestartNonce = next(nonce)
 	}
 	if !IsCanary(obj) {
-		return 0, errors.New("no longer a canary")
+		return 0, errNotCanary
 	}
 	gen := obj.GetGeneration()
 	if err := c.Client.Update(ctx, obj); err != nil {
@@ -179,6 +181,9 @@ func (c *Canaries) change(ctx context.Context, key canaryKey) (int64, error) {
 	}
 	return gen + 1, nil // a change of spec gives the next generation
 }
+
+// errNotCanary: the resource lost its canary label.
+var errNotCanary = errors.New("no longer a canary")
 
 func next(n *int64) *int64 {
 	v := int64(1)

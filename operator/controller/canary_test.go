@@ -21,7 +21,7 @@ func TestCanaryShowsAStuckLoop(t *testing.T) {
 	}
 	e.r.Canaries = canaries
 	d := deployment("canary", flinkv1beta1.UpgradeModeStateless, func(d *flinkv1beta1.FlinkDeployment) {
-		d.Labels = map[string]string{controller.LabelCanary: "true"}
+		d.Labels = map[string]string{flinkv1beta1.CanaryLabel: "true"}
 	})
 	e.create(d)
 	e.step("canary")
@@ -58,6 +58,24 @@ func TestCanaryShowsAStuckLoop(t *testing.T) {
 	if err := canaries.Check(nil); err != nil {
 		t.Errorf("a deleted canary still counts: %v", err)
 	}
+	// A tenant takes the label off after the operator's change, before a reconcile saw it:
+	// the canary is dropped, not left failing the probe for good.
+	e.create(deployment("canary2", flinkv1beta1.UpgradeModeStateless, func(d *flinkv1beta1.FlinkDeployment) {
+		d.Labels = map[string]string{flinkv1beta1.CanaryLabel: "TRUE"}
+	}))
+	e.step("canary2")
+	canaries.Tick(e.ctx)
+	unlabelled := e.get("canary2")
+	unlabelled.Labels = nil
+	if err := e.client.Update(e.ctx, unlabelled); err != nil {
+		t.Fatal(err)
+	}
+	canaries.Tick(e.ctx) // judged unreconciled, then found no longer a canary
+	canaries.Tick(e.ctx)
+	if err := canaries.Check(nil); err != nil {
+		t.Errorf("a resource that is no longer a canary still fails the probe: %v", err)
+	}
+
 	var nilCanaries *controller.Canaries
 	nilCanaries.Reconciled(controller.KindFlinkDeployment, seen)
 	if err := nilCanaries.Check(nil); err != nil {

@@ -17,19 +17,24 @@ type exceptionMarks struct {
 	marks map[types.NamespacedName]decide.ExceptionMark
 }
 
-// events are the JobException Events of job's new exceptions, remembered as reported.
-func (e *exceptionMarks) events(key types.NamespacedName, job *decide.JobObservation, opts config.Options) []decide.Event {
+// events are the JobException Events of job's new exceptions, and the call that remembers them
+// as reported: made once they are recorded, so a reconcile that stops before its Events (a
+// snapshot slot taken, a failed action) reports them next time.
+func (e *exceptionMarks) events(key types.NamespacedName, job *decide.JobObservation, opts config.Options) ([]decide.Event, func()) {
 	if job == nil {
-		return nil
+		return nil, func() {}
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.marks == nil {
-		e.marks = map[types.NamespacedName]decide.ExceptionMark{}
-	}
 	events, mark := decide.JobExceptionEvents(e.marks[key], job, opts.ExceptionEventsLimit, opts.ExceptionStackLines)
-	e.marks[key] = mark
-	return events
+	return events, func() {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		if e.marks == nil {
+			e.marks = map[types.NamespacedName]decide.ExceptionMark{}
+		}
+		e.marks[key] = mark
+	}
 }
 
 // forget drops a deleted resource's mark.

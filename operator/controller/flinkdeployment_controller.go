@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -103,9 +104,13 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if IsCanary(&d) {
-		r.Canaries.Reconciled(KindFlinkDeployment, &d) // runs nothing: it shows the loop moves
+		r.Canaries.Reconciled(KindFlinkDeployment, &d)                                     // runs nothing: it shows the loop moves
+		if d.DeletionTimestamp != nil && controllerutil.ContainsFinalizer(&d, Finalizer) { // labelled a canary after the finalizer was added
+			return ctrl.Result{}, releaseFinalizer(ctx, r.Client, &d, Finalizer)
+		}
 		return ctrl.Result{}, nil
 	}
+	r.Canaries.Deleted(KindFlinkDeployment, req.NamespacedName) // no longer a canary, if it was one
 	writes, fresh := r.fence.enter(&d, r.Clock.Now(), r.Metrics)
 	if !fresh {
 		return ctrl.Result{RequeueAfter: StaleReadRetry}, nil
@@ -130,7 +135,8 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		RESTFailures: r.probes.before(req.NamespacedName), NoSnapshotSlot: r.SnapshotSlots.full(deploymentSlot(req)),
 	})
 	r.probes.record(req.NamespacedName, obs)
-	res.Events = append(res.Events, r.exceptions.events(req.NamespacedName, obs.Job, opts)...)
+	exceptions, reported := r.exceptions.events(req.NamespacedName, obs.Job, opts)
+	res.Events = append(res.Events, exceptions...)
 	if optErr != nil && res.Status.Error == "" {
 		res.Status.Error = optErr.Error()
 		res.Events = append(res.Events, decide.Event{Type: decide.Warning, Reason: "InvalidOptions", Message: optErr.Error()})
@@ -162,6 +168,7 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		return ctrl.Result{}, reportActionFailure(ctx, r.Client, r.Recorder, r.Clock.Now(), &d, &d.Status.Error, res.Status.Error, string(res.Action.Kind), err)
 	}
 	recordEvents(r.Recorder, r.Metrics, &d, res.Events)
+	reported()
 	if err := r.patchStatus(ctx, &d, res.Status); err != nil {
 		return statusWriteFailed(ctx, r.Metrics, err)
 	}

@@ -13,6 +13,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -83,9 +84,13 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if IsCanary(&j) {
-		r.Canaries.Reconciled(KindFlinkSessionJob, &j) // runs nothing: it shows the loop moves
+		r.Canaries.Reconciled(KindFlinkSessionJob, &j)                                               // runs nothing: it shows the loop moves
+		if j.DeletionTimestamp != nil && controllerutil.ContainsFinalizer(&j, SessionJobFinalizer) { // labelled a canary after the finalizer was added
+			return ctrl.Result{}, releaseFinalizer(ctx, r.Client, &j, SessionJobFinalizer)
+		}
 		return ctrl.Result{}, nil
 	}
+	r.Canaries.Deleted(KindFlinkSessionJob, req.NamespacedName) // no longer a canary, if it was one
 	writes, fresh := r.fence.enter(&j, r.Clock.Now(), r.Metrics)
 	if !fresh {
 		return ctrl.Result{RequeueAfter: StaleReadRetry}, nil
@@ -103,7 +108,8 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	opts, optErr := r.optionsFor(&j, cluster)
 	now := r.Clock.Now()
 	res := sessionjob.Decide(sessionjob.Input{Resource: &j, Options: opts, Observed: obs, Now: now, NoSnapshotSlot: r.SnapshotSlots.full(sessionJobSlot(req))})
-	res.Events = append(res.Events, r.exceptions.events(req.NamespacedName, obs.Job, opts)...)
+	exceptions, reported := r.exceptions.events(req.NamespacedName, obs.Job, opts)
+	res.Events = append(res.Events, exceptions...)
 	if optErr != nil && res.Status.Error == "" {
 		res.Status.Error = optErr.Error()
 		r.Recorder.Event(&j, corev1.EventTypeWarning, "InvalidOptions", optErr.Error())
@@ -125,6 +131,7 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		return ctrl.Result{}, reportActionFailure(ctx, r.Client, r.Recorder, r.Clock.Now(), &j, &j.Status.Error, res.Status.Error, string(res.Action.Kind), err)
 	}
 	recordEvents(r.Recorder, r.Metrics, &j, res.Events)
+	reported()
 	if !equality.Semantic.DeepEqual(j.Status, res.Status) {
 		j.Status = res.Status
 		if err := r.Client.Status().Update(ctx, &j); err != nil {

@@ -18,7 +18,7 @@ const (
 )
 
 // JobException is one entry of a job's exception history: when, in which task, and the
-// beginning of its stack trace (the root cause first, as Flink serializes it).
+// beginning of its stack trace (the exception Flink reports, then its causes).
 type JobException struct {
 	// Timestamp is when it happened, epoch ms.
 	Timestamp int64
@@ -48,7 +48,8 @@ type ExceptionMark struct {
 
 // JobExceptionEvents are the Warning Events JobException for the exceptions of job newer
 // than mark, newest first and at most limit, each message the first lines (stackLines) of the
-// stack trace with the task when known, as the Apache operator reports them; and the mark to
+// stack trace with the task when known, as the Apache operator reports them, and the root
+// cause; and the mark to
 // keep. A zero mark (the operator has not looked at this resource's job since it started)
 // reports nothing and marks the newest: after a restart an old exception is not reported again
 // (a failed job's cause is in status.error and its JobFailed Event either way). A new job id
@@ -77,17 +78,25 @@ func JobExceptionEvents(mark ExceptionMark, job *JobObservation, limit, stackLin
 	return events, next
 }
 
-// exceptionMessage is the first stackLines lines of e's stack trace, then how many more, and
-// its task.
+// exceptionMessage is e's task, the first stackLines lines of its stack trace and how many
+// more, and its root cause: the last "Caused by:" of the trace, which Flink writes after the
+// exception it reports (the outermost) and which the first lines rarely reach.
 func exceptionMessage(e JobException, stackLines int) string {
 	lines := strings.Split(strings.TrimSpace(e.StackTrace), "\n")
 	var b strings.Builder
 	if e.TaskName != "" {
 		fmt.Fprintf(&b, "in task %s: ", e.TaskName)
 	}
-	b.WriteString(strings.Join(lines[:min(stackLines, len(lines))], "\n"))
-	if more := len(lines) - stackLines; more > 0 {
+	shown := min(stackLines, len(lines))
+	b.WriteString(strings.Join(lines[:shown], "\n"))
+	if more := len(lines) - shown; more > 0 {
 		fmt.Fprintf(&b, "\n... (%d more lines)", more)
+	}
+	for i := len(lines) - 1; i >= shown; i-- {
+		if cause, ok := strings.CutPrefix(strings.TrimSpace(lines[i]), "Caused by: "); ok {
+			fmt.Fprintf(&b, "\nroot cause: %s", cause)
+			break
+		}
 	}
 	return b.String()
 }

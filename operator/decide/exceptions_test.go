@@ -8,7 +8,7 @@ import (
 )
 
 func TestJobExceptionEvents(t *testing.T) {
-	stack := "java.lang.IllegalStateException: boom\n\tat a.B.c(B.java:1)\n\tat a.B.d(B.java:2)\n\tat a.B.e(B.java:3)"
+	stack := "org.apache.flink.runtime.JobException: Recovery is suppressed\n\tat a.B.c(B.java:1)\n\tat a.B.d(B.java:2)\nCaused by: java.io.IOException: disk full\n\tat a.B.e(B.java:3)"
 	job := func(id string, ts ...int64) *JobObservation {
 		j := &JobObservation{ID: id}
 		for _, t := range ts {
@@ -16,7 +16,7 @@ func TestJobExceptionEvents(t *testing.T) {
 		}
 		return j
 	}
-	msg := "in task Source (1/2): java.lang.IllegalStateException: boom\n\tat a.B.c(B.java:1)\n... (2 more lines)"
+	msg := "in task Source (1/2): org.apache.flink.runtime.JobException: Recovery is suppressed\n\tat a.B.c(B.java:1)\n... (3 more lines)\nroot cause: java.io.IOException: disk full"
 	tests := map[string]struct {
 		mark     ExceptionMark
 		job      *JobObservation

@@ -63,7 +63,7 @@ var Reasons = []Reason{
 	{"Ingress", Normal, onDeployment, "the web UI Ingress is created, updated or deleted"},
 	{"InvalidCron", Warning, onDeployment, "the cron schedule or its settings cannot be used, or a schedule annotation is ignored on a FlinkDeployment that is not a cron template"},
 	{"InvalidOptions", Warning, onJobs, "the resource's kubernetes.operator.* options cannot be read; status.error names them"},
-	{"JobException", Warning, onJobs, "a new entry of the job's exception history (the job restarted or failed): the first lines of its stack trace, root cause first, and its task; at most kubernetes.operator.events.exceptions.limit-per-reconciliation a reconcile"},
+	{"JobException", Warning, onJobs, "a new entry of the job's exception history (the job restarted or failed): its task, the first lines of its stack trace and its root cause (the last `Caused by:`); at most kubernetes.operator.events.exceptions.limit-per-reconciliation a reconcile"},
 	{"JobFailed", Warning, onJobs, "the Flink job failed; the message is Flink's root cause"},
 	{"JobManagerDeploymentMissing", Warning, onDeployment, "the JobManager Deployment is gone and cannot be deployed again: kubernetes.operator.jm-deployment-recovery.enabled is false, or high availability is off, or the job's HA metadata is gone too"},
 	{"JobManagerDeploymentStatusChanged", Normal, onDeployment, "status.jobManagerDeploymentStatus changed (DEPLOYING, READY, ERROR, …)"},

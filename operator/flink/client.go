@@ -29,8 +29,17 @@ type Option func(*Client)
 // WithTransport sends requests through rt (the chaos package wraps it to inject faults; tests
 // use mocks).
 func WithTransport(rt http.RoundTripper) Option {
-	return func(c *Client) { c.http = &http.Client{Transport: rt} }
+	return func(c *Client) { c.http = &http.Client{Transport: rt, CheckRedirect: noRedirects} }
 }
+
+// noRedirects answers a redirect with itself (an error of the call): Flink's REST API never
+// redirects, and following one would send the call, its body and the operator's client
+// certificate wherever a tenant's image points.
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// MaxAnswerBytes bounds an answer the operator reads: a session cluster's overview of
+// thousands of jobs is a few MiB; a larger one is an error, not memory.
+const MaxAnswerBytes = 16 << 20
 
 // WithTimeout sets the per-call timeout.
 func WithTimeout(d time.Duration) Option { return func(c *Client) { c.timeout = d } }
@@ -39,7 +48,7 @@ func WithTimeout(d time.Duration) Option { return func(c *Client) { c.timeout = 
 func NewClient(baseURL string, opts ...Option) *Client {
 	c := &Client{
 		base:    strings.TrimSuffix(baseURL, "/"),
-		http:    &http.Client{Transport: http.DefaultTransport},
+		http:    &http.Client{Transport: http.DefaultTransport, CheckRedirect: noRedirects},
 		timeout: DefaultTimeout,
 	}
 	for _, o := range opts {
@@ -88,9 +97,12 @@ func (c *Client) send(ctx context.Context, method, path string, body io.Reader, 
 		return &Error{Method: method, Path: path, Err: err}
 	}
 	defer func() { _ = resp.Body.Close() }()
-	data, err := io.ReadAll(resp.Body)
+	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxAnswerBytes+1))
 	if err != nil {
 		return &Error{Method: method, Path: path, StatusCode: 0, Err: fmt.Errorf("read answer: %w", err)}
+	}
+	if len(data) > MaxAnswerBytes {
+		return &Error{Method: method, Path: path, StatusCode: resp.StatusCode, Err: fmt.Errorf("answer larger than %d bytes", MaxAnswerBytes)}
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		e := &Error{Method: method, Path: path, StatusCode: resp.StatusCode}

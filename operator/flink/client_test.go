@@ -272,3 +272,27 @@ func TestFloatReadsFlinksDoubles(t *testing.T) {
 		t.Error("an object read as a number")
 	}
 }
+
+// TestClientFollowsNoRedirectAndBoundsAnswers: a JobManager that redirects a call gets an
+// error, never the call (nor its body, nor the client's certificate) sent elsewhere; an answer
+// larger than MaxAnswerBytes is an error, not memory.
+func TestClientFollowsNoRedirectAndBoundsAnswers(t *testing.T) {
+	c, mt := mockClient(t)
+	elsewhere := 0
+	mt.RegisterResponder(http.MethodPost, jm+"/jobs/"+jobID+"/stop", func(*http.Request) (*http.Response, error) {
+		resp := httpmock.NewStringResponse(http.StatusTemporaryRedirect, "")
+		resp.Header.Set("Location", "https://other-rest.victim:8081/jobs/x/stop")
+		return resp, nil
+	})
+	mt.RegisterResponder(http.MethodPost, "https://other-rest.victim:8081/jobs/x/stop", func(*http.Request) (*http.Response, error) {
+		elsewhere++
+		return httpmock.NewStringResponse(http.StatusAccepted, `{"request-id":"r"}`), nil
+	})
+	if _, err := c.StopWithSavepoint(context.Background(), jobID, StopRequest{TargetDirectory: "file:///sp"}); err == nil || elsewhere > 0 {
+		t.Errorf("a redirected stop: err %v, %d calls sent elsewhere; want an error and none", err, elsewhere)
+	}
+	mt.RegisterResponder(http.MethodGet, jm+"/jobs/overview", httpmock.NewStringResponder(http.StatusOK, `{"jobs":[],"pad":"`+strings.Repeat("x", MaxAnswerBytes)+`"}`))
+	if _, err := c.ListJobs(context.Background()); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("an answer of more than %d bytes: err = %v", MaxAnswerBytes, err)
+	}
+}

@@ -1,6 +1,7 @@
 package flink
 
 import (
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -136,8 +137,8 @@ func OperatorStoresFromEnv(getenv func(string) string) OperatorStores {
 	}
 }
 
-// StoreReload is how often TLSTransports re-reads the operator's stores, so a rotated Secret
-// takes effect without a restart.
+// StoreReload is how often TLSTransports re-reads the operator's stores, rebuilding its
+// transports when they changed, so a rotated Secret takes effect without a restart.
 const StoreReload = time.Minute
 
 // TLSTransports hands out the HTTPS transports of REST endpoints, one per kind of RESTSSL,
@@ -150,6 +151,7 @@ type TLSTransports struct {
 
 	mu     sync.Mutex
 	loaded time.Time
+	digest [sha256.Size]byte // of the stores the transports were built from
 	byKind map[RESTSSL]http.RoundTripper
 }
 
@@ -165,7 +167,15 @@ func (t *TLSTransports) For(ssl RESTSSL) http.RoundTripper {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if now := t.clock.Now(); t.byKind == nil || now.Sub(t.loaded) >= StoreReload {
-		t.byKind, t.loaded = map[RESTSSL]http.RoundTripper{}, now
+		t.loaded = now
+		if d := t.storesDigest(); t.byKind == nil || d != t.digest {
+			for _, rt := range t.byKind { // rotated: new connections with the new stores
+				if tr, ok := rt.(*http.Transport); ok {
+					tr.CloseIdleConnections()
+				}
+			}
+			t.byKind, t.digest = map[RESTSSL]http.RoundTripper{}, d
+		}
 	}
 	if rt, ok := t.byKind[ssl]; ok {
 		return rt
@@ -180,6 +190,26 @@ func (t *TLSTransports) For(ssl RESTSSL) http.RoundTripper {
 	}
 	t.byKind[ssl] = rt
 	return rt
+}
+
+// storesDigest is a digest of the stores' bytes (or of why they cannot be read): the
+// transports are rebuilt, and their connections dropped, only when it changes.
+func (t *TLSTransports) storesDigest() [sha256.Size]byte {
+	h := sha256.New()
+	for _, path := range []string{t.stores.TrustStore, t.stores.KeyStore} {
+		if path == "" {
+			continue
+		}
+		data, err := t.read(path)
+		if err != nil {
+			data = []byte(err.Error())
+		}
+		h.Write(data)
+		h.Write([]byte{0})
+	}
+	var d [sha256.Size]byte
+	copy(d[:], h.Sum(nil))
+	return d
 }
 
 // ErrNoClientCertificate is the error of a cluster with REST authentication enabled when the

@@ -76,8 +76,13 @@ func TestTLSTransportsReloadTheStores(t *testing.T) {
 		t.Fatal("the store was read again before StoreReload passed")
 	}
 	clk.SetTime(clk.Now().Add(flink.StoreReload))
-	if _, ok := transports.For(ssl).(*http.Transport); !ok {
+	built, ok := transports.For(ssl).(*http.Transport)
+	if !ok {
 		t.Fatal("the rotated store was not read after StoreReload")
+	}
+	clk.SetTime(clk.Now().Add(flink.StoreReload))
+	if transports.For(ssl) != built {
+		t.Error("an unchanged store rebuilt the transport (and dropped its connections)")
 	}
 	_, err := transports.For(flink.RESTSSL{Enabled: true, Mutual: true}).RoundTrip(&http.Request{})
 	if !errors.Is(err, flink.ErrNoClientCertificate) {

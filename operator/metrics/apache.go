@@ -219,6 +219,14 @@ func (a *apache) add(namespace, kind string, names []string, delta int) {
 			delete(a.counts, k)
 		}
 	}
+	if delta < 0 && a.counts[countKey{"Count", namespace, kind}] == 0 {
+		// The namespace's last resource of kind went: so do its gauges (namespaces come and go).
+		for k := range a.counts {
+			if k.namespace == namespace && k.kind == kind {
+				delete(a.counts, k)
+			}
+		}
+	}
 }
 
 // countNames are the namespace-scope counts a resource in state s adds one to.

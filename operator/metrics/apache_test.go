@@ -53,8 +53,17 @@ func TestApacheNamespaceCounts(t *testing.T) {
 	r.Forget(KindFlinkDeployment, a)
 	r.Forget(KindFlinkDeployment, b)
 	got = gatherValues(t, reg, NamespacePrefix)
-	if got[NamespacePrefix+"Count"+labels] != 0 || got[NamespacePrefix+"Lifecycle_State_STABLE_Count"+labels] != 0 {
-		t.Errorf("deleted deployments still counted: %v", got)
+	for k := range got {
+		if strings.Contains(k, `resourcetype="FlinkDeployment"`) {
+			t.Errorf("the namespace's FlinkDeployments are gone, its gauge %s stays", k)
+		}
+	}
+	if got[NamespacePrefix+"Count"+strings.Replace(labels, "FlinkDeployment", "FlinkSessionJob", 1)] != 1 {
+		t.Errorf("the namespace's session job is no longer counted: %v", got)
+	}
+	r.Observe(KindFlinkDeployment, a, ResourceState{Lifecycle: "CREATED"}, t0) // states come back with a resource
+	if got = gatherValues(t, reg, NamespacePrefix); got[NamespacePrefix+"Lifecycle_State_STABLE_Count"+labels] != 0 || len(got) < 12 {
+		t.Errorf("a new FlinkDeployment did not bring the state gauges back: %v", got)
 	}
 }
 

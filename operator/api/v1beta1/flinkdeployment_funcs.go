@@ -75,7 +75,11 @@ func (j *JobSpec) EffectiveUpgradeMode() UpgradeMode {
 const CanaryLabel = "flink.apache.org/canary"
 
 // IsCanary reports whether the deployment is a canary resource (label CanaryLabel "true").
-func (d *FlinkDeployment) IsCanary() bool { return d.Labels[CanaryLabel] == "true" }
+func (d *FlinkDeployment) IsCanary() bool { return IsCanary(d.Labels) }
+
+// IsCanary reports whether labels mark a canary resource: CanaryLabel "true", in any case, as
+// the Apache operator reads it.
+func IsCanary(labels map[string]string) bool { return strings.EqualFold(labels[CanaryLabel], "true") }
 
 // TaskSlots is taskmanager.numberOfTaskSlots, or 1 when unset or invalid (Flink's default).
 func TaskSlots(conf map[string]string) int {

@@ -113,6 +113,9 @@ var SessionJarSchemes = []string{"local", "file", "http", "https"}
 
 // Validate checks the session job rules the CRD schema cannot express.
 func (j *FlinkSessionJob) Validate() field.ErrorList {
+	if IsCanary(j.Labels) {
+		return nil // runs nothing: see CanaryLabel
+	}
 	spec := field.NewPath("spec")
 	var errs field.ErrorList
 	if j.Spec.DeploymentName == "" {
