@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
@@ -24,6 +25,21 @@ import (
 // spec.restartNonce every canary timeout and expects to reconcile the change within the next
 // one; when it does not, its reconcile loop is stuck and /healthz fails.
 func IsCanary(obj client.Object) bool { return flinkv1beta1.IsCanary(obj.GetLabels()) }
+
+// reconcileCanary is a reconcile's handling of canaries: it records one (releasing the
+// finalizer of one being deleted, labelled after it got it), forgets a resource that is no
+// longer one, and reports whether obj is a canary, whose reconcile ends here.
+func reconcileCanary(ctx context.Context, c client.Client, canaries *Canaries, kind string, obj client.Object, finalizer string) (bool, error) {
+	if !IsCanary(obj) {
+		canaries.Deleted(kind, client.ObjectKeyFromObject(obj))
+		return false, nil
+	}
+	canaries.Reconciled(kind, obj) // runs nothing: it shows the loop moves
+	if obj.GetDeletionTimestamp() != nil && controllerutil.ContainsFinalizer(obj, finalizer) {
+		return true, releaseFinalizer(ctx, c, obj, finalizer)
+	}
+	return true, nil
+}
 
 // Canaries follows the canary resources: the reconcilers report each reconcile of one, and
 // its runnable (the leader's only) changes them and checks they were reconciled in time.

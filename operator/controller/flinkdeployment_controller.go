@@ -17,7 +17,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -103,14 +102,9 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if IsCanary(&d) {
-		r.Canaries.Reconciled(KindFlinkDeployment, &d)                                     // runs nothing: it shows the loop moves
-		if d.DeletionTimestamp != nil && controllerutil.ContainsFinalizer(&d, Finalizer) { // labelled a canary after the finalizer was added
-			return ctrl.Result{}, releaseFinalizer(ctx, r.Client, &d, Finalizer)
-		}
-		return ctrl.Result{}, nil
+	if canary, err := reconcileCanary(ctx, r.Client, r.Canaries, KindFlinkDeployment, &d, Finalizer); canary {
+		return ctrl.Result{}, err
 	}
-	r.Canaries.Deleted(KindFlinkDeployment, req.NamespacedName) // no longer a canary, if it was one
 	writes, fresh := r.fence.enter(&d, r.Clock.Now(), r.Metrics)
 	if !fresh {
 		return ctrl.Result{RequeueAfter: StaleReadRetry}, nil

@@ -13,7 +13,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -83,14 +82,9 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if IsCanary(&j) {
-		r.Canaries.Reconciled(KindFlinkSessionJob, &j)                                               // runs nothing: it shows the loop moves
-		if j.DeletionTimestamp != nil && controllerutil.ContainsFinalizer(&j, SessionJobFinalizer) { // labelled a canary after the finalizer was added
-			return ctrl.Result{}, releaseFinalizer(ctx, r.Client, &j, SessionJobFinalizer)
-		}
-		return ctrl.Result{}, nil
+	if canary, err := reconcileCanary(ctx, r.Client, r.Canaries, KindFlinkSessionJob, &j, SessionJobFinalizer); canary {
+		return ctrl.Result{}, err
 	}
-	r.Canaries.Deleted(KindFlinkSessionJob, req.NamespacedName) // no longer a canary, if it was one
 	writes, fresh := r.fence.enter(&j, r.Clock.Now(), r.Metrics)
 	if !fresh {
 		return ctrl.Result{RequeueAfter: StaleReadRetry}, nil
