@@ -144,11 +144,19 @@ func (p Pod) labels() prometheus.Labels {
 }
 
 // observe records one resource's state at now.
-func (a *apache) observe(kind string, key types.NamespacedName, s ResourceState, now time.Time) {
+// It returns what it knew of the resource before (known): its state, and when it entered its
+// lifecycle state.
+func (a *apache) observe(kind string, key types.NamespacedName, s ResourceState, now time.Time) (prev ResourceState, since time.Time, known bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	rk := resourceKey{kind, key}
 	t := a.resources[rk]
+	if t != nil {
+		prev, known = t.counted, true
+		if st := t.time(t.state); st != nil {
+			since = time.Unix(0, st.entered)
+		}
+	}
 	if t == nil {
 		t = &tracked{}
 		a.resources[rk] = t
@@ -162,6 +170,7 @@ func (a *apache) observe(kind string, key types.NamespacedName, s ResourceState,
 	}
 	t.counted = s
 	a.track(kind, t, s.Lifecycle, now.UnixNano())
+	return prev, since, known
 }
 
 // track records the lifecycle state at now (Unix ns) and the tracked transitions it
@@ -201,14 +210,18 @@ func (a *apache) transitioned(kind string, t *tracked, state string, now int64) 
 }
 
 // forget drops a deleted resource.
-func (a *apache) forget(kind string, key types.NamespacedName) {
+// It returns the resource's last state, if it was known.
+func (a *apache) forget(kind string, key types.NamespacedName) (ResourceState, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	rk := resourceKey{kind, key}
-	if t := a.resources[rk]; t != nil {
-		a.add(key.Namespace, kind, countNames(kind, t.counted), -1)
-		delete(a.resources, rk)
+	t := a.resources[rk]
+	if t == nil {
+		return ResourceState{}, false
 	}
+	a.add(key.Namespace, kind, countNames(kind, t.counted), -1)
+	delete(a.resources, rk)
+	return t.counted, true
 }
 
 func (a *apache) add(namespace, kind string, names []string, delta int) {

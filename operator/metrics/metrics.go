@@ -6,7 +6,6 @@ package metrics
 
 import (
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -34,8 +33,6 @@ const (
 // A nil *Recorder records nothing.
 type Recorder struct {
 	apache     *apache
-	mu         sync.Mutex
-	seen       map[types.NamespacedName]resourceState
 	resources  *prometheus.GaugeVec
 	jobMgrs    *prometheus.GaugeVec
 	durations  *prometheus.HistogramVec
@@ -47,12 +44,6 @@ type Recorder struct {
 	snapWaits  prometheus.Counter
 	staleReads prometheus.Counter
 	blueGreen  *prometheus.CounterVec
-}
-
-// resourceState is what the recorder remembers of one resource.
-type resourceState struct {
-	lifecycle, jobManager string
-	since                 time.Time // when lifecycle was entered
 }
 
 // New creates the metrics and registers them with reg, with no operator pod labels.
@@ -67,7 +58,6 @@ func NewForPod(reg prometheus.Registerer, pod Pod) (*Recorder, error) {
 	}
 	r := &Recorder{
 		apache: a,
-		seen:   map[types.NamespacedName]resourceState{},
 		resources: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: ResourcesName, Help: "FlinkDeployments per namespace and lifecycle state.",
 		}, []string{"namespace", "lifecycle_state"}),
@@ -122,36 +112,25 @@ type ResourceState struct {
 }
 
 // Observe records a resource of kind (KindFlinkDeployment, KindFlinkSessionJob) in state s at
-// now: the Apache-named metrics for both kinds, the flinkop_* gauges for FlinkDeployments.
+// now: the Apache-named metrics for both kinds, the flinkop_* gauges for FlinkDeployments
+// (both from the one record the Apache metrics keep of each resource).
 func (r *Recorder) Observe(kind string, key types.NamespacedName, s ResourceState, now time.Time) {
 	if r == nil {
 		return
 	}
-	r.apache.observe(kind, key, s, now)
-	if kind != KindFlinkDeployment {
+	prev, since, known := r.apache.observe(kind, key, s, now)
+	if kind != KindFlinkDeployment || (known && prev.Lifecycle == s.Lifecycle && prev.JobManager == s.JobManager) {
 		return
 	}
-	lifecycle, jobManager := s.Lifecycle, s.JobManager
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	old, known := r.seen[key]
-	if known && old.lifecycle == lifecycle && old.jobManager == jobManager {
-		return
-	}
-	next := resourceState{lifecycle: lifecycle, jobManager: jobManager, since: old.since}
 	if known {
-		r.resources.WithLabelValues(key.Namespace, old.lifecycle).Dec()
-		r.jobMgrs.WithLabelValues(key.Namespace, old.jobManager).Dec()
-	}
-	if !known || old.lifecycle != lifecycle {
-		if known {
-			r.durations.WithLabelValues(old.lifecycle, lifecycle).Observe(now.Sub(old.since).Seconds())
+		r.resources.WithLabelValues(key.Namespace, prev.Lifecycle).Dec()
+		r.jobMgrs.WithLabelValues(key.Namespace, prev.JobManager).Dec()
+		if prev.Lifecycle != s.Lifecycle {
+			r.durations.WithLabelValues(prev.Lifecycle, s.Lifecycle).Observe(now.Sub(since).Seconds())
 		}
-		next.since = now
 	}
-	r.resources.WithLabelValues(key.Namespace, lifecycle).Inc()
-	r.jobMgrs.WithLabelValues(key.Namespace, jobManager).Inc()
-	r.seen[key] = next
+	r.resources.WithLabelValues(key.Namespace, s.Lifecycle).Inc()
+	r.jobMgrs.WithLabelValues(key.Namespace, s.JobManager).Inc()
 }
 
 // Resources is the gauge of resources in a namespace and lifecycle state.
@@ -164,19 +143,12 @@ func (r *Recorder) Forget(kind string, key types.NamespacedName) {
 	if r == nil {
 		return
 	}
-	r.apache.forget(kind, key)
-	if kind != KindFlinkDeployment {
+	prev, known := r.apache.forget(kind, key)
+	if kind != KindFlinkDeployment || !known {
 		return
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	old, known := r.seen[key]
-	if !known {
-		return
-	}
-	r.resources.WithLabelValues(key.Namespace, old.lifecycle).Dec()
-	r.jobMgrs.WithLabelValues(key.Namespace, old.jobManager).Dec()
-	delete(r.seen, key)
+	r.resources.WithLabelValues(key.Namespace, prev.Lifecycle).Dec()
+	r.jobMgrs.WithLabelValues(key.Namespace, prev.JobManager).Dec()
 }
 
 // Event counts the outcomes a reconcile's Events report (savepoints and checkpoints).
