@@ -29,7 +29,7 @@ func IsCanary(obj client.Object) bool { return flinkv1beta1.IsCanary(obj.GetLabe
 // reconcileCanary is a reconcile's handling of canaries: it records one (releasing the
 // finalizer of one being deleted, labelled after it got it), forgets a resource that is no
 // longer one, and reports whether obj is a canary, whose reconcile ends here.
-func reconcileCanary(ctx context.Context, c client.Client, canaries *Canaries, kind string, obj client.Object, finalizer string) (bool, error) {
+func reconcileCanary(ctx context.Context, c client.Client, canaries *Canaries, kind flinkv1beta1.JobKind, obj client.Object, finalizer string) (bool, error) {
 	if !IsCanary(obj) {
 		canaries.Deleted(kind, client.ObjectKeyFromObject(obj))
 		return false, nil
@@ -58,7 +58,7 @@ type Canaries struct {
 }
 
 type canaryKey struct {
-	kind string
+	kind flinkv1beta1.JobKind
 	types.NamespacedName
 }
 
@@ -69,7 +69,7 @@ type canary struct {
 }
 
 // Reconciled records that a reconcile saw canary obj of kind.
-func (c *Canaries) Reconciled(kind string, obj client.Object) {
+func (c *Canaries) Reconciled(kind flinkv1beta1.JobKind, obj client.Object) {
 	if c == nil {
 		return
 	}
@@ -88,7 +88,7 @@ func (c *Canaries) Reconciled(kind string, obj client.Object) {
 }
 
 // Deleted forgets a deleted canary.
-func (c *Canaries) Deleted(kind string, key types.NamespacedName) {
+func (c *Canaries) Deleted(kind flinkv1beta1.JobKind, key types.NamespacedName) {
 	if c == nil {
 		return
 	}
@@ -107,7 +107,7 @@ func (c *Canaries) Check(*http.Request) error {
 	var stuck []string
 	for key, k := range c.known {
 		if !k.healthy {
-			stuck = append(stuck, key.kind+" "+key.String())
+			stuck = append(stuck, string(key.kind)+" "+key.String())
 		}
 	}
 	if len(stuck) > 0 {
@@ -173,7 +173,7 @@ func (c *Canaries) change(ctx context.Context, key canaryKey) (int64, error) {
 	var obj client.Object
 	var nonce *int64
 	switch key.kind {
-	case KindFlinkSessionJob:
+	case flinkv1beta1.JobKindSessionJob:
 		j := &flinkv1beta1.FlinkSessionJob{}
 		if err := c.Reader.Get(ctx, key.NamespacedName, j); err != nil {
 			return 0, err
@@ -208,9 +208,3 @@ func next(n *int64) *int64 {
 	}
 	return &v
 }
-
-// Kinds the canaries name.
-const (
-	KindFlinkDeployment = "FlinkDeployment"
-	KindFlinkSessionJob = "FlinkSessionJob"
-)

@@ -44,7 +44,7 @@ func TestCanaryShowsAStuckLoop(t *testing.T) {
 
 	seen := e.get("canary")
 	seen.Generation = 3 // what the API server gives the second change (the fake client does not count)
-	canaries.Reconciled(controller.KindFlinkDeployment, seen)
+	canaries.Reconciled(flinkv1beta1.JobKindDeployment, seen)
 	canaries.Tick(e.ctx)
 	if err := canaries.Check(nil); err != nil {
 		t.Errorf("the canary was reconciled again, still unhealthy: %v", err)
@@ -77,7 +77,7 @@ func TestCanaryShowsAStuckLoop(t *testing.T) {
 	}
 
 	var nilCanaries *controller.Canaries
-	nilCanaries.Reconciled(controller.KindFlinkDeployment, seen)
+	nilCanaries.Reconciled(flinkv1beta1.JobKindDeployment, seen)
 	if err := nilCanaries.Check(nil); err != nil {
 		t.Error(err)
 	}

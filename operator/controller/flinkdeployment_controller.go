@@ -91,8 +91,8 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	var d flinkv1beta1.FlinkDeployment
 	if err := r.Client.Get(ctx, req.NamespacedName, &d); err != nil {
 		if apierrors.IsNotFound(err) {
-			r.Canaries.Deleted(KindFlinkDeployment, req.NamespacedName)
-			r.Metrics.Forget(metrics.KindFlinkDeployment, req.NamespacedName)
+			r.Canaries.Deleted(flinkv1beta1.JobKindDeployment, req.NamespacedName)
+			r.Metrics.Forget(flinkv1beta1.JobKindDeployment, req.NamespacedName)
 			r.probes.forget(req.NamespacedName)
 			r.exceptions.forget(req.NamespacedName)
 			r.loops.forget(req.NamespacedName)
@@ -102,7 +102,7 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if canary, err := reconcileCanary(ctx, r.Client, r.Canaries, KindFlinkDeployment, &d, Finalizer); canary {
+	if canary, err := reconcileCanary(ctx, r.Client, r.Canaries, flinkv1beta1.JobKindDeployment, &d, Finalizer); canary {
 		return ctrl.Result{}, err
 	}
 	writes, fresh := r.fence.enter(&d, r.Clock.Now(), r.Metrics)
@@ -168,7 +168,7 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	}
 	writes.note()
 	r.SnapshotSlots.note(deploymentSlot(req), snapshotInFlight(&res.Status.JobStatus))
-	r.Metrics.Observe(metrics.KindFlinkDeployment, req.NamespacedName, metrics.ResourceState{
+	r.Metrics.Observe(flinkv1beta1.JobKindDeployment, req.NamespacedName, metrics.ResourceState{
 		Lifecycle: string(res.Status.LifecycleState), JobManager: string(res.Status.JobManagerDeploymentStatus),
 		FlinkVersion: res.Status.ClusterInfo["flink-version"],
 	}, r.Clock.Now())

@@ -74,15 +74,15 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	var j flinkv1beta1.FlinkSessionJob
 	if err := r.Client.Get(ctx, req.NamespacedName, &j); err != nil {
 		if apierrors.IsNotFound(err) {
-			r.Canaries.Deleted(KindFlinkSessionJob, req.NamespacedName)
-			r.Metrics.Forget(metrics.KindFlinkSessionJob, req.NamespacedName)
+			r.Canaries.Deleted(flinkv1beta1.JobKindSessionJob, req.NamespacedName)
+			r.Metrics.Forget(flinkv1beta1.JobKindSessionJob, req.NamespacedName)
 			r.fence.forget(req.NamespacedName)
 			r.exceptions.forget(req.NamespacedName)
 			r.SnapshotSlots.note(sessionJobSlot(req), false)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if canary, err := reconcileCanary(ctx, r.Client, r.Canaries, KindFlinkSessionJob, &j, SessionJobFinalizer); canary {
+	if canary, err := reconcileCanary(ctx, r.Client, r.Canaries, flinkv1beta1.JobKindSessionJob, &j, SessionJobFinalizer); canary {
 		return ctrl.Result{}, err
 	}
 	writes, fresh := r.fence.enter(&j, r.Clock.Now(), r.Metrics)
@@ -135,7 +135,7 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		writes.note()
 	}
 	r.SnapshotSlots.note(sessionJobSlot(req), snapshotInFlight(&res.Status.JobStatus))
-	r.Metrics.Observe(metrics.KindFlinkSessionJob, req.NamespacedName, metrics.ResourceState{Lifecycle: string(res.Status.LifecycleState)}, now)
+	r.Metrics.Observe(flinkv1beta1.JobKindSessionJob, req.NamespacedName, metrics.ResourceState{Lifecycle: string(res.Status.LifecycleState)}, now)
 	if res.RemoveFinalizer {
 		if err := releaseFinalizer(ctx, r.Client, &j, SessionJobFinalizer); err != nil {
 			return ctrl.Result{}, err

@@ -8,6 +8,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/types"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
 // The Apache operator's metrics, named as its Prometheus reporter exports them: "flink_", the
@@ -26,12 +28,6 @@ const (
 	// maxVersion bounds a Flink version in a metric name: the version is what the cluster's
 	// REST API reports, which a tenant's image chooses.
 	maxVersion = 32
-)
-
-// Kinds whose lifecycle the Apache metrics follow.
-const (
-	KindFlinkDeployment = "FlinkDeployment"
-	KindFlinkSessionJob = "FlinkSessionJob"
 )
 
 // LifecycleStates are the lifecycle states, each with its namespace gauge from the start (as
@@ -74,8 +70,8 @@ type Pod struct{ Host, Name, Namespace string }
 
 // TransitionMetric is the name of a transition's summary for kind, e.g.
 // flink_k8soperator_FlinkDeployment_Lifecycle_Transition_Upgrade_TimeSeconds.
-func TransitionMetric(kind, transition string) string {
-	return ApachePrefix + kind + "_Lifecycle_Transition_" + transition + "_TimeSeconds"
+func TransitionMetric(kind flinkv1beta1.JobKind, transition string) string {
+	return ApachePrefix + string(kind) + "_Lifecycle_Transition_" + transition + "_TimeSeconds"
 }
 
 // apache keeps the namespace-scope counts and the transition summaries.
@@ -87,10 +83,13 @@ type apache struct {
 	transitions map[string]prometheus.Summary // by TransitionMetric
 }
 
-type countKey struct{ name, namespace, kind string }
+type countKey struct {
+	name, namespace string
+	kind            flinkv1beta1.JobKind
+}
 
 type resourceKey struct {
-	kind string
+	kind flinkv1beta1.JobKind
 	types.NamespacedName
 }
 
@@ -119,14 +118,14 @@ func (t *tracked) time(state string) *stateTime {
 
 func newApache(pod Pod, reg prometheus.Registerer) (*apache, error) {
 	a := &apache{pod: pod, counts: map[countKey]int{}, resources: map[resourceKey]*tracked{}, transitions: map[string]prometheus.Summary{}}
-	for _, kind := range []string{KindFlinkDeployment, KindFlinkSessionJob} {
+	for _, kind := range []flinkv1beta1.JobKind{flinkv1beta1.JobKindDeployment, flinkv1beta1.JobKindSessionJob} {
 		for _, t := range Transitions {
 			name := TransitionMetric(kind, t.Name)
 			if _, ok := a.transitions[name]; ok {
 				continue
 			}
 			s := prometheus.NewSummary(prometheus.SummaryOpts{
-				Name: name, Help: "Time of the " + t.Name + " lifecycle transitions of " + kind + "s (seconds).",
+				Name: name, Help: "Time of the " + t.Name + " lifecycle transitions of " + string(kind) + "s (seconds).",
 				Objectives:  map[float64]float64{0.5: 0.05, 0.75: 0.02, 0.95: 0.01, 0.98: 0.005, 0.99: 0.001, 0.999: 0.0001},
 				ConstLabels: pod.labels(),
 			})
@@ -146,7 +145,7 @@ func (p Pod) labels() prometheus.Labels {
 // observe records one resource's state at now.
 // It returns what it knew of the resource before (known): its state, and when it entered its
 // lifecycle state.
-func (a *apache) observe(kind string, key types.NamespacedName, s ResourceState, now time.Time) (prev ResourceState, since time.Time, known bool) {
+func (a *apache) observe(kind flinkv1beta1.JobKind, key types.NamespacedName, s ResourceState, now time.Time) (prev ResourceState, since time.Time, known bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	rk := resourceKey{kind, key}
@@ -175,7 +174,7 @@ func (a *apache) observe(kind string, key types.NamespacedName, s ResourceState,
 
 // track records the lifecycle state at now (Unix ns) and the tracked transitions it
 // completes.
-func (a *apache) track(kind string, t *tracked, state string, now int64) {
+func (a *apache) track(kind flinkv1beta1.JobKind, t *tracked, state string, now int64) {
 	if state == "" {
 		return
 	}
@@ -195,7 +194,7 @@ func (a *apache) track(kind string, t *tracked, state string, now int64) {
 }
 
 // transitioned records the tracked transitions into state that t completes at now.
-func (a *apache) transitioned(kind string, t *tracked, state string, now int64) {
+func (a *apache) transitioned(kind flinkv1beta1.JobKind, t *tracked, state string, now int64) {
 	for _, tr := range Transitions {
 		from := t.time(tr.From)
 		if tr.To != state || from == nil {
@@ -211,7 +210,7 @@ func (a *apache) transitioned(kind string, t *tracked, state string, now int64) 
 
 // forget drops a deleted resource.
 // It returns the resource's last state, if it was known.
-func (a *apache) forget(kind string, key types.NamespacedName) (ResourceState, bool) {
+func (a *apache) forget(kind flinkv1beta1.JobKind, key types.NamespacedName) (ResourceState, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	rk := resourceKey{kind, key}
@@ -224,7 +223,7 @@ func (a *apache) forget(kind string, key types.NamespacedName) (ResourceState, b
 	return t.counted, true
 }
 
-func (a *apache) add(namespace, kind string, names []string, delta int) {
+func (a *apache) add(namespace string, kind flinkv1beta1.JobKind, names []string, delta int) {
 	for _, n := range names {
 		k := countKey{n, namespace, kind}
 		a.counts[k] += delta
@@ -243,12 +242,12 @@ func (a *apache) add(namespace, kind string, names []string, delta int) {
 }
 
 // countNames are the namespace-scope counts a resource in state s adds one to.
-func countNames(kind string, s ResourceState) []string {
+func countNames(kind flinkv1beta1.JobKind, s ResourceState) []string {
 	names := []string{"Count"}
 	if s.Lifecycle != "" {
 		names = append(names, "Lifecycle_State_"+s.Lifecycle+"_Count")
 	}
-	if kind != KindFlinkDeployment {
+	if kind != flinkv1beta1.JobKindDeployment {
 		return names
 	}
 	if s.JobManager != "" {
@@ -287,7 +286,7 @@ func (a *apache) Collect(ch chan<- prometheus.Metric) {
 	defer a.mu.Unlock()
 	for k, n := range a.counts {
 		desc := prometheus.NewDesc(NamespacePrefix+k.name, "Managed resources of a namespace and kind: "+strings.ReplaceAll(k.name, "_", " ")+".",
-			nil, prometheus.Labels{"host": a.pod.Host, "name": a.pod.Name, "namespace": a.pod.Namespace, "resourcens": k.namespace, "resourcetype": k.kind})
+			nil, prometheus.Labels{"host": a.pod.Host, "name": a.pod.Name, "namespace": a.pod.Namespace, "resourcens": k.namespace, "resourcetype": string(k.kind)})
 		ch <- prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, float64(n))
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/types"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
 // TestApacheNamespaceCounts: the namespace-scope gauges under the Apache operator's names and
@@ -21,11 +23,11 @@ func TestApacheNamespaceCounts(t *testing.T) {
 	}
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	a, b := types.NamespacedName{Namespace: "ns", Name: "a"}, types.NamespacedName{Namespace: "ns", Name: "b"}
-	r.Observe(KindFlinkDeployment, a, ResourceState{Lifecycle: "DEPLOYED", JobManager: "DEPLOYING"}, t0)
-	r.Observe(KindFlinkDeployment, b, ResourceState{Lifecycle: "STABLE", JobManager: "READY", FlinkVersion: "1.20.1"}, t0)
-	r.Observe(KindFlinkDeployment, a, ResourceState{Lifecycle: "STABLE", JobManager: "READY", FlinkVersion: "2.1.0"}, t0.Add(time.Minute))
-	r.Observe(KindFlinkSessionJob, a, ResourceState{Lifecycle: "STABLE"}, t0)
-	r.Observe(KindFlinkDeployment, b, ResourceState{Lifecycle: "STABLE", JobManager: "READY", FlinkVersion: "1.20.2"}, t0.Add(time.Minute))
+	r.Observe(flinkv1beta1.JobKindDeployment, a, ResourceState{Lifecycle: "DEPLOYED", JobManager: "DEPLOYING"}, t0)
+	r.Observe(flinkv1beta1.JobKindDeployment, b, ResourceState{Lifecycle: "STABLE", JobManager: "READY", FlinkVersion: "1.20.1"}, t0)
+	r.Observe(flinkv1beta1.JobKindDeployment, a, ResourceState{Lifecycle: "STABLE", JobManager: "READY", FlinkVersion: "2.1.0"}, t0.Add(time.Minute))
+	r.Observe(flinkv1beta1.JobKindSessionJob, a, ResourceState{Lifecycle: "STABLE"}, t0)
+	r.Observe(flinkv1beta1.JobKindDeployment, b, ResourceState{Lifecycle: "STABLE", JobManager: "READY", FlinkVersion: "1.20.2"}, t0.Add(time.Minute))
 
 	labels := `{host="h",name="op-0",namespace="flinkop-system",resourcens="ns",resourcetype="FlinkDeployment"}`
 	got := gatherValues(t, reg, NamespacePrefix)
@@ -50,8 +52,8 @@ func TestApacheNamespaceCounts(t *testing.T) {
 	if _, ok := got[NamespacePrefix+"FlinkVersion_1_20_1_Count"+labels]; ok {
 		t.Error("a version no resource runs any more is still reported")
 	}
-	r.Forget(KindFlinkDeployment, a)
-	r.Forget(KindFlinkDeployment, b)
+	r.Forget(flinkv1beta1.JobKindDeployment, a)
+	r.Forget(flinkv1beta1.JobKindDeployment, b)
 	got = gatherValues(t, reg, NamespacePrefix)
 	for k := range got {
 		if strings.Contains(k, `resourcetype="FlinkDeployment"`) {
@@ -61,7 +63,7 @@ func TestApacheNamespaceCounts(t *testing.T) {
 	if got[NamespacePrefix+"Count"+strings.Replace(labels, "FlinkDeployment", "FlinkSessionJob", 1)] != 1 {
 		t.Errorf("the namespace's session job is no longer counted: %v", got)
 	}
-	r.Observe(KindFlinkDeployment, a, ResourceState{Lifecycle: "CREATED"}, t0) // states come back with a resource
+	r.Observe(flinkv1beta1.JobKindDeployment, a, ResourceState{Lifecycle: "CREATED"}, t0) // states come back with a resource
 	if got = gatherValues(t, reg, NamespacePrefix); got[NamespacePrefix+"Lifecycle_State_STABLE_Count"+labels] != 0 || len(got) < 12 {
 		t.Errorf("a new FlinkDeployment did not bring the state gauges back: %v", got)
 	}
@@ -78,7 +80,7 @@ func TestApacheTransitionTimes(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	key := types.NamespacedName{Namespace: "ns", Name: "a"}
 	at := func(sec int, state string) {
-		r.Observe(KindFlinkDeployment, key, ResourceState{Lifecycle: state}, t0.Add(time.Duration(sec)*time.Second))
+		r.Observe(flinkv1beta1.JobKindDeployment, key, ResourceState{Lifecycle: state}, t0.Add(time.Duration(sec)*time.Second))
 	}
 	at(0, "UPGRADING")
 	at(10, "UPGRADING")
@@ -97,7 +99,7 @@ func TestApacheTransitionTimes(t *testing.T) {
 	got := map[string][]float64{}
 	for _, tr := range []string{"Submission", "Stabilization", "Suspend", "Upgrade", "Resume", "Rollback"} {
 		for _, f := range families {
-			if f.GetName() == TransitionMetric(KindFlinkDeployment, tr) && len(f.GetMetric()) == 1 {
+			if f.GetName() == TransitionMetric(flinkv1beta1.JobKindDeployment, tr) && len(f.GetMetric()) == 1 {
 				s := f.GetMetric()[0].GetSummary()
 				got[tr] = []float64{float64(s.GetSampleCount()), s.GetSampleSum()}
 			}

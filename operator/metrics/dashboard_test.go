@@ -11,6 +11,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/types"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
 // controllerRuntimeMetrics are the controller-runtime metrics the dashboard charts, served
@@ -67,8 +69,8 @@ func exportedNames(t *testing.T) []string {
 		t.Fatal(err)
 	}
 	key, now := types.NamespacedName{Namespace: "ns", Name: "a"}, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	r.Observe(KindFlinkDeployment, key, ResourceState{Lifecycle: "STABLE", JobManager: "READY", FlinkVersion: "1.20.1"}, now)
-	r.Observe(KindFlinkSessionJob, key, ResourceState{Lifecycle: "STABLE"}, now)
+	r.Observe(flinkv1beta1.JobKindDeployment, key, ResourceState{Lifecycle: "STABLE", JobManager: "READY", FlinkVersion: "1.20.1"}, now)
+	r.Observe(flinkv1beta1.JobKindSessionJob, key, ResourceState{Lifecycle: "STABLE"}, now)
 	r.Event("SavepointCompleted")
 	r.ReconcileError("observe")
 	r.StaleRead()

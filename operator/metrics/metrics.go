@@ -10,6 +10,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/types"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
 // Names of the metrics, for documentation and tests.
@@ -111,15 +113,15 @@ type ResourceState struct {
 	FlinkVersion string
 }
 
-// Observe records a resource of kind (KindFlinkDeployment, KindFlinkSessionJob) in state s at
+// Observe records a resource of kind (FlinkDeployment or FlinkSessionJob) in state s at
 // now: the Apache-named metrics for both kinds, the flinkop_* gauges for FlinkDeployments
 // (both from the one record the Apache metrics keep of each resource).
-func (r *Recorder) Observe(kind string, key types.NamespacedName, s ResourceState, now time.Time) {
+func (r *Recorder) Observe(kind flinkv1beta1.JobKind, key types.NamespacedName, s ResourceState, now time.Time) {
 	if r == nil {
 		return
 	}
 	prev, since, known := r.apache.observe(kind, key, s, now)
-	if kind != KindFlinkDeployment || (known && prev.Lifecycle == s.Lifecycle && prev.JobManager == s.JobManager) {
+	if kind != flinkv1beta1.JobKindDeployment || (known && prev.Lifecycle == s.Lifecycle && prev.JobManager == s.JobManager) {
 		return
 	}
 	if known {
@@ -139,12 +141,12 @@ func (r *Recorder) Resources(namespace, lifecycle string) prometheus.Gauge {
 }
 
 // Forget drops a deleted resource of kind from the gauges.
-func (r *Recorder) Forget(kind string, key types.NamespacedName) {
+func (r *Recorder) Forget(kind flinkv1beta1.JobKind, key types.NamespacedName) {
 	if r == nil {
 		return
 	}
 	prev, known := r.apache.forget(kind, key)
-	if kind != KindFlinkDeployment || !known {
+	if kind != flinkv1beta1.JobKindDeployment || !known {
 		return
 	}
 	r.resources.WithLabelValues(key.Namespace, prev.Lifecycle).Dec()

@@ -8,6 +8,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"k8s.io/apimachinery/pkg/types"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
 func TestRecorder(t *testing.T) {
@@ -19,7 +21,7 @@ func TestRecorder(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	a := types.NamespacedName{Namespace: "ns", Name: "a"}
 	b := types.NamespacedName{Namespace: "ns", Name: "b"}
-	fd := KindFlinkDeployment
+	fd := flinkv1beta1.JobKindDeployment
 	r.Observe(fd, a, ResourceState{Lifecycle: "UPGRADING", JobManager: "DEPLOYING"}, t0)
 	r.Observe(fd, b, ResourceState{Lifecycle: "UPGRADING", JobManager: "DEPLOYING"}, t0)
 	r.Observe(fd, a, ResourceState{Lifecycle: "STABLE", JobManager: "READY"}, t0.Add(90*time.Second))
