@@ -42,9 +42,6 @@ func Decide(in Input) Result {
 	switch {
 	case s.d.DeletionTimestamp != nil:
 		s.delete()
-	case s.d.IsCanary():
-		s.st.ObservedGeneration = s.d.Generation
-		s.res.RequeueAfter = in.Options.ReconcileInterval
 	default:
 		s.reconcile()
 		s.unreachable()
