@@ -192,12 +192,8 @@ func (s Setup) restBudget() time.Duration {
 }
 
 // clients returns the REST clients of deployments' JobManagers, https:// to a cluster that
-// serves REST over SSL (see deployedRESTSSL, which reads through c).
+// serves REST over SSL (see deployedRESTSSL, which reads through c). s has its defaults.
 func (s Setup) clients(c client.Reader) func(d *flinkv1beta1.FlinkDeployment) *flink.Client {
-	tlsTransports := s.TLS
-	if tlsTransports == nil {
-		tlsTransports = flink.NewTLSTransports(flink.OperatorStores{}, clock.RealClock{})
-	}
 	return func(d *flinkv1beta1.FlinkDeployment) *flink.Client {
 		opts := []flink.Option{flink.WithTimeout(s.Options.FlinkClientTimeout)}
 		base := s.Resolver(d)
@@ -209,7 +205,7 @@ func (s Setup) clients(c client.Reader) func(d *flinkv1beta1.FlinkDeployment) *f
 		case s.Transport != nil:
 			opts = append(opts, flink.WithTransport(s.Transport))
 		case ssl.Enabled:
-			opts = append(opts, flink.WithTransport(tlsTransports.For(ssl)))
+			opts = append(opts, flink.WithTransport(s.TLS.For(ssl)))
 		}
 		return flink.NewClient(base, opts...)
 	}
@@ -231,9 +227,10 @@ func (s Setup) NewFlinkSessionJobReconciler(mgr ctrl.Manager) *FlinkSessionJobRe
 // recorder; the harness and tests call it directly, without a manager.
 func (s Setup) SessionJobReconciler(c client.Client, rec EventRecorder) *FlinkSessionJobReconciler {
 	s = s.withDefaults()
+	clients := s.clients(c)
 	rec = boundedEvents{rec}
 	exec := &act.SessionJobExecutor{
-		Flink: func(d *flinkv1beta1.FlinkDeployment) act.SessionFlinkAPI { return s.clients(c)(d) }, Jars: s.Jars,
+		Flink: func(d *flinkv1beta1.FlinkDeployment) act.SessionFlinkAPI { return clients(d) }, Jars: s.Jars,
 		FetchSlots: act.NewFetchSlots(JarFetchSlots),
 	}
 	if s.JarCredentials {
@@ -253,7 +250,7 @@ func (s Setup) SessionJobReconciler(c client.Client, rec EventRecorder) *FlinkSe
 		Observer: &observe.SessionJobObserver{
 			Client: c, RESTBudget: s.restBudget(), Reader: s.APIReader,
 			Snapshots: act.SnapshotLister{Enabled: s.Options.SnapshotResources, Indexed: s.indexed},
-			Flink:     func(d *flinkv1beta1.FlinkDeployment) observe.SessionFlinkAPI { return s.clients(c)(d) },
+			Flink:     func(d *flinkv1beta1.FlinkDeployment) observe.SessionFlinkAPI { return clients(d) },
 		},
 		Executor:      exec,
 		SnapshotSlots: s.SnapshotSlots,
@@ -271,6 +268,7 @@ func (s Setup) NewFlinkStateSnapshotReconciler(mgr ctrl.Manager) *FlinkStateSnap
 // harness and tests call it directly, without a manager.
 func (s Setup) SnapshotReconciler(c client.Client, rec EventRecorder) *FlinkStateSnapshotReconciler {
 	s = s.withDefaults()
+	clients := s.clients(c)
 	return &FlinkStateSnapshotReconciler{
 		Client:   c,
 		Recorder: boundedEvents{rec},
@@ -280,10 +278,10 @@ func (s Setup) SnapshotReconciler(c client.Client, rec EventRecorder) *FlinkStat
 		Workers:  s.Parallelism,
 		Observer: &observe.SnapshotObserver{
 			Client: c, RESTBudget: s.restBudget(),
-			Flink: func(d *flinkv1beta1.FlinkDeployment) observe.SnapshotFlinkAPI { return s.clients(c)(d) },
+			Flink: func(d *flinkv1beta1.FlinkDeployment) observe.SnapshotFlinkAPI { return clients(d) },
 		},
 		Executor: &act.SnapshotExecutor{
-			Flink: func(d *flinkv1beta1.FlinkDeployment) act.SnapshotFlinkAPI { return s.clients(c)(d) },
+			Flink: func(d *flinkv1beta1.FlinkDeployment) act.SnapshotFlinkAPI { return clients(d) },
 		},
 		fence: writeFence{off: s.NoWriteFence},
 	}
@@ -301,6 +299,7 @@ func (s Setup) NewFlinkBlueGreenDeploymentReconciler(mgr ctrl.Manager) *FlinkBlu
 // the harness and tests call it directly, without a manager.
 func (s Setup) BlueGreenReconciler(c client.Client, rec EventRecorder) *FlinkBlueGreenDeploymentReconciler {
 	s = s.withDefaults()
+	clients := s.clients(c)
 	return &FlinkBlueGreenDeploymentReconciler{
 		Client:   c,
 		Recorder: boundedEvents{rec},
@@ -310,11 +309,11 @@ func (s Setup) BlueGreenReconciler(c client.Client, rec EventRecorder) *FlinkBlu
 		Workers:  s.Parallelism,
 		Observer: &observe.BlueGreenObserver{
 			Client: c, Reader: s.APIReader, RESTBudget: s.restBudget(),
-			Flink: func(d *flinkv1beta1.FlinkDeployment) observe.OperationAPI { return s.clients(c)(d) },
+			Flink: func(d *flinkv1beta1.FlinkDeployment) observe.OperationAPI { return clients(d) },
 		},
 		Executor: &act.BlueGreenExecutor{
 			Client: c, Reader: s.APIReader,
-			Flink: func(d *flinkv1beta1.FlinkDeployment) act.BlueGreenFlinkAPI { return s.clients(c)(d) },
+			Flink: func(d *flinkv1beta1.FlinkDeployment) act.BlueGreenFlinkAPI { return clients(d) },
 		},
 		fence: writeFence{off: s.NoWriteFence},
 	}
