@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"strings"
 
 	"github.com/KimMachineGun/automemlimit/memlimit"
 	"github.com/go-logr/logr"
@@ -106,11 +105,9 @@ func run() error {
 	if secureMetrics {
 		mgrOpts.Metrics.FilterProvider = filters.WithAuthenticationAndAuthorization
 	}
-	var watched []string
-	for _, ns := range strings.Split(namespaces, ",") {
-		if ns = strings.TrimSpace(ns); ns != "" {
-			watched = append(watched, ns)
-		}
+	watched, err := cacheNamespaces(namespaces, live, flat)
+	if err != nil {
+		return err
 	}
 	mgrOpts.Cache = controller.CacheOptions(watched)
 	mgr, err := ctrl.NewManager(controller.WithRateLimits(ctrl.GetConfigOrDie(), float32(qps), burst), mgrOpts)
@@ -139,9 +136,13 @@ func run() error {
 		return err
 	}
 	canaries := newCanaries(mgr, live)
+	scope := controller.NewScopeWatch(live, mgr.GetClient())
+	if err := mgr.Add(scope); err != nil {
+		return err
+	}
 	setup := controller.Setup{
 		Live: live, Metrics: rec, Jars: fetcher, JarCredentials: jars.credentials, Parallelism: workers,
-		SnapshotSlots: controller.NewSnapshotSlots(maxSnapshots), Events: events, Canaries: canaries,
+		SnapshotSlots: controller.NewSnapshotSlots(maxSnapshots), Events: events, Canaries: canaries, Scope: scope,
 		TLS: flink.NewTLSTransports(flink.OperatorStoresFromEnv(os.Getenv), clock.RealClock{}),
 	}
 	if err := setup.NewFlinkDeploymentReconciler(mgr).SetupWithManager(mgr); err != nil {

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"os"
+	"slices"
+	"strings"
 
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -37,4 +39,48 @@ func watchOptions(mgr ctrl.Manager, live *config.Live, path string, flat map[str
 		live.Watch(ctx, path, interval, clock.RealClock{}, log)
 		return nil
 	}))
+}
+
+// cacheNamespaces are the namespaces the manager caches (none: all), and pins the live scope's
+// namespaces unless kubernetes.operator.dynamic.namespaces.enabled is on. The --namespaces
+// flag (comma-separated; the Helm chart's watchNamespaces, whose RBAC covers only those)
+// bounds the cache; without it the cache holds kubernetes.operator.watched.namespaces as the
+// operator started, or every namespace when they may change while it runs, so that a
+// namespace added later is already in the cache.
+func cacheNamespaces(flagValue string, live *config.Live, flat map[string]string) ([]string, error) {
+	dynamic, err := config.DynamicNamespaces(flat)
+	if err != nil {
+		return nil, err
+	}
+	var flagged []string
+	for _, ns := range strings.Split(flagValue, ",") {
+		if ns = strings.TrimSpace(ns); ns != "" {
+			flagged = append(flagged, ns)
+		}
+	}
+	start := live.Scope()
+	log := ctrl.Log.WithName("config")
+	if !dynamic {
+		pinned := start.Namespaces
+		live.PinScope(func(s config.Scope) config.Scope {
+			if !slices.Equal(s.Namespaces, pinned) {
+				log.Info("Warning: " + config.KeyWatchedNamespaces + " changed; it applies at the next start unless " + config.KeyDynamicNamespaces + " is true")
+			}
+			s.Namespaces = pinned
+			return s
+		})
+	}
+	for _, ns := range start.Namespaces {
+		if len(flagged) > 0 && !slices.Contains(flagged, ns) {
+			log.Info("Warning: a watched namespace is outside --namespaces: the operator does not see it", "namespace", ns)
+		}
+	}
+	switch {
+	case len(flagged) > 0:
+		return flagged, nil
+	case dynamic:
+		return nil, nil
+	default:
+		return start.Namespaces, nil
+	}
 }

@@ -54,7 +54,7 @@ var OperatorOptions = []Option{
 	{KeyRollbackEnabled, "false", Implemented, ""},
 	{KeyDynamicConfigInterval, "5 min", Implemented, ""},
 	{KeyDynamicConfig, "true", Implemented, ""},
-	{"kubernetes.operator.dynamic.namespaces.enabled", "false", Ignored, ""},
+	{KeyDynamicNamespaces, "false", Implemented, "read at start; when true the operator caches every namespace (or those of --namespaces)"},
 	{KeyExceptionEventsLimit, "10", Implemented, "JobException Events of one reconcile; at most 50"},
 	{KeyExceptionStackLines, "5", Implemented, "stack trace lines of a JobException Event; at most 100"},
 	{"kubernetes.operator.exception.field.max.length", "2048", Ignored, ""},
@@ -85,7 +85,7 @@ var OperatorOptions = []Option{
 	{"kubernetes.operator.kubernetes.client.metrics.enabled", "true", Ignored, ""},
 	{"kubernetes.operator.kubernetes.client.metrics.http.response.code.groups.enabled", "false", Ignored, ""},
 	{"kubernetes.operator.kubernetes.client.metrics.slow.request.threshold", "5 s", Ignored, ""},
-	{"kubernetes.operator.label.selector", "", Ignored, ""},
+	{KeyLabelSelector, "", Implemented, "changes apply while the operator runs"},
 	{"kubernetes.operator.leader-election.enabled", "false", Ignored, "the --leader-elect flag"},
 	{"kubernetes.operator.leader-election.lease-duration", "15 s", Ignored, ""},
 	{"kubernetes.operator.leader-election.lease-name", "", Ignored, ""},
@@ -141,7 +141,7 @@ var OperatorOptions = []Option{
 	{"kubernetes.operator.user.artifacts.base.dir", "/opt/flink/artifacts", Ignored, ""},
 	{"kubernetes.operator.user.artifacts.disallow-restricted-hosts", "true", Ignored, ""},
 	{"kubernetes.operator.user.artifacts.http.header", "", Ignored, ""},
-	{"kubernetes.operator.watched.namespaces", "JOSDK_ALL_NAMESPACES", Ignored, "the --namespaces flag"},
+	{KeyWatchedNamespaces, AllNamespaces, Implemented, "changes apply while the operator runs when dynamic.namespaces.enabled is true; the --namespaces flag bounds it"},
 }
 
 // AutoscalerOptions are the Apache autoscaler's options, named after the autoscaler's prefix

@@ -35,12 +35,15 @@ type Live struct {
 	p         atomic.Pointer[liveState]
 	mu        sync.Mutex            // held by Reload and Constrain
 	constrain func(Options) Options // under mu
+	pinScope  func(Scope) Scope     // under mu
+	changes   []chan struct{}       // under mu
 }
 
 type liveState struct {
-	opts Options
-	flat map[string]string
-	data []byte
+	opts  Options
+	scope Scope
+	flat  map[string]string
+	data  []byte
 }
 
 // NewLive holds the options read from data (a file's content; nil: the defaults).
@@ -72,7 +75,14 @@ func parse(data []byte) (*liveState, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &liveState{opts: opts, flat: flat, data: bytes.Clone(data)}
+	scope, err := ParseScope(flat)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := DynamicNamespaces(flat); err != nil {
+		return nil, err
+	}
+	st := &liveState{opts: opts, scope: scope, flat: flat, data: bytes.Clone(data)}
 	for _, ns := range namespaces(flat) {
 		if _, err := st.forNamespace(ns); err != nil {
 			return nil, err
@@ -100,6 +110,42 @@ func namespaces(flat map[string]string) []string {
 // Options are the operator-wide options now.
 func (l *Live) Options() Options { return l.p.Load().opts }
 
+// Scope is which resources the operator reconciles now.
+func (l *Live) Scope() Scope { return l.p.Load().scope }
+
+// PinScope applies f to the scope now and to every reload's (it replaces an earlier f): what
+// the file may not change while the operator runs (its watched namespaces, unless
+// KeyDynamicNamespaces is on).
+func (l *Live) PinScope(f func(Scope) Scope) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.pinScope = f
+	st := *l.p.Load()
+	st.scope = f(st.scope)
+	l.store(&st)
+}
+
+// Changes returns a channel that receives (without blocking the reload, so one receive may
+// stand for several) after each change of the options or the scope.
+func (l *Live) Changes() <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ch := make(chan struct{}, 1)
+	l.changes = append(l.changes, ch)
+	return ch
+}
+
+// store replaces the state and tells the Changes channels; l.mu is held.
+func (l *Live) store(st *liveState) {
+	l.p.Store(st)
+	for _, ch := range l.changes {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}
+
 // Constrain applies f to the options now and to every reload (it replaces an earlier f):
 // what the operator cannot do whatever the file says (record snapshots without their CRD,
 // say). A namespace's options are the constrained ones overridden.
@@ -109,7 +155,7 @@ func (l *Live) Constrain(f func(Options) Options) {
 	l.constrain = f
 	st := *l.p.Load()
 	st.opts = f(st.opts)
-	l.p.Store(&st)
+	l.store(&st)
 }
 
 // Flat are the operator-wide options now as the file gives them, key by key.
@@ -157,7 +203,10 @@ func (l *Live) Reload(path string) (bool, []string, error) {
 	if l.constrain != nil {
 		st.opts = l.constrain(st.opts)
 	}
-	l.p.Store(st)
+	if l.pinScope != nil {
+		st.scope = l.pinScope(st.scope)
+	}
+	l.store(st)
 	return true, CheckOperatorFile(st.flat), nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/bluegreen"
@@ -50,7 +51,8 @@ type FlinkBlueGreenDeploymentReconciler struct {
 	// Workers is how many resources are reconciled at once (0: the default parallelism).
 	Workers int
 
-	fence writeFence
+	rescan source.Source // see ScopeWatch
+	fence  writeFence
 }
 
 // Reconcile implements reconcile.Reconciler.
@@ -64,6 +66,9 @@ func (r *FlinkBlueGreenDeploymentReconciler) Reconcile(ctx context.Context, req 
 	}
 	if bg.DeletionTimestamp != nil {
 		return ctrl.Result{}, nil // the garbage collector deletes the children
+	}
+	if !inScope(r.Options, &bg) {
+		return ctrl.Result{}, nil
 	}
 	writes, fresh := r.fence.enter(&bg, r.Clock.Now(), r.Metrics)
 	if !fresh {
@@ -98,7 +103,7 @@ func (r *FlinkBlueGreenDeploymentReconciler) Reconcile(ctx context.Context, req 
 // SetupWithManager registers the reconciler: it watches blue/green deployments and the
 // FlinkDeployments they control (already in the cache, which holds every FlinkDeployment).
 func (r *FlinkBlueGreenDeploymentReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).
+	return withRescan(ctrl.NewControllerManagedBy(mgr), r.rescan).
 		For(&flinkv1beta1.FlinkBlueGreenDeployment{}).
 		Owns(&flinkv1beta1.FlinkDeployment{}).
 		Named("flinkbluegreendeployment").

@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
@@ -74,6 +75,7 @@ type FlinkDeploymentReconciler struct {
 	probes     probes
 	loops      loopGuard
 	exceptions exceptionMarks
+	rescan     source.Source // see ScopeWatch
 	fence      writeFence
 	// serviceSlots are the executor's, whose back-off of a deleted resource is forgotten here.
 	serviceSlots *act.ServiceSlots
@@ -104,6 +106,10 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	}
 	if canary, err := reconcileCanary(ctx, r.Client, r.Canaries, flinkv1beta1.JobKindDeployment, &d, Finalizer); canary {
 		return ctrl.Result{}, err
+	}
+	if !inScope(r.Options, &d) {
+		r.Metrics.Forget(flinkv1beta1.JobKindDeployment, req.NamespacedName)
+		return ctrl.Result{}, nil
 	}
 	writes, fresh := r.fence.enter(&d, r.Clock.Now(), r.Metrics)
 	if !fresh {
@@ -222,7 +228,7 @@ func (r *FlinkDeploymentReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			return err
 		}
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	return withRescan(ctrl.NewControllerManagedBy(mgr), r.rescan).
 		For(&flinkv1beta1.FlinkDeployment{}).
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}, builder.OnlyMetadata). // see act.MetadataOnly

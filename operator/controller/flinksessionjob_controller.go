@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
@@ -65,6 +66,7 @@ type FlinkSessionJobReconciler struct {
 	// Canaries follows the canary resources (nil: a canary is reconciled as nothing).
 	Canaries *Canaries
 
+	rescan     source.Source // see ScopeWatch
 	fence      writeFence
 	exceptions exceptionMarks
 }
@@ -84,6 +86,10 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	}
 	if canary, err := reconcileCanary(ctx, r.Client, r.Canaries, flinkv1beta1.JobKindSessionJob, &j, SessionJobFinalizer); canary {
 		return ctrl.Result{}, err
+	}
+	if !inScope(r.Options, &j) {
+		r.Metrics.Forget(flinkv1beta1.JobKindSessionJob, req.NamespacedName)
+		return ctrl.Result{}, nil
 	}
 	writes, fresh := r.fence.enter(&j, r.Clock.Now(), r.Metrics)
 	if !fresh {
@@ -168,7 +174,7 @@ func (r *FlinkSessionJobReconciler) optionsFor(j *flinkv1beta1.FlinkSessionJob, 
 // SetupWithManager registers the reconciler; a change of a session cluster reconciles the
 // jobs that target it.
 func (r *FlinkSessionJobReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).
+	return withRescan(ctrl.NewControllerManagedBy(mgr), r.rescan).
 		For(&flinkv1beta1.FlinkSessionJob{}).
 		Watches(&flinkv1beta1.FlinkDeployment{}, handler.EnqueueRequestsFromMapFunc(r.sessionJobsOf)).
 		Named("flinksessionjob").

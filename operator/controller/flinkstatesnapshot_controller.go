@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/config"
@@ -52,7 +53,8 @@ type FlinkStateSnapshotReconciler struct {
 	// kubernetes.operator.reconcile.parallelism).
 	Workers int
 
-	fence writeFence
+	rescan source.Source // see ScopeWatch
+	fence  writeFence
 }
 
 // Reconcile implements reconcile.Reconciler.
@@ -63,6 +65,9 @@ func (r *FlinkStateSnapshotReconciler) Reconcile(ctx context.Context, req ctrl.R
 			r.fence.forget(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !inScope(r.Options, &s) {
+		return ctrl.Result{}, nil
 	}
 	writes, fresh := r.fence.enter(&s, r.Clock.Now(), r.Metrics)
 	if !fresh {
@@ -113,7 +118,7 @@ func (r *FlinkStateSnapshotReconciler) Reconcile(ctx context.Context, req ctrl.R
 
 // SetupWithManager registers the reconciler.
 func (r *FlinkStateSnapshotReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).
+	return withRescan(ctrl.NewControllerManagedBy(mgr), r.rescan).
 		For(&flinkv1beta1.FlinkStateSnapshot{}).
 		Named("flinkstatesnapshot").
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers(r.Workers), RateLimiter: retryLimiter()}).

@@ -79,6 +79,9 @@ type Setup struct {
 	SnapshotSlots *SnapshotSlots
 	// Canaries follows the canary resources of both reconcilers (nil: none).
 	Canaries *Canaries
+	// Scope enqueues the resources a change of the operator's scope admits (nil: none; the
+	// operator's manager runs it).
+	Scope *ScopeWatch
 	// SecretReader reads those Secrets (default: the reconciler's client; the manager's
 	// uncached API reader in the operator).
 	SecretReader client.Reader
@@ -128,6 +131,7 @@ func (s Setup) Reconciler(c client.Client, rec EventRecorder) *FlinkDeploymentRe
 		},
 		SnapshotSlots: s.SnapshotSlots,
 		Canaries:      s.Canaries,
+		rescan:        s.Scope.source(deploymentList),
 		serviceSlots:  slots,
 		indexApp:      s.indexed,
 		fence:         writeFence{off: s.NoWriteFence},
@@ -255,6 +259,7 @@ func (s Setup) SessionJobReconciler(c client.Client, rec EventRecorder) *FlinkSe
 		Executor:      exec,
 		SnapshotSlots: s.SnapshotSlots,
 		Canaries:      s.Canaries,
+		rescan:        s.Scope.source(sessionJobList),
 		fence:         writeFence{off: s.NoWriteFence},
 	}
 }
@@ -283,7 +288,8 @@ func (s Setup) SnapshotReconciler(c client.Client, rec EventRecorder) *FlinkStat
 		Executor: &act.SnapshotExecutor{
 			Flink: func(d *flinkv1beta1.FlinkDeployment) act.SnapshotFlinkAPI { return clients(d) },
 		},
-		fence: writeFence{off: s.NoWriteFence},
+		rescan: s.Scope.source(snapshotList),
+		fence:  writeFence{off: s.NoWriteFence},
 	}
 }
 
@@ -315,6 +321,7 @@ func (s Setup) BlueGreenReconciler(c client.Client, rec EventRecorder) *FlinkBlu
 			Client: c, Reader: s.APIReader,
 			Flink: func(d *flinkv1beta1.FlinkDeployment) act.BlueGreenFlinkAPI { return clients(d) },
 		},
-		fence: writeFence{off: s.NoWriteFence},
+		rescan: s.Scope.source(blueGreenList),
+		fence:  writeFence{off: s.NoWriteFence},
 	}
 }
