@@ -16,7 +16,7 @@ import (
 	"github.com/flinkop/flinkop/operator/webhook"
 )
 
-// webhookFlags configure the validating admission webhook (docs/operator.md).
+// webhookFlags configure the admission webhooks, validating and mutating (docs/operator.md).
 type webhookFlags struct {
 	port          int
 	certDir       string
@@ -28,12 +28,12 @@ type webhookFlags struct {
 
 func bindWebhookFlags(fs *flag.FlagSet) *webhookFlags {
 	w := &webhookFlags{}
-	fs.IntVar(&w.port, "webhook-port", 0, "port of the validating admission webhook (0: no webhook)")
+	fs.IntVar(&w.port, "webhook-port", 0, "port of the admission webhooks, validating and mutating (0: none)")
 	fs.StringVar(&w.certDir, "webhook-cert-dir", "/var/run/flinkop/webhook-certs", "directory of the webhook's tls.crt and tls.key")
 	fs.BoolVar(&w.selfSigned, "webhook-self-signed", true, "the operator makes and rotates the webhook's CA and certificate itself (false: tls.crt and tls.key are mounted, e.g. by cert-manager)")
 	fs.StringVar(&w.secret, "webhook-secret", "", "namespace/name of the Secret the operator keeps the webhook's CA and certificate in (with --webhook-self-signed)")
 	fs.StringVar(&w.service, "webhook-service", "", "DNS name of the webhook's Service, <name>.<namespace>.svc (with --webhook-self-signed)")
-	fs.StringVar(&w.configuration, "webhook-configuration", "", "name of the ValidatingWebhookConfiguration whose caBundle the operator fills (with --webhook-self-signed)")
+	fs.StringVar(&w.configuration, "webhook-configuration", "", "name of the ValidatingWebhookConfiguration and the MutatingWebhookConfiguration whose caBundle the operator fills (with --webhook-self-signed)")
 	return w
 }
 
@@ -55,7 +55,7 @@ func (w *webhookFlags) setup(mgr ctrl.Manager) error {
 			SecretKey: types.NamespacedName{Namespace: ns, Name: name},
 			CertDir:   w.certDir, CAName: "flinkop-webhook-ca", CAOrganization: "flinkop",
 			DNSName: w.service, IsReady: ready,
-			Webhooks: []rotator.WebhookInfo{{Name: w.configuration, Type: rotator.Validating}},
+			Webhooks: []rotator.WebhookInfo{{Name: w.configuration, Type: rotator.Validating}, {Name: w.configuration, Type: rotator.Mutating}},
 		}); err != nil {
 			return fmt.Errorf("webhook certificate rotator: %w", err)
 		}

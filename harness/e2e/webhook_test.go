@@ -11,8 +11,13 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/flinkop/flinkop/harness/fixtures"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
@@ -20,7 +25,8 @@ import (
 // without its jar: the chart's webhook, with the certificate the operator made for itself
 // (its CA injected into the webhook configuration, its Secret mounted by the kubelet), refuses
 // it and names the field. Until the certificate is in place the API server ignores the
-// webhook (failurePolicy Ignore): such an apply is deleted and tried again.
+// webhook (failurePolicy Ignore): such an apply is deleted and tried again. Then the mutating
+// webhook labels a session job with its cluster.
 func TestWebhookRefusesABadSpecAtApply(t *testing.T) {
 	d := fakeflinkHA(t, "e2e-webhook", flinkv1beta1.UpgradeModeStateless)
 	d.Name, d.Namespace = "e2e-webhook", jobNS
@@ -45,6 +51,7 @@ func TestWebhookRefusesABadSpecAtApply(t *testing.T) {
 				t.Fatalf("kubectl apply failed, but not by the webhook naming the field: %s", msg)
 			}
 			step("%s: refused by the webhook after %s: %s", d.Name, time.Since(start).Round(time.Second), strings.TrimSpace(msg))
+			checkSessionJobLabelled(t)
 			return
 		}
 		// Stored while the webhook is not serving yet: remove it and try again.
@@ -55,5 +62,75 @@ func TestWebhookRefusesABadSpecAtApply(t *testing.T) {
 			t.Fatal("the webhook did not refuse an invalid FlinkDeployment within 4 minutes of the install")
 		}
 		time.Sleep(5 * time.Second)
+	}
+}
+
+// TestWebhookDownTheOperatorStillRefuses scales the operator to zero, so nothing serves the
+// webhook: failurePolicy Ignore lets an invalid FlinkDeployment be stored (with Fail every
+// apply of the four kinds would fail until the operator is back). The operator, back, refuses
+// it instead: status.error names the field, a Warning Event says so, and nothing is deployed.
+func TestWebhookDownTheOperatorStillRefuses(t *testing.T) {
+	ctx := context.Background()
+	scale := func(replicas string) {
+		t.Helper()
+		if _, err := kubectl(ctx, "-n", operatorNS, "scale", "deployment/flinkop-manager", "--replicas="+replicas); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scale("0")
+	t.Cleanup(func() {
+		scale("1")
+		if _, err := kubectl(ctx, "-n", operatorNS, "rollout", "status", "deployment/flinkop-manager", "--timeout=3m"); err != nil {
+			t.Error(err)
+		}
+	})
+	if _, err := kubectl(ctx, "-n", operatorNS, "wait", "--for=delete", "pod", "-l", "app.kubernetes.io/component=manager", "--timeout=2m"); err != nil {
+		t.Fatal(err)
+	}
+	d := fakeflinkHA(t, "e2e-webhook-down", flinkv1beta1.UpgradeModeStateless)
+	d.Name, d.Namespace = "e2e-webhook-down", jobNS
+	d.Spec.Job.JarURI = ""
+	if err := env.client.Create(ctx, d); err != nil {
+		t.Fatalf("with the webhook down an invalid spec was refused (failurePolicy must be Ignore): %v", err)
+	}
+	t.Cleanup(func() {
+		_, _ = kubectl(ctx, "delete", "-n", jobNS, "flinkdeployment", d.Name, "--wait=true", "--timeout=60s")
+	})
+	step("%s: stored with the webhook down", d.Name)
+	scale("1")
+	waitFor(t, d, "refused by the operator in status.error", 3*time.Minute, func(d *flinkv1beta1.FlinkDeployment) bool {
+		return strings.Contains(d.Status.Error, "spec.job.jarURI")
+	})
+	var events corev1.EventList
+	if err := env.client.List(ctx, &events, client.InNamespace(jobNS)); err != nil {
+		t.Fatal(err)
+	}
+	warned := false
+	for _, e := range events.Items {
+		warned = warned || (e.InvolvedObject.Name == d.Name && e.Type == corev1.EventTypeWarning)
+	}
+	if !warned {
+		t.Error("no Warning Event about the refused spec")
+	}
+	var jm appsv1.Deployment
+	if err := env.client.Get(ctx, client.ObjectKey{Namespace: jobNS, Name: d.Name}, &jm); !apierrors.IsNotFound(err) {
+		t.Errorf("a JobManager Deployment for the refused spec: %v", err)
+	}
+}
+
+// checkSessionJobLabelled creates a session job, once the webhook serves, and finds it stored
+// with the mutating webhook's target.session label.
+func checkSessionJobLabelled(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	j := fixtures.SessionJob(jobNS, "e2e-webhook-label", "e2e-no-such-session")
+	if err := env.client.Create(ctx, j); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_, _ = kubectl(ctx, "delete", "-n", jobNS, "flinksessionjob", j.Name, "--wait=true", "--timeout=60s")
+	}()
+	if got := j.Labels[flinkv1beta1.LabelTargetSession]; got != j.Spec.DeploymentName {
+		t.Errorf("session job stored with %s=%q, want %q (the mutating webhook)", flinkv1beta1.LabelTargetSession, got, j.Spec.DeploymentName)
 	}
 }

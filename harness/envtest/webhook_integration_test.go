@@ -18,7 +18,8 @@ import (
 
 // TestWebhookOnTheAPIServer installs config/webhook on a real kube-apiserver, with the
 // operator's webhook server behind it: an invalid FlinkDeployment is refused at create with
-// its field path, a valid one is stored; and once the webhook is down, failurePolicy Ignore
+// its field path, a valid one is stored, a session job is labelled with its cluster by the
+// mutating webhook; and once the webhook is down, failurePolicy Ignore
 // lets an apply through (the reconciler refuses it then, in status.error).
 func TestWebhookOnTheAPIServer(t *testing.T) {
 	env, err := Start(WithWebhooks())
@@ -51,6 +52,13 @@ func TestWebhookOnTheAPIServer(t *testing.T) {
 	}
 	if err := create(fixtures.Deployment("default", "good")); err != nil {
 		t.Errorf("a valid FlinkDeployment was refused: %v", err)
+	}
+	j := fixtures.SessionJob("default", "job", "good")
+	if err := env.Client.Create(context.Background(), j); err != nil {
+		t.Fatalf("a valid FlinkSessionJob was refused: %v", err)
+	}
+	if got := j.Labels[flinkv1beta1.LabelTargetSession]; got != "good" {
+		t.Errorf("the stored session job's %s label is %q, want its cluster (the mutating webhook)", flinkv1beta1.LabelTargetSession, got)
 	}
 
 	stop()

@@ -1,7 +1,9 @@
-// Package webhook is Flinkop's validating admission webhook: it refuses, at kubectl apply, a
+// Package webhook is Flinkop's admission webhook. Validating: it refuses, at kubectl apply, a
 // FlinkDeployment, FlinkSessionJob, FlinkStateSnapshot or FlinkBlueGreenDeployment whose spec
 // the operator would refuse, with the same Validate() the reconcilers run and its field paths.
 // Without the webhook the operator reports the same errors in status.error and a Warning Event.
+// Mutating (defaulting): it labels a FlinkSessionJob with its session cluster, as the Apache
+// operator's webhook does (SessionJobDefaulter).
 //
 // An update that leaves the spec as it is (the operator adding or removing its finalizer,
 // labels and annotations) and an update of a resource being deleted are always allowed: a
@@ -68,8 +70,8 @@ func NewDeploymentValidator() Validator[*flinkv1beta1.FlinkDeployment] {
 	return Validator[*flinkv1beta1.FlinkDeployment]{kind: "FlinkDeployment", spec: func(d *flinkv1beta1.FlinkDeployment) any { return d.Spec }}
 }
 
-// The webhook configuration (config/webhook/manifests.yaml, generated from these markers).
-// failurePolicy Ignore: with Fail, an operator that is down, or whose certificate is not yet
+// The webhook configurations (config/webhook/manifests.yaml, generated from these markers).
+// failurePolicy Ignore (the mutating webhook's too: a job without its label runs the same): with Fail, an operator that is down, or whose certificate is not yet
 // in the configuration, would block every apply of these kinds cluster-wide, and the updates
 // that remove its finalizers, so deletions would hang too; with Ignore a spec applied while
 // the webhook is down is refused by the reconciler instead (status.error and a Warning Event),
@@ -78,6 +80,7 @@ func NewDeploymentValidator() Validator[*flinkv1beta1.FlinkDeployment] {
 // +kubebuilder:webhook:path=/validate-flink-apache-org-v1beta1-flinkdeployment,mutating=false,failurePolicy=ignore,sideEffects=None,groups=flink.apache.org,resources=flinkdeployments,verbs=create;update,versions=v1beta1,name=vflinkdeployment.flinkop.io,admissionReviewVersions=v1,timeoutSeconds=5
 // +kubebuilder:webhook:path=/validate-flink-apache-org-v1beta1-flinksessionjob,mutating=false,failurePolicy=ignore,sideEffects=None,groups=flink.apache.org,resources=flinksessionjobs,verbs=create;update,versions=v1beta1,name=vflinksessionjob.flinkop.io,admissionReviewVersions=v1,timeoutSeconds=5
 // +kubebuilder:webhook:path=/validate-flink-apache-org-v1beta1-flinkstatesnapshot,mutating=false,failurePolicy=ignore,sideEffects=None,groups=flink.apache.org,resources=flinkstatesnapshots,verbs=create;update,versions=v1beta1,name=vflinkstatesnapshot.flinkop.io,admissionReviewVersions=v1,timeoutSeconds=5
+// +kubebuilder:webhook:path=/mutate-flink-apache-org-v1beta1-flinksessionjob,mutating=true,failurePolicy=ignore,sideEffects=None,groups=flink.apache.org,resources=flinksessionjobs,verbs=create;update,versions=v1beta1,name=mflinksessionjob.flinkop.io,admissionReviewVersions=v1,timeoutSeconds=5
 // +kubebuilder:webhook:path=/validate-flink-apache-org-v1beta1-flinkbluegreendeployment,mutating=false,failurePolicy=ignore,sideEffects=None,groups=flink.apache.org,resources=flinkbluegreendeployments,verbs=create;update,versions=v1beta1,name=vflinkbluegreendeployment.flinkop.io,admissionReviewVersions=v1,timeoutSeconds=5
 
 // Paths are where the server answers for each kind (as controller-runtime names them, and the
@@ -89,8 +92,13 @@ var Paths = map[string]string{
 	"FlinkBlueGreenDeployment": "/validate-flink-apache-org-v1beta1-flinkbluegreendeployment",
 }
 
-// Register serves the validating webhooks of the four kinds on srv.
+// MutatePath is where the server answers the mutating webhook of FlinkSessionJobs.
+const MutatePath = "/mutate-flink-apache-org-v1beta1-flinksessionjob"
+
+// Register serves the validating webhooks of the four kinds, and the mutating webhook of
+// FlinkSessionJobs, on srv.
 func Register(srv crwebhook.Server, scheme *runtime.Scheme) {
+	srv.Register(MutatePath, admission.WithDefaulter(scheme, admission.Defaulter[*flinkv1beta1.FlinkSessionJob](SessionJobDefaulter{})))
 	srv.Register(Paths["FlinkDeployment"], admission.WithValidator(scheme, NewDeploymentValidator()))
 	srv.Register(Paths["FlinkSessionJob"], admission.WithValidator(scheme, Validator[*flinkv1beta1.FlinkSessionJob]{
 		kind: "FlinkSessionJob", spec: func(j *flinkv1beta1.FlinkSessionJob) any { return j.Spec },

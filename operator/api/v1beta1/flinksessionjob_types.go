@@ -4,6 +4,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// LabelTargetSession labels a FlinkSessionJob with its session cluster's name (its
+// spec.deploymentName), as the Apache operator's mutating webhook does: kubectl get
+// flinksessionjobs -l target.session=<cluster> lists a cluster's jobs.
+const LabelTargetSession = "target.session"
+
 // FlinkSessionJobSpec is the desired state of a job on a session cluster.
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.deploymentName) || (has(self.deploymentName) && self.deploymentName == oldSelf.deploymentName)",message="spec.deploymentName is immutable: a session job cannot move to another session cluster"
 type FlinkSessionJobSpec struct {

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"os"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/flinkop/flinkop/operator/config"
+)
+
+// TestCacheNamespaces: what the manager caches, and whether the watched namespaces may change
+// while the operator runs.
+func TestCacheNamespaces(t *testing.T) {
+	for name, tc := range map[string]struct {
+		flag, file  string
+		wantCache   []string
+		reloadTo    string
+		wantWatched []string
+	}{
+		"all by default": {reloadTo: config.KeyWatchedNamespaces + ": a\n"},
+		"the option, pinned": {
+			file: config.KeyWatchedNamespaces + ": a,b\n", wantCache: []string{"a", "b"},
+			reloadTo: config.KeyWatchedNamespaces + ": c\n", wantWatched: []string{"a", "b"},
+		},
+		"dynamic: every namespace cached, the option followed": {
+			file:     config.KeyDynamicNamespaces + ": true\n" + config.KeyWatchedNamespaces + ": a\n",
+			reloadTo: config.KeyDynamicNamespaces + ": true\n" + config.KeyWatchedNamespaces + ": c\n", wantWatched: []string{"c"},
+		},
+		"the flag bounds the cache": {
+			flag: "a, b", file: config.KeyDynamicNamespaces + ": true\n", wantCache: []string{"a", "b"},
+			reloadTo: config.KeyDynamicNamespaces + ": true\n" + config.KeyWatchedNamespaces + ": b\n", wantWatched: []string{"b"},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			live, err := config.NewLive([]byte(tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cache, err := cacheNamespaces(tc.flag, live, live.Flat())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.wantCache, cache); diff != "" {
+				t.Errorf("cached namespaces (-want +got):\n%s", diff)
+			}
+			path := t.TempDir() + "/operator.yaml"
+			if err := writeFile(path, tc.reloadTo); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := live.Reload(path); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.wantWatched, live.Scope().Namespaces); diff != "" {
+				t.Errorf("watched namespaces after a reload (-want +got):\n%s", diff)
+			}
+		})
+	}
+	live, err := config.NewLive(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cacheNamespaces("", live, map[string]string{config.KeyDynamicNamespaces: "maybe"}); err == nil {
+		t.Error("a bad " + config.KeyDynamicNamespaces + " was taken")
+	}
+}
+
+func writeFile(path, content string) error { return os.WriteFile(path, []byte(content), 0o600) }
