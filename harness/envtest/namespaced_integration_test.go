@@ -11,6 +11,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -86,6 +87,15 @@ func checkLeasesAndMetricsAuth(ctx context.Context, t *testing.T, op client.Clie
 	t.Helper()
 	if err := op.List(ctx, &coordinationv1.LeaseList{}, client.InNamespace("flinkop-system")); err != nil {
 		t.Errorf("the operator cannot list Leases in its own namespace: %v", err)
+	}
+	// Leader election records an Event about the Lease, in the operator's namespace.
+	event := &corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{GenerateName: "lease-", Namespace: "flinkop-system"},
+		InvolvedObject: corev1.ObjectReference{Kind: "Lease", Namespace: "flinkop-system", Name: "flinkop.flink.apache.org"},
+		Reason:         "LeaderElection", Message: "became leader", Type: corev1.EventTypeNormal,
+	}
+	if err := op.Create(ctx, event); err != nil {
+		t.Errorf("the operator cannot record leader election's Event in its own namespace: %v", err)
 	}
 	review := &authenticationv1.TokenReview{Spec: authenticationv1.TokenReviewSpec{Token: "not-a-token"}}
 	if err := op.Create(ctx, review); err != nil {
