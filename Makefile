@@ -10,6 +10,9 @@ CONTROLLER_GEN_VERSION ?= v0.23.0
 GOLANGCI_LINT_VERSION ?= v2.15.0
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_GEN_VERSION)
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+# deadcode (golang.org/x/tools): functions no main and no test reaches.
+DEADCODE_VERSION ?= v0.39.0
+DEADCODE ?= $(LOCALBIN)/deadcode-$(DEADCODE_VERSION)
 # Helm, built from the Go module proxy (no download site needed).
 HELM_VERSION ?= v3.22.0
 HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
@@ -86,10 +89,12 @@ vet: ## Run go vet, with and without the integration and e2e build tags.
 	go vet -tags e2e ./harness/e2e/
 
 .PHONY: lint
-lint: $(GOLANGCI_LINT) ## Run golangci-lint (config in .golangci.yml).
+lint: $(GOLANGCI_LINT) $(DEADCODE) ## Run golangci-lint (config in .golangci.yml), and deadcode: no function that no main and no test (any build tag) reaches.
 	$(GOLANGCI_LINT) run ./...
 	$(GOLANGCI_LINT) run --build-tags integration ./...
 	$(GOLANGCI_LINT) run --build-tags e2e ./harness/e2e/
+	@dead="$$($(DEADCODE) -test -tags 'integration e2e' ./...)"; if [ -n "$$dead" ]; then \
+		echo "lint: unreachable code (delete it, or reach it from a main or a test):"; echo "$$dead"; exit 1; fi
 
 .PHONY: verify
 verify: generate manifests helm-check ## Regenerate, tidy, check the chart, and fail if anything changed or is untracked.
@@ -186,6 +191,10 @@ $(HELM):
 	mkdir -p $(LOCALBIN)/helm-build
 	GOBIN=$(LOCALBIN)/helm-build GOFLAGS= go install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
 	mv $(LOCALBIN)/helm-build/helm $(HELM)
+
+$(DEADCODE):
+	GOBIN=$(LOCALBIN) go install golang.org/x/tools/cmd/deadcode@$(DEADCODE_VERSION)
+	mv $(LOCALBIN)/deadcode $@
 
 $(GOLANGCI_LINT):
 	GOBIN=$(LOCALBIN) go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)

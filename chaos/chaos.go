@@ -1,8 +1,6 @@
 package chaos
 
 import (
-	"fmt"
-	"math/rand"
 	"time"
 
 	"github.com/flinkop/flinkop/fakeflink"
@@ -78,41 +76,4 @@ var Classes = []Fault{
 	InformerLag{Kind: "ConfigMap", For: 20 * time.Second},
 	MissedWatchEvents{Count: 1},
 	APIUnavailable{For: time.Minute},
-}
-
-// Step is one fault of a plan, injected After the previous one.
-type Step struct {
-	After time.Duration
-	Fault Fault
-}
-
-func (s Step) String() string { return fmt.Sprintf("+%s %s", s.After, s.Fault.Name()) }
-
-// Plan is a sequence of faults.
-type Plan []Step
-
-// RandomPlan draws n faults from classes with gaps of up to maxGap, from a seeded source.
-func RandomPlan(r *rand.Rand, n int, maxGap time.Duration, classes []Fault) Plan {
-	p := make(Plan, n)
-	for i := range p {
-		p[i] = Step{After: time.Duration(r.Int63n(int64(maxGap))), Fault: classes[r.Intn(len(classes))]}
-	}
-	return p
-}
-
-// Schedule arms the plan on t: each step's fault is applied to resource After the previous
-// one, on t's virtual clock; applied (optional) hears of each fault as it is injected, with
-// the error of its Apply.
-func (p Plan) Schedule(t Target, resource string, applied func(Fault, error)) {
-	var at time.Duration
-	for _, s := range p {
-		at += s.After
-		f := s.Fault
-		t.Schedule(at, func() {
-			err := f.Apply(t, resource)
-			if applied != nil {
-				applied(f, err)
-			}
-		})
-	}
 }

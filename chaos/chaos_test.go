@@ -3,9 +3,7 @@ package chaos_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"maps"
-	"math/rand"
 	"net"
 	"net/http"
 	"strings"
@@ -13,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -365,51 +362,4 @@ func traced(w *harness.World, text string) bool {
 		}
 	}
 	return false
-}
-
-func TestRandomPlanIsDeterministic(t *testing.T) {
-	a := chaos.RandomPlan(rand.New(rand.NewSource(9)), 20, time.Minute, chaos.Classes)
-	b := chaos.RandomPlan(rand.New(rand.NewSource(9)), 20, time.Minute, chaos.Classes)
-	if diff := cmp.Diff(a, b); diff != "" {
-		t.Errorf("same seed, different plans (-a +b):\n%s", diff)
-	}
-	seen := map[string]bool{}
-	for _, s := range chaos.RandomPlan(rand.New(rand.NewSource(1)), 200, time.Minute, chaos.Classes) {
-		seen[s.Fault.Name()] = true
-	}
-	classes := map[string]bool{}
-	for _, f := range chaos.Classes {
-		classes[f.Name()] = true
-	}
-	if len(seen) != len(classes) {
-		t.Errorf("200 draws covered %d of %d fault classes", len(seen), len(classes))
-	}
-}
-
-// TestPlanScheduleInjectsEachFaultOnTime arms a seeded plan on a running world and checks that
-// every fault is injected, in order, at the virtual time its gaps add up to.
-func TestPlanScheduleInjectsEachFaultOnTime(t *testing.T) {
-	w := running(t)
-	plan := chaos.RandomPlan(rand.New(rand.NewSource(4)), 6, time.Minute, []chaos.Fault{
-		chaos.TaskManagerLoss{}, chaos.JobFailure{}, chaos.RESTOutage{For: 10 * time.Second},
-	})
-	start := w.Now()
-	var want, got []string
-	var at time.Duration
-	for _, s := range plan {
-		at += s.After
-		want = append(want, fmt.Sprintf("%s at +%s", s.Fault.Name(), at))
-	}
-	plan.Schedule(w, "demo", func(f chaos.Fault, err error) {
-		if err != nil {
-			t.Errorf("%s: %v", f.Name(), err)
-		}
-		got = append(got, fmt.Sprintf("%s at +%s", f.Name(), w.Now().Sub(start)))
-	})
-	if err := w.RunFor(at + time.Second); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("injected faults (-want +got):\n%s", diff)
-	}
 }

@@ -67,6 +67,8 @@ type Checker struct {
 	snapshotTriggers map[string]string
 	// blueGreens are the FlinkBlueGreenDeployments held to B1–B4 (WatchBlueGreen).
 	blueGreens map[string]*blueGreenState
+	// traced are the violations already written into the trace.
+	traced map[string]bool
 }
 
 // NewChecker returns a checker of w.
@@ -76,7 +78,7 @@ func NewChecker(w *World) *Checker {
 		lastGen: map[string]int64{}, lastJob: map[string]string{}, deployedGen: map[string]string{}, crashes: map[string]bool{},
 		haLost: map[string]bool{}, lastState: map[string]flinkv1beta1.ReconciliationState{}, lineage: map[string]time.Time{}, specs: map[string]map[string]*decide.ReconciledSpec{},
 		failovers: map[string][]fakeflink.Failover{}, knownSavepoints: map[string]map[string]bool{},
-		scalingSeen: map[string]int{},
+		scalingSeen: map[string]int{}, traced: map[string]bool{},
 	}
 }
 
@@ -121,7 +123,24 @@ func (c *Checker) Check(resources ...string) []string {
 	out = append(out, c.boundaryKept()...)
 	out = append(out, c.foreignUntouched()...)
 	out = append(out, c.latencyKept()...)
-	return append(out, c.oneJobManager()...)
+	out = append(out, c.oneJobManager()...)
+	c.traceViolations(resources, out)
+	return out
+}
+
+// traceViolations writes each violation into the trace once, at the step that found it, so the
+// trace and its timeline show where a failing run went wrong among the faults and actions.
+func (c *Checker) traceViolations(resources, violations []string) {
+	resource := ""
+	if len(resources) == 1 {
+		resource = resources[0]
+	}
+	for _, v := range violations {
+		if !c.traced[v] {
+			c.traced[v] = true
+			c.w.Trace.add(c.w.Now(), "violation", resource, v)
+		}
+	}
 }
 
 // StepUntil steps the world until end or until done holds (nil: never), checking the

@@ -31,6 +31,9 @@ func TestOwnStaleWriteInvariant(t *testing.T) {
 			if fired == fenced {
 				t.Errorf("invariant 9 fired: %v, want %v; violations:\n%s\ntrace:\n%s", fired, !fenced, strings.Join(violations, "\n"), w.Trace)
 			}
+			if fired && tracedViolations(w, "job") == 0 {
+				t.Errorf("the violations are not in the trace:\n%s", w.Trace)
+			}
 			if fenced {
 				if len(violations) > 0 {
 					t.Errorf("violations: %v", violations)
@@ -55,4 +58,15 @@ func stepAndCheck(t *testing.T, w *World, c *Checker, d time.Duration, resources
 		violations = append(violations, c.Check(resources...)...)
 	}
 	return violations
+}
+
+// tracedViolations counts the violations of resource written into w's trace.
+func tracedViolations(w *World, resource string) int {
+	n := 0
+	for _, e := range w.Trace.Entries {
+		if e.Kind == "violation" && e.Resource == resource {
+			n++
+		}
+	}
+	return n
 }

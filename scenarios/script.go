@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -254,54 +255,46 @@ func tune(f chaos.Fault, a args) (chaos.Fault, error) {
 	k, _ := strconv.Atoi(a.str("k", "0"))
 	switch x := f.(type) {
 	case chaos.JobManagerPodFailure:
-		x.For = cmpOr(d, x.For)
+		x.For = cmp.Or(d, x.For)
 		return x, nil
 	case chaos.SlowStart:
-		x.By = cmpOr(d, x.By)
+		x.By = cmp.Or(d, x.By)
 		return x, nil
 	case chaos.RESTOutage:
-		x.For = cmpOr(d, x.For)
+		x.For = cmp.Or(d, x.For)
 		return x, nil
 	case chaos.RESTTimeout:
-		x.For = cmpOr(d, x.For)
+		x.For = cmp.Or(d, x.For)
 		return x, nil
 	case chaos.NetworkPartition:
-		x.For = cmpOr(d, x.For)
+		x.For = cmp.Or(d, x.For)
 		return x, nil
 	case chaos.SavepointHang:
-		x.For = cmpOr(d, x.For)
+		x.For = cmp.Or(d, x.For)
 		return x, nil
 	case chaos.CheckpointFailure:
-		x.For = cmpOr(d, x.For)
+		x.For = cmp.Or(d, x.For)
 		return x, nil
 	case chaos.StaleReads:
-		x.For = cmpOr(d, x.For)
+		x.For = cmp.Or(d, x.For)
 		return x, nil
 	case chaos.InformerLag:
-		x.For = cmpOr(d, x.For)
+		x.For = cmp.Or(d, x.For)
 		return x, nil
 	case chaos.SavepointFailure:
-		x.Count = cmpOr(n, x.Count)
+		x.Count = cmp.Or(n, x.Count)
 		return x, nil
 	case chaos.APIErrors:
-		x.Count = cmpOr(n, x.Count)
+		x.Count = cmp.Or(n, x.Count)
 		return x, nil
 	case chaos.MissedWatchEvents:
-		x.Count = cmpOr(n, x.Count)
+		x.Count = cmp.Or(n, x.Count)
 		return x, nil
 	case chaos.OperatorCrashAfterWrite:
-		x.K = cmpOr(k, x.K)
+		x.K = cmp.Or(k, x.K)
 		return x, nil
 	}
 	return f, nil
-}
-
-func cmpOr[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
 }
 
 func (s *Script) deleteJobManager(name string) error {

@@ -9,9 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"sigs.k8s.io/yaml"
-
-	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/fakeflink/image"
 )
 
 // options is a parsed command line.
@@ -104,12 +102,13 @@ func envOr(key, def string) string {
 	return def
 }
 
-// loadConf reads config.yaml (or flink-conf.yaml) from dir, flattening nested YAML, then
+// loadConf reads config.yaml (standard YAML, nested keys flattened) or else flink-conf.yaml
+// (Flink's line-by-line legacy format) from dir, as fakeflink/image spells Flink's rules, then
 // applies the "key: value" lines of properties (FLINK_PROPERTIES). A missing directory gives
 // an empty configuration.
 func loadConf(dir, properties string) (map[string]string, error) {
 	conf := map[string]string{}
-	for _, name := range []string{"config.yaml", "flink-conf.yaml"} {
+	for _, name := range []string{image.YAMLConfigFile, image.LegacyConfigFile} {
 		data, err := os.ReadFile(filepath.Join(dir, name))
 		if os.IsNotExist(err) {
 			continue
@@ -117,11 +116,11 @@ func loadConf(dir, properties string) (map[string]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		var c flinkv1beta1.FlinkConfiguration
-		if err := yaml.Unmarshal(data, &c); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+		if name == image.LegacyConfigFile {
+			conf, _ = image.ParseLegacyConfig(string(data))
+			break
 		}
-		if conf, err = c.Flatten(); err != nil {
+		if conf, err = image.ParseYAMLConfig(string(data)); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		break

@@ -43,8 +43,6 @@ func (v Version) AtLeast(major, minor int) bool {
 	return v.Major > major || (v.Major == major && v.Minor >= minor)
 }
 
-func (v Version) String() string { return fmt.Sprintf("%d.%d", v.Major, v.Minor) }
-
 // Config file names.
 const (
 	// LegacyConfigFile is read by Flink before 1.19 (and by 1.19 and 1.20 when config.yaml

@@ -18,8 +18,19 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flinkop/flinkop/fakeflink"
-	"github.com/flinkop/flinkop/operator/act"
-	"github.com/flinkop/flinkop/operator/observe"
+)
+
+// The labels Flink's Kubernetes HA services put on their ConfigMaps (Flink's
+// org.apache.flink.kubernetes.utils.Constants: LABEL_APP_KEY, LABEL_TYPE_KEY with
+// LABEL_TYPE_NATIVE_TYPE, LABEL_CONFIGMAP_TYPE_KEY with LABEL_CONFIGMAP_TYPE_HIGH_AVAILABILITY).
+// Spelled here, not taken from the operator: the operator's selector must match what Flink
+// writes, and a misread label must not hide in shared code.
+const (
+	LabelApp           = "app"
+	LabelType          = "type"
+	TypeNative         = "flink-native-kubernetes"
+	LabelConfigMapType = "configmap-type"
+	ConfigMapTypeHA    = "high-availability"
 )
 
 // Flink's layout (Kubernetes HA services since Flink 1.15):
@@ -180,7 +191,7 @@ func (h *ConfigMapHA) update(name, clusterID string, change func(map[string]stri
 		if apierrors.IsNotFound(err) {
 			cm = corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
 				Namespace: h.Namespace, Name: name,
-				Labels: map[string]string{act.LabelApp: clusterID, observe.LabelHAConfigMapType: observe.HAConfigMapType, act.LabelType: act.TypeNative},
+				Labels: map[string]string{LabelApp: clusterID, LabelConfigMapType: ConfigMapTypeHA, LabelType: TypeNative},
 			}, Data: map[string]string{}}
 			change(cm.Data)
 			err = h.Client.Create(ctx, &cm)

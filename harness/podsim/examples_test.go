@@ -16,6 +16,7 @@ import (
 	"github.com/flinkop/flinkop/harness/fixtures"
 	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/decide"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of testdata/render")
@@ -89,7 +90,7 @@ func renderExample(t *testing.T, doc fixtures.Document) *act.Objects {
 	}
 	c := act.Cluster{Resource: d, Spec: d.Spec, Generation: 1}
 	if d.Spec.Job != nil {
-		c.JobID = act.JobID(string(d.UID), 1)
+		c.JobID = decide.JobIDFor(string(d.UID), 1, "")
 	}
 	objs, err := act.Render(c)
 	if err != nil {

@@ -1,10 +1,6 @@
 package act
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
-
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -71,20 +67,9 @@ func ConfigMapName(name string) string { return "flink-config-" + name }
 // AutoscalerConfigMapName is the autoscaler's state ConfigMap, as the Apache operator names it.
 func AutoscalerConfigMapName(name string) string { return "autoscaler-" + name }
 
-// HAConfigMapPrefix is the prefix of the ConfigMaps Flink's Kubernetes HA services keep for a
-// cluster id (<cluster-id>-cluster-config-map, <cluster-id>-<job-id>-config-map, …).
-func HAConfigMapPrefix(clusterID string) string { return clusterID + "-" }
-
 // HAClusterConfigMapName is the ConfigMap Flink's Kubernetes HA services keep for a cluster
 // id (its leader and job graphs): the one a new JobManager joins.
 func HAClusterConfigMapName(clusterID string) string { return clusterID + "-cluster-config-map" }
-
-// JobID derives the job id of one deployment of a resource: stable for a (uid, generation)
-// pair, so a repeated deploy of the same generation never makes a second job.
-func JobID(uid string, generation int64) string {
-	sum := sha256.Sum256(fmt.Appendf(nil, "%s/%d", uid, generation))
-	return hex.EncodeToString(sum[:16])
-}
 
 // Selector are the labels selecting a resource's pods of one component.
 func Selector(name, component string) map[string]string {

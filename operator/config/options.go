@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"maps"
 	"strconv"
 	"strings"
 	"time"
@@ -222,16 +221,6 @@ func OperatorKeys(conf map[string]string) map[string]string {
 			out[k] = v
 		}
 	}
-	return out
-}
-
-// Merge returns base overridden by over.
-func Merge(base, over map[string]string) map[string]string {
-	out := maps.Clone(base)
-	if out == nil {
-		out = map[string]string{}
-	}
-	maps.Copy(out, over)
 	return out
 }
 

@@ -3,6 +3,6 @@
 // including where they differ from the generated OpenAPI spec (bare metric arrays, the
 // SerializedThrowable shape, camelCase failureCause for checkpoints, null operations while an
 // async operation runs). Errors are *Error values; IsNotFound, IsUnavailable, IsConflict and
-// IsBadRequest classify them through errors.As. The role interfaces in roles.go are the small
-// views the operator's packages depend on.
+// IsBadRequest classify them through errors.As. Its users declare the small interfaces they
+// need where they use them (observe.FlinkAPI, act.FlinkAPI, …), and *Client satisfies them.
 package flink
