@@ -130,6 +130,9 @@ func (s *Script) apply(name string, a args) error {
 		s.checker.WatchSessionCluster(name)
 	}
 	if v, ok := a.take("mode"); ok {
+		if err := oneOf("mode", v, upgradeModes...); err != nil {
+			return err
+		}
 		spec.Job.UpgradeMode = flinkv1beta1.UpgradeMode(v)
 	}
 	if v, ok := a.take("parallelism"); ok {
@@ -144,6 +147,9 @@ func (s *Script) apply(name string, a args) error {
 		spec.Image = v
 	}
 	if v, ok := a.take("state"); ok {
+		if err := oneOf("state", v, string(flinkv1beta1.JobStateRunning), string(flinkv1beta1.JobStateSuspended)); err != nil {
+			return err
+		}
 		spec.Job.State = flinkv1beta1.JobState(v)
 	}
 	if v, ok := a.take("savepoint-nonce"); ok {
@@ -175,6 +181,9 @@ func (s *Script) run(a args) error {
 		return s.checker.StepUntil(s.w.Now().Add(d), nil, s.names...)
 	}
 	until := a.str("until", "stable")
+	if err := oneOf("until", until, "stable", "suspended", "deleted", "refused"); err != nil {
+		return err
+	}
 	limit, err := time.ParseDuration(a.str("limit", "10m"))
 	if err != nil {
 		return err
@@ -442,4 +451,16 @@ func (a args) unused() error {
 	}
 	slices.Sort(keys)
 	return fmt.Errorf("unknown arguments %v", keys)
+}
+
+// upgradeModes are the values a script's mode= takes.
+var upgradeModes = []string{string(flinkv1beta1.UpgradeModeStateless), string(flinkv1beta1.UpgradeModeSavepoint), string(flinkv1beta1.UpgradeModeLastState)}
+
+// oneOf refuses a directive's value that is none of allowed: a misspelt word must fail the
+// script, not quietly mean something else.
+func oneOf(key, v string, allowed ...string) error {
+	if slices.Contains(allowed, v) {
+		return nil
+	}
+	return fmt.Errorf("%s=%q: want one of %s", key, v, strings.Join(allowed, ", "))
 }

@@ -34,9 +34,15 @@ func (s *Script) applySessionJob(name string, a args) error {
 	}
 	a.take("deployment")
 	if v, ok := a.take("mode"); ok {
+		if err := oneOf("mode", v, upgradeModes...); err != nil {
+			return err
+		}
 		spec.Job.UpgradeMode = flinkv1beta1.UpgradeMode(v)
 	}
 	if v, ok := a.take("state"); ok {
+		if err := oneOf("state", v, string(flinkv1beta1.JobStateRunning), string(flinkv1beta1.JobStateSuspended)); err != nil {
+			return err
+		}
 		spec.Job.State = flinkv1beta1.JobState(v)
 	}
 	for key, set := range map[string]func(int64){

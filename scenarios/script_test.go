@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"flag"
+	"strings"
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
@@ -41,4 +42,28 @@ func runScript(t *testing.T, path string, newBackend func() (harness.Backend, er
 		}
 		return out
 	})
+}
+
+// TestScriptRefusesMisspeltValues: a directive's value that is none of its words fails the
+// script instead of running something else (until=stabel would wait for nothing it names).
+func TestScriptRefusesMisspeltValues(t *testing.T) {
+	b, err := harness.FakeBackend()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewScript(b, 1)
+	arg := func(k, v string) datadriven.CmdArg { return datadriven.CmdArg{Key: k, Vals: []string{v}} }
+	for _, tc := range []struct {
+		cmd  string
+		args []datadriven.CmdArg
+	}{
+		{"apply", []datadriven.CmdArg{arg("mode", "savepiont")}},
+		{"apply", []datadriven.CmdArg{arg("state", "paused")}},
+		{"sessionjob", []datadriven.CmdArg{arg("mode", "last_state")}},
+		{"run", []datadriven.CmdArg{arg("until", "stabel")}},
+	} {
+		if _, err := s.Exec(tc.cmd, tc.args); err == nil || !strings.Contains(err.Error(), "want one of") {
+			t.Errorf("%s %v: %v, want a refusal", tc.cmd, tc.args, err)
+		}
+	}
 }

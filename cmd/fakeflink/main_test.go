@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -47,6 +50,22 @@ func TestHelp(t *testing.T) {
 	}
 	if err := run(context.Background(), []string{"bogus"}); err == nil || !strings.Contains(err.Error(), "unknown mode") {
 		t.Errorf("unknown mode: %v", err)
+	}
+	// A mode's --help, before or after its -D options, is help: no JobManager starts.
+	for _, args := range [][]string{{"--help", "-Drest.port=0"}, {"-Drest.port=0", "-h"}} {
+		if _, err := parseFlags("jobmanager", args); !errors.Is(err, flag.ErrHelp) {
+			t.Errorf("jobmanager %v: %v, want flag.ErrHelp", args, err)
+		}
+	}
+	// -Dkey=value, as Flink's scripts pass it, sets the key; so does -D key=value.
+	o, err := parseFlags("jobmanager", []string{"--conf-dir", t.TempDir(), "-Drest.port=9000", "-D", "parallelism.default=3"})
+	if err != nil || o.conf["rest.port"] != "9000" || o.conf["parallelism.default"] != "3" {
+		t.Errorf("-D options: %v, %v", o, err)
+	}
+	// The program's own -D arguments stay the program's, whole.
+	o, err = parseFlags("standalone-job", []string{"--conf-dir", t.TempDir(), "-Da=1", "--job-classname", "X", "input", "-Dprogram=1"})
+	if err != nil || o.conf["a"] != "1" || o.conf["program"] != "" || !slices.Equal(o.job.args, []string{"input", "-Dprogram=1"}) {
+		t.Errorf("standalone-job: %+v, %v", o, err)
 	}
 }
 

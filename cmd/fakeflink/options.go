@@ -59,7 +59,7 @@ func parseFlags(mode string, args []string) (*options, error) {
 		fs.BoolVar(&o.job.allowNonRestored, "n", false, "allow non-restored state")
 	}
 	flagArgs, programArgs := splitProgramArgs(fs, args)
-	if err := fs.Parse(flagArgs); err != nil {
+	if err := fs.Parse(splitDynamic(flagArgs)); err != nil {
 		return nil, err
 	}
 	o.job.args = append(fs.Args(), programArgs...)
@@ -76,6 +76,7 @@ func parseFlags(mode string, args []string) (*options, error) {
 
 // splitProgramArgs splits args at the first token that is not one of fs's flags (or at "--"):
 // like Flink's entry point, options come first and everything after them belongs to the job.
+// -h and --help are flags wherever they stand among the options.
 func splitProgramArgs(fs *flag.FlagSet, args []string) (flags, program []string) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -84,6 +85,9 @@ func splitProgramArgs(fs *flag.FlagSet, args []string) (flags, program []string)
 		}
 		name := strings.TrimLeft(a, "-")
 		name, _, hasValue := strings.Cut(name, "=")
+		if a == "-h" || a == "-help" || a == "--help" || (strings.HasPrefix(a, "-D") && len(a) > 2) {
+			continue // help (flag.ErrHelp: usage, not a JobManager), or Flink's -Dkey=value
+		}
 		f := fs.Lookup(name)
 		if !strings.HasPrefix(a, "-") || f == nil {
 			return args[:i], args[i:]
@@ -93,6 +97,20 @@ func splitProgramArgs(fs *flag.FlagSet, args []string) (flags, program []string)
 		}
 	}
 	return args, nil
+}
+
+// splitDynamic spells Flink's -Dkey=value among the options as -D key=value, which the flag
+// package reads (it would take -Dkey=value for an unknown flag named "Dkey").
+func splitDynamic(args []string) []string {
+	out := make([]string, 0, len(args))
+	for _, a := range args {
+		if kv, ok := strings.CutPrefix(a, "-D"); ok && kv != "" {
+			out = append(out, "-D", kv)
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 func envOr(key, def string) string {

@@ -1,7 +1,7 @@
 // Command flink-operator is the Flinkop operator: it reconciles FlinkDeployments
 // (flink.apache.org/v1beta1) in the watched namespaces.
 //
-//	flink-operator [--kubeconfig F] [--namespaces a,b] [--leader-elect]
+//	flink-operator [--version] [--kubeconfig F] [--namespaces a,b] [--leader-elect]
 //	               [--metrics-bind-address :8080] [--metrics-secure=true] [--health-probe-bind-address :8081]
 //	               [--pprof-bind-address 0]
 //	               [--operator-config operator.yaml] [--reconcile-parallelism N] [--zap-log-level info]
@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime/debug"
 
 	"github.com/KimMachineGun/automemlimit/memlimit"
 	"github.com/go-logr/logr"
@@ -45,7 +46,7 @@ func main() {
 
 func run() error {
 	var namespaces, metricsAddr, probeAddr, pprofAddr, configFile string
-	var leaderElect, secureMetrics bool
+	var leaderElect, secureMetrics, version bool
 	var parallelism string
 	var qps float64
 	var burst int
@@ -55,6 +56,7 @@ func run() error {
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address of the /healthz and /readyz probes")
 	flag.StringVar(&pprofAddr, "pprof-bind-address", "0", "address of Go's /debug/pprof profiles, unauthenticated: bind it to loopback only (0 disables it)")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "elect a leader, so only one replica reconciles")
+	flag.BoolVar(&version, "version", false, "print the operator's version and exit")
 	flag.StringVar(&configFile, "operator-config", "", "YAML file of kubernetes.operator.* options (default: the Apache defaults)")
 	flag.StringVar(&parallelism, "reconcile-parallelism", "", "resources of each kind reconciled at once, 1 to 1000 or -1 for 1000 (default: kubernetes.operator.reconcile.parallelism of --operator-config, else 200)")
 	flag.Float64Var(&qps, "kube-api-qps", controller.DefaultQPS, "client-side limit of Kubernetes API requests per second")
@@ -64,6 +66,13 @@ func run() error {
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
+	if version {
+		fmt.Println("flink-operator", buildVersion())
+		return nil
+	}
+	if flag.NArg() > 0 {
+		return fmt.Errorf("no arguments expected, got %q (flags start with --)", flag.Args())
+	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 	// The Go heap's soft limit: 90 % of the container's memory limit (its cgroup), unless
 	// GOMEMLIMIT is set, or AUTOMEMLIMIT (a ratio, or off). Near the limit the collector runs
@@ -110,7 +119,11 @@ func run() error {
 		return err
 	}
 	mgrOpts.Cache = controller.CacheOptions(watched)
-	mgr, err := ctrl.NewManager(controller.WithRateLimits(ctrl.GetConfigOrDie(), float32(qps), burst), mgrOpts)
+	restConfig, err := ctrl.GetConfig()
+	if err != nil {
+		return fmt.Errorf("no Kubernetes API to talk to (in a pod, its service account; else --kubeconfig or $KUBECONFIG): %w", err)
+	}
+	mgr, err := ctrl.NewManager(controller.WithRateLimits(restConfig, float32(qps), burst), mgrOpts)
 	if err != nil {
 		return fmt.Errorf("manager: %w", err)
 	}
@@ -166,6 +179,34 @@ func run() error {
 		return err
 	}
 	return mgr.Start(ctrl.SetupSignalHandler())
+}
+
+// buildVersion is the module version the binary was built at, else its VCS revision (with
+// "-dirty" for uncommitted changes), else "devel".
+func buildVersion() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
+	}
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	rev, dirty := "", false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	switch {
+	case rev == "":
+		return "devel"
+	case dirty:
+		return rev + "-dirty"
+	}
+	return rev
 }
 
 // snapshotsAvailable reports whether snapshot resources are on (enabled) and their CRD is

@@ -33,7 +33,7 @@ func autoscaleDemo(args []string) error {
 	duration := fs.Duration("duration", 24*time.Hour, "virtual time to simulate")
 	every := fs.Duration("every", time.Minute, "how often metrics are collected and a decision is asked for (the reconcile interval)")
 	out := fs.String("out", "flinksim-autoscale.html", "the chart (an HTML page with SVG)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 	if *duration <= 0 || *duration > 31*24*time.Hour {

@@ -34,7 +34,7 @@ func fleetBench(args []string) error {
 	timeout := fs.Duration("timeout", 30*time.Minute, "bound on each phase")
 	heapProfile := fs.String("heapprofile", "", "write the heap profile at steady state to this file")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (operator, API server client, pod simulator) to this file")
-	if err := fs.Parse(args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 	if *memLimit != "" && *operator == "" {

@@ -41,7 +41,10 @@ const usage = `usage:
   flinksim autoscale [--duration D] [--every D] [--out FILE] [-D key=value]...`
 
 func main() {
-	if err := run(os.Args[1:]); err != nil {
+	err := run(os.Args[1:])
+	switch {
+	case errors.Is(err, flag.ErrHelp): // a command's -h: its flags are printed
+	case err != nil:
 		fmt.Fprintln(os.Stderr, "flinksim:", err)
 		os.Exit(1)
 	}
@@ -53,6 +56,9 @@ func run(args []string) error {
 		return errors.New("missing command")
 	}
 	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		fmt.Println(usage)
+		return nil
 	case "demo":
 		return demo(args[1:])
 	case "run":
@@ -77,7 +83,7 @@ func demo(args []string) error {
 	seed := fs.Int64("seed", 1, "seed of the simulated world (a run replays exactly from it)")
 	timeline := fs.String("timeline", "flinksim-timeline.html", "file the full timeline is written to (.html: a page with an SVG timeline; otherwise text)")
 	which := fs.String("backend", "auto", "Kubernetes API: envtest (a real kube-apiserver from ./bin/k8s), fake, or auto (envtest when its binaries exist)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 	b, stop, err := backend(*which)
@@ -128,8 +134,11 @@ func sweep(args []string) error {
 	base := fs.Uint64("base-seed", 1, "run i uses seed base-seed+i")
 	workers := fs.Int("workers", 0, "parallel workers (0: one per CPU)")
 	steps := fs.Int("steps", scenarios.DefaultSteps, "average number of actions per run")
-	if err := fs.Parse(args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
+	}
+	if *seeds < 1 || *workers < 0 || *steps < 1 {
+		return fmt.Errorf("sweep needs --seeds and --steps of at least 1 and --workers of at least 0 (got %d, %d, %d)", *seeds, *steps, *workers)
 	}
 	fmt.Printf("flinksim sweep: %d runs of the state machine (fake backend), seeds %d…%d\n", *seeds, *base, *base+uint64(*seeds)-1)
 	sum, err := scenarios.Sweep(scenarios.SweepOptions{Seeds: *seeds, BaseSeed: *base, Workers: *workers, Steps: *steps})
@@ -146,7 +155,7 @@ func sweep(args []string) error {
 func sandbox(args []string) error {
 	fs := flag.NewFlagSet("sandbox", flag.ContinueOnError)
 	kubeconfig := fs.String("kubeconfig", "flinksim.kubeconfig", "where to write the sandbox's kubeconfig")
-	if err := fs.Parse(args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -165,7 +174,8 @@ func sandbox(args []string) error {
 
   export KUBECONFIG=%s
   kubectl apply -f examples/basic.yaml
-  kubectl get flinkdep -w
+  kubectl apply -f examples/session-cluster.yaml   # a session cluster and a session job
+  kubectl get flinkdep,sessionjob -w
 
 Ctrl-C stops everything.
 `, *kubeconfig)
@@ -223,4 +233,17 @@ func writeTimeline(t *harness.Trace, path string) error {
 		err = cerr
 	}
 	return err
+}
+
+// parseNoArgs parses a command's flags and refuses arguments after them: a stray word is a
+// mistake (a misspelt flag, a file given to a command that reads none), not something to
+// ignore.
+func parseNoArgs(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%s takes no arguments, got %q", fs.Name(), fs.Args())
+	}
+	return nil
 }

@@ -23,6 +23,12 @@ func TestCommands(t *testing.T) {
 		"services at zero at once":  {args: []string{"services", "--at", "4,0"}, wantErr: "not a positive number"},
 		"services with no creates":  {args: []string{"services", "--n", "0"}, wantErr: "--n must be positive"},
 		"services with an argument": {args: []string{"services", "extra"}, wantErr: "no arguments"},
+		"help":                      {args: []string{"help"}},
+		"--help":                    {args: []string{"--help"}},
+		"demo with an argument":     {args: []string{"demo", "extra-arg"}, wantErr: "no arguments"},
+		"fleet with an argument":    {args: []string{"fleet", "--n", "1", "x"}, wantErr: "no arguments"},
+		"a sweep of negative seeds": {args: []string{"sweep", "--seeds", "-3"}, wantErr: "at least 1"},
+		"a command's -h":            {args: []string{"sweep", "-h"}, wantErr: "help requested"},
 		"autoscale a day":           {args: []string{"autoscale", "--out", filepath.Join(dir, "a.html")}},
 		"autoscale a bad option": {
 			args: []string{"autoscale", "--out", filepath.Join(dir, "b.html"), "-D", "job.autoscaler.utilization.target=3"}, wantErr: "utilization.target",

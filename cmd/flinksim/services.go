@@ -18,11 +18,8 @@ func services(args []string) error {
 	fs := flag.NewFlagSet("services", flag.ContinueOnError)
 	n := fs.Int("n", 1500, "Services created per measurement")
 	at := fs.String("at", "4,16,64,256", "comma-separated creates under way at once")
-	if err := fs.Parse(args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("services takes no arguments, got %q", fs.Args())
 	}
 	var levels []int
 	for _, f := range strings.Split(*at, ",") {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,7 +20,9 @@ import (
 )
 
 // TestSandbox does what the README tells a newcomer: start the sandbox, use its kubeconfig to
-// apply examples/basic.yaml, and watch the FlinkDeployment reach RUNNING; then stop it.
+// apply examples/basic.yaml and examples/session-cluster.yaml, and watch the FlinkDeployment
+// and the FlinkSessionJob reach RUNNING (the sandbox runs every controller the operator runs);
+// then stop it.
 func TestSandbox(t *testing.T) {
 	env := start(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -58,15 +61,24 @@ func TestSandbox(t *testing.T) {
 	if err := c.Create(ctx, &d); err != nil {
 		t.Fatal(err)
 	}
+	session, job := sessionExample(t, root)
+	for _, obj := range []client.Object{session, job} {
+		if err := c.Create(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+	}
 	err = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 90*time.Second, true, func(ctx context.Context) (bool, error) {
 		var got flinkv1beta1.FlinkDeployment
-		found := c.Get(ctx, client.ObjectKeyFromObject(&d), &got) == nil // not yet visible: poll on
-		return found && got.Status.JobStatus.State == flinkv1beta1.JobStatusRunning, nil
+		var gotJob flinkv1beta1.FlinkSessionJob
+		found := c.Get(ctx, client.ObjectKeyFromObject(&d), &got) == nil && c.Get(ctx, client.ObjectKeyFromObject(job), &gotJob) == nil // not yet visible: poll on
+		return found && got.Status.JobStatus.State == flinkv1beta1.JobStatusRunning && gotJob.Status.JobStatus.State == flinkv1beta1.JobStatusRunning, nil
 	})
 	if err != nil {
 		var got flinkv1beta1.FlinkDeployment
+		var gotJob flinkv1beta1.FlinkSessionJob
 		_ = c.Get(context.Background(), client.ObjectKeyFromObject(&d), &got)
-		t.Fatalf("examples/basic.yaml never reached RUNNING in the sandbox: %v; status %+v", err, got.Status)
+		_ = c.Get(context.Background(), client.ObjectKeyFromObject(job), &gotJob)
+		t.Fatalf("the examples never reached RUNNING in the sandbox: %v; deployment %+v; session job %+v", err, got.Status, gotJob.Status)
 	}
 	cancel()
 	select {
@@ -77,4 +89,27 @@ func TestSandbox(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Error("the sandbox did not stop after its context ended")
 	}
+}
+
+// sessionExample reads examples/session-cluster.yaml: its session cluster and its session job,
+// in namespace default.
+func sessionExample(t *testing.T, root string) (*flinkv1beta1.FlinkDeployment, *flinkv1beta1.FlinkSessionJob) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root, "examples", "session-cluster.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := strings.Split(string(data), "\n---\n")
+	if len(docs) != 2 {
+		t.Fatalf("examples/session-cluster.yaml has %d documents, want 2", len(docs))
+	}
+	session, job := &flinkv1beta1.FlinkDeployment{}, &flinkv1beta1.FlinkSessionJob{}
+	if err := yaml.UnmarshalStrict([]byte(docs[0]), session); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.UnmarshalStrict([]byte(docs[1]), job); err != nil {
+		t.Fatal(err)
+	}
+	session.Namespace, job.Namespace = "default", "default"
+	return session, job
 }
