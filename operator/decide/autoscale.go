@@ -59,7 +59,7 @@ func (s *step) autoscale() {
 			// Turned off: its overrides are gone from the spec; its state goes too, so that
 			// turning it on again begins anew.
 			s.event(Normal, "AutoscalerReset", "the autoscaler is off: its state ConfigMap is deleted")
-			s.res.Action = Action{Kind: ActDeleteAutoscalerState}
+			s.act(Action{Kind: ActDeleteAutoscalerState})
 		}
 		return
 	}
@@ -158,5 +158,5 @@ func (s *step) saveAutoscaler(state autoscaler.State) {
 		s.event(Warning, "AutoscalerError", err.Error())
 		return
 	}
-	s.res.Action = Action{Kind: ActSaveAutoscalerState, AutoscalerState: data}
+	s.act(Action{Kind: ActSaveAutoscalerState, AutoscalerState: data})
 }

@@ -38,7 +38,7 @@ const immediately = time.Second
 // It is pure: no I/O, time comes from in.Now.
 func Decide(in Input) Result {
 	s := &step{in: in, d: in.Resource, st: in.Resource.Status.DeepCopy()}
-	s.res.Action = None
+	s.res.Action = None // the one write outside act
 	switch {
 	case s.d.DeletionTimestamp != nil:
 		s.delete()
@@ -246,3 +246,14 @@ func TriggerID(uid, kind string, n int64) string {
 type jobState string
 
 func (j jobState) globallyTerminal() bool { return flinkv1beta1.JobStatusState(j).GloballyTerminal() }
+
+// act sets the reconcile's one action. A second one in the same reconcile is a bug of the
+// state machine (one of the two would be lost): it panics, so every test that reaches it
+// fails, and controller-runtime recovers it as that reconcile's error in the operator.
+// TestActionIsSetOnlyThroughAct keeps every other write of the action out.
+func (s *step) act(a Action) {
+	if k := s.res.Action.Kind; k != ActNone && k != "" {
+		panic(fmt.Sprintf("decide: a second action %s in one reconcile, after %s", a.Kind, s.res.Action.Kind))
+	}
+	s.res.Action = a
+}

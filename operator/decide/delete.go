@@ -30,13 +30,13 @@ func (s *step) delete() {
 	}
 	if live {
 		if o.Job.State != "CANCELLING" {
-			s.res.Action = Action{Kind: ActCancelJob, JobID: o.Job.ID}
+			s.act(Action{Kind: ActCancelJob, JobID: o.Job.ID})
 			s.event(Normal, "Cleanup", "Cancelling job "+o.Job.ID+" before deletion")
 		}
 		return
 	}
 	if o.JobManager != nil || o.TaskManager != nil || o.HAMetadata || len(o.Leftovers) > 0 {
-		s.res.Action = Action{Kind: ActDeleteAll}
+		s.act(Action{Kind: ActDeleteAll})
 		s.event(Normal, "Cleanup", "Deleting the cluster's objects and HA metadata")
 		return
 	}
@@ -50,7 +50,7 @@ func (s *step) delete() {
 func (s *step) deletionSavepoint() bool {
 	a, wait := s.book().DeletionSavepoint(s.in.Observed.Savepoint, s.d.DeletionTimestamp.Time, string(s.d.UID), s.d.Generation, s.in.Observed.Job.ID)
 	if a.Kind != "" {
-		s.res.Action = a
+		s.act(a)
 	}
 	return wait
 }

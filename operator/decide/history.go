@@ -33,7 +33,7 @@ func (s *step) periodic(a Action, wait time.Duration) bool {
 	if a.Kind == "" {
 		return false
 	}
-	s.res.Action = a
+	s.act(a)
 	return true
 }
 
@@ -41,7 +41,7 @@ func (s *step) periodic(a Action, wait time.Duration) bool {
 func (s *step) cleanHistory() {
 	a, more := s.book().CleanHistory(s.in.Options, s.in.Observed.RESTReachable)
 	if a.Kind != "" {
-		s.res.Action = a
+		s.act(a)
 	}
 	if more {
 		s.requeue(immediately)

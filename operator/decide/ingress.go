@@ -30,10 +30,10 @@ func (s *step) syncIngress(valid bool) bool {
 	case want == nil && have == nil:
 		return false
 	case want == nil:
-		s.res.Action = Action{Kind: ActDeleteIngress}
+		s.act(Action{Kind: ActDeleteIngress})
 		s.event(Normal, "Ingress", "Deleting the web UI Ingress: spec.ingress was removed")
 	case have == nil || have.Hash != IngressHash(want):
-		s.res.Action = Action{Kind: ActApplyIngress, Ingress: want.DeepCopy()}
+		s.act(Action{Kind: ActApplyIngress, Ingress: want.DeepCopy()})
 		s.event(Normal, "Ingress", "Applying the web UI Ingress from spec.ingress")
 	default:
 		return false

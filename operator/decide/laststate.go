@@ -41,7 +41,7 @@ func (s *step) lastStateTeardown() {
 		}
 		s.last.Metadata.Restore = RestoreSavepoint
 		s.save()
-		s.res.Action = Action{Kind: ActDeleteCluster, DeleteHA: true}
+		s.act(Action{Kind: ActDeleteCluster, DeleteHA: true})
 	case s.checkpointTooOld():
 		s.last.Metadata.Restore = RestoreSavepoint
 		s.save()
@@ -56,7 +56,7 @@ func (s *step) lastStateTeardown() {
 		s.event(Normal, "AwaitingJobManager", fmt.Sprintf("The JobManager's REST API does not answer and savepoint %s completed less than %s ago; waiting until %s for it to tell whether that savepoint is newer than the checkpoint HA recovery would restore",
 			last.Location, RESTWaitAfterSavepoint, time.UnixMilli(last.TimeStamp).Add(RESTWaitAfterSavepoint).UTC().Format(time.RFC3339)))
 	default:
-		s.res.Action = Action{Kind: ActDeleteCluster}
+		s.act(Action{Kind: ActDeleteCluster})
 		s.event(Normal, "Cleanup", "Deleting the JobManager and TaskManagers, keeping HA metadata for last-state")
 	}
 }

@@ -45,7 +45,7 @@ func (s *step) recoverJobManager() bool {
 	if job != nil && jobID == "" {
 		jobID = JobIDFor(string(s.d.UID), dep.Generation(), dep.Metadata.JobRun)
 	}
-	s.res.Action = Action{Kind: ActDeploy, Deploy: &Deploy{Spec: dep.Spec, Generation: dep.Generation(), Run: dep.Metadata.JobRun, JobID: jobID}}
+	s.act(Action{Kind: ActDeploy, Deploy: &Deploy{Spec: dep.Spec, Generation: dep.Generation(), Run: dep.Metadata.JobRun, JobID: jobID}})
 	s.st.JobManagerDeploymentStatus = flinkv1beta1.JobManagerDeploying
 	how := "a stateless job starts anew"
 	if o.HAMetadata {

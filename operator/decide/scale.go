@@ -59,7 +59,7 @@ func (s *step) scaleInPlace(diff DiffType, fields []string) bool {
 		a.Parallelism = parallelism(spec, conf)
 		a.Overrides = parseOverrides(conf[KeyParallelismOverrides])
 	}
-	s.res.Action = a
+	s.act(a)
 	msg := fmt.Sprintf("Scaling in place (%s): %d TaskManager(s), parallelism %d",
 		strings.Join(fields, ", "), flinkv1beta1.TaskManagerReplicas(spec, conf), parallelism(spec, conf))
 	if o := conf[KeyParallelismOverrides]; o != "" {
@@ -120,10 +120,10 @@ func (s *step) reapplyParallelism() bool {
 	if drift == "" {
 		return false
 	}
-	s.res.Action = Action{
+	s.act(Action{
 		Kind: ActScale, Deploy: &Deploy{Spec: dep.Spec, Generation: dep.Generation(), Run: dep.Metadata.JobRun},
 		JobID: o.Job.ID, Parallelism: want, Overrides: overrides,
-	}
+	})
 	s.event(Normal, "Scaling", drift+": rescaling in place")
 	s.requeue(s.in.Options.ProgressCheckInterval)
 	return true

@@ -48,7 +48,7 @@ func (s *step) nonces() bool {
 	if o.Job != nil {
 		jobID = o.Job.ID
 	}
-	s.res.Action = s.book().Trigger(n, string(s.d.UID), jobID, running)
+	s.act(s.book().Trigger(n, string(s.d.UID), jobID, running))
 	return true
 }
 

@@ -73,12 +73,12 @@ func (s *step) cancelThenDelete(deleteHA bool) {
 	o := s.in.Observed
 	if o.Job != nil && !jobState(o.Job.State).globallyTerminal() && o.RESTReachable {
 		if o.Job.State != "CANCELLING" {
-			s.res.Action = Action{Kind: ActCancelJob, JobID: o.Job.ID}
+			s.act(Action{Kind: ActCancelJob, JobID: o.Job.ID})
 			s.event(Normal, "Cancel", "Cancelling job "+o.Job.ID+" to upgrade")
 		}
 		return
 	}
-	s.res.Action = Action{Kind: ActDeleteCluster, DeleteHA: deleteHA}
+	s.act(Action{Kind: ActDeleteCluster, DeleteHA: deleteHA})
 	s.event(Normal, "Cleanup", "Deleting the JobManager and TaskManagers of the previous deployment")
 }
 
@@ -100,13 +100,13 @@ func (s *step) savepointTeardown() {
 		if o.Job != nil && !jobState(o.Job.State).globallyTerminal() && o.RESTReachable {
 			return
 		}
-		s.res.Action = Action{Kind: ActDeleteCluster, DeleteHA: true}
+		s.act(Action{Kind: ActDeleteCluster, DeleteHA: true})
 		s.event(Normal, "Cleanup", "Deleting the previous deployment after its savepoint")
 	case s.last.Metadata.SavepointFailed:
 		s.refuse("the upgrade savepoint failed and no externalized checkpoint is newer than the last savepoint; the job keeps running the previous spec (change the spec to try again)")
 	case o.Job != nil && o.Job.State == "RUNNING" && o.RESTReachable:
 		id := TriggerID(string(s.d.UID), "upgrade", s.last.Generation())
-		s.res.Action = Action{Kind: ActStopWithSavepoint, JobID: o.Job.ID, TriggerID: id, FormatType: s.in.Options.SavepointFormat}
+		s.act(Action{Kind: ActStopWithSavepoint, JobID: o.Job.ID, TriggerID: id, FormatType: s.in.Options.SavepointFormat})
 		s.setTrigger(id, flinkv1beta1.SnapshotTriggerUpgrade)
 		s.event(Normal, "SavepointTriggered", "Stopping job "+o.Job.ID+" with a savepoint to upgrade")
 	case !o.RESTReachable:
@@ -197,7 +197,7 @@ func (s *step) checkpointFallback() {
 		s.st.JobStatus.UpgradeSavepointPath = snap.Path
 		return
 	}
-	s.res.Action = Action{Kind: ActDeleteCluster, DeleteHA: true}
+	s.act(Action{Kind: ActDeleteCluster, DeleteHA: true})
 }
 
 // deployNew deploys the recorded spec once the old cluster is gone.
@@ -213,9 +213,9 @@ func (s *step) deployNew() {
 	if !ok {
 		return
 	}
-	s.res.Action = Action{Kind: ActDeploy, Deploy: &Deploy{
+	s.act(Action{Kind: ActDeploy, Deploy: &Deploy{
 		Spec: spec, Generation: s.last.Generation(), Run: s.last.Metadata.JobRun, JobID: jobID, RestorePath: path,
-	}}
+	}})
 	s.deployed()
 	s.st.ClusterInfo = nil // the new JobManager's version is read once it answers
 	s.st.JobManagerDeploymentStatus = flinkv1beta1.JobManagerDeploying
