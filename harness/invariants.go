@@ -86,6 +86,18 @@ func NewChecker(w *World) *Checker {
 // restart that follows is Flink's own recovery, not an operator deploy.
 func (c *Checker) JobManagerCrashed(resource string) { c.crashes[resource] = true }
 
+// Inject applies a fault to a resource of the checker's world and tells the checker first (see
+// Injected): the one way the machines and scripts inject faults, so a fault the invariants must
+// expect can never reach the world unannounced, and a legitimate recovery from it is never
+// flagged as a violation.
+func (c *Checker) Inject(f chaos.Fault, resource string) error {
+	c.Injected(f, resource)
+	if err := f.Apply(c.w, resource); err != nil {
+		return fmt.Errorf("fault %s: %w", f.Name(), err)
+	}
+	return nil
+}
+
 // Injected tells the checker about a fault injected into a resource's world, for the faults
 // that change what the invariants expect (a JobManager that Flink restarts by itself, HA
 // metadata gone).

@@ -171,10 +171,9 @@ func (m *blueGreenMachine) fault(t *rapid.T) {
 		t.Skip("no such child")
 	}
 	f := rapid.SampledFrom(sessionFaults).Draw(t, "fault")
-	m.checker.Injected(f, child)
 	m.w.Trace.Add(m.w.Now(), "fault", child, f.Name())
-	if err := f.Apply(m.w, child); err != nil {
-		t.Fatalf("fault %s: %v", f.Name(), err)
+	if err := m.checker.Inject(f, child); err != nil {
+		t.Fatal(err)
 	}
 	m.stats.Faults[f.Name()]++
 	m.run(t, 5*time.Second)

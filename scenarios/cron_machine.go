@@ -96,8 +96,8 @@ func (m *cronMachine) actions() map[string]func(*rapid.T) {
 		"fault": count(func(t *rapid.T) {
 			f := rapid.SampledFrom(cronFaults).Draw(t, "fault")
 			m.w.Trace.Add(m.w.Now(), "fault", cronTemplate, f.Name())
-			if err := f.Apply(m.w, cronTemplate); err != nil {
-				t.Fatalf("fault %s: %v", f.Name(), err)
+			if err := m.checker.Inject(f, cronTemplate); err != nil {
+				t.Fatal(err)
 			}
 			m.stats.Faults[f.Name()]++
 			m.run(t, time.Duration(rapid.IntRange(1, 5).Draw(t, "after"))*time.Minute)

@@ -127,8 +127,8 @@ func (m *fleetMachine) hang(t *rapid.T) {
 	name := rapid.SampledFrom(ok).Draw(t, "deployment")
 	f := chaos.RESTTimeout{For: time.Duration(rapid.IntRange(1, 15).Draw(t, "minutes")) * time.Minute}
 	m.w.Trace.Add(m.w.Now(), "fault", name, f.Name())
-	if err := f.Apply(m.w, name); err != nil {
-		t.Fatalf("fault: %v", err)
+	if err := m.checker.Inject(f, name); err != nil {
+		t.Fatal(err)
 	}
 	m.hung[name] = true
 	m.stats.Faults[f.Name()]++

@@ -176,8 +176,8 @@ func (m *hostileMachine) jar(t *rapid.T) {
 func (m *hostileMachine) fault(t *rapid.T) {
 	f := rapid.SampledFrom(hostileFaults).Draw(t, "fault")
 	m.w.Trace.Add(m.w.Now(), "fault", m.name, f.Name())
-	if err := f.Apply(m.w, m.name); err != nil {
-		t.Fatalf("fault %s: %v", f.Name(), err)
+	if err := m.checker.Inject(f, m.name); err != nil {
+		t.Fatal(err)
 	}
 	m.run(t, 5*time.Second)
 }

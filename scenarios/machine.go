@@ -199,10 +199,9 @@ func (m *machine) savepoint(t *rapid.T) {
 
 func (m *machine) fault(t *rapid.T) {
 	f := rapid.SampledFrom(chaos.Classes).Draw(t, "fault")
-	m.checker.Injected(f, resource)
 	m.w.Trace.Add(m.w.Now(), "fault", resource, f.Name())
-	if err := f.Apply(m.w, resource); err != nil {
-		t.Fatalf("fault %s: %v", f.Name(), err)
+	if err := m.checker.Inject(f, resource); err != nil {
+		t.Fatal(err)
 	}
 	m.stats.Faults[f.Name()]++
 	m.run(t, 5*time.Second)

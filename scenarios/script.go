@@ -246,9 +246,8 @@ func (s *Script) fault(name string, raw []datadriven.CmdArg) error {
 	if err != nil {
 		return err
 	}
-	s.checker.Injected(f, name)
 	s.w.Trace.Add(s.w.Now(), "fault", name, f.Name())
-	return f.Apply(s.w, name)
+	return s.checker.Inject(f, name)
 }
 
 // tune sets a fault's for=, count= and k= arguments.

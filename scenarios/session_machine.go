@@ -135,10 +135,9 @@ func (m *sessionMachine) savepoint(t *rapid.T) {
 
 func (m *sessionMachine) fault(t *rapid.T) {
 	f := rapid.SampledFrom(sessionFaults).Draw(t, "fault")
-	m.checker.Injected(f, sessionCluster)
 	m.w.Trace.Add(m.w.Now(), "fault", sessionCluster, f.Name())
-	if err := f.Apply(m.w, sessionCluster); err != nil {
-		t.Fatalf("fault %s: %v", f.Name(), err)
+	if err := m.checker.Inject(f, sessionCluster); err != nil {
+		t.Fatal(err)
 	}
 	m.stats.Faults[f.Name()]++
 	m.run(t, 5*time.Second)
