@@ -42,6 +42,7 @@ func BlueGreenProperty(newBackend func() (harness.Backend, error), stats *Stats)
 	return func(t *rapid.T) {
 		st := runStats(stats)
 		w := newWorld(t, newBackend)
+		stats.keep(w)
 		m := &blueGreenMachine{w: w, checker: harness.NewChecker(w), spec: BaseSpec(), stats: st}
 		m.checker.WatchBlueGreen(blueGreenName)
 		m.apply(t)

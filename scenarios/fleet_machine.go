@@ -35,6 +35,7 @@ func FleetProperty(newBackend func() (harness.Backend, error), stats *Stats) fun
 	return func(t *rapid.T) {
 		st := runStats(stats)
 		w := newWorld(t, newBackend)
+		stats.keep(w)
 		m := &fleetMachine{specs: map[string]*flinkv1beta1.FlinkDeploymentSpec{}, hung: map[string]bool{}, stats: st}
 		m.n = rapid.IntRange(2, 4).Draw(t, "workers")
 		w.SetWorkers(m.n)

@@ -49,9 +49,10 @@ type hostileMachine struct {
 
 // HostileProperty is the hostile-input property on worlds from newBackend (nil: the fake
 // backend).
-func HostileProperty(newBackend func() (harness.Backend, error)) func(*rapid.T) {
+func HostileProperty(newBackend func() (harness.Backend, error), stats *Stats) func(*rapid.T) {
 	return func(t *rapid.T) {
 		w := newWorld(t, newBackend)
+		stats.keep(w)
 		m := &hostileMachine{name: hostileName(t), spec: BaseSpec(), job: BaseSessionJob(sessionCluster)}
 		m.checked = newChecked(w, m.name)
 		m.checker.WatchSessionCluster(sessionCluster)

@@ -28,6 +28,16 @@ const (
 type Stats struct {
 	Actions, Reconciles int
 	Faults              map[string]int
+	// World is the world of the property's first run (rapid's shrinking runs come after it):
+	// for a replay, the one whose seed failed, with its trace.
+	World *harness.World
+}
+
+// keep records w as the first run's world.
+func (s *Stats) keep(w *harness.World) {
+	if s != nil && s.World == nil {
+		s.World = w
+	}
 }
 
 // machine drives one FlinkDeployment through random spec changes, faults and operator
@@ -54,6 +64,7 @@ func Property(newBackend func() (harness.Backend, error), stats *Stats) func(*ra
 			st.Faults = map[string]int{}
 		}
 		m := newMachine(t, newBackend, st)
+		stats.keep(m.w)
 		defer func() { st.Reconciles = m.w.Reconciles }()
 		t.Repeat(m.actions())
 		m.settle(t)

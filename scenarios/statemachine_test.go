@@ -38,7 +38,7 @@ func TestBlueGreenStateMachine(t *testing.T) {
 // another tenant owns, under API faults, never break an invariant (the tenant boundary, no
 // foreign write, API limits included), and every resource converges or reports why.
 func TestHostileInput(t *testing.T) {
-	rapid.Check(t, HostileProperty(nil))
+	rapid.Check(t, HostileProperty(nil, nil))
 }
 
 // TestFleetStateMachine is the fleet property: 4 to 10 deployments on 2 to 4 reconcile

@@ -75,22 +75,9 @@ func Sweep(opts SweepOptions) (Summary, error) {
 	if steps <= 0 {
 		steps = DefaultSteps
 	}
-	flagMu.Lock()
-	if flag.Lookup("test.short") == nil {
-		// Outside go test (flinksim sweep): rapid asks testing.Short, which needs the
-		// testing flags registered and parsed.
-		testing.Init()
+	if err := setRapidFlags(steps); err != nil {
+		return Summary{}, err
 	}
-	if !flag.Parsed() {
-		_ = flag.CommandLine.Parse(nil) // testing.Short also wants the command line parsed
-	}
-	for name, v := range map[string]string{"rapid.checks": "1", "rapid.nofailfile": "true", "rapid.steps": strconv.Itoa(steps)} {
-		if err := flag.Set(name, v); err != nil {
-			flagMu.Unlock()
-			return Summary{}, fmt.Errorf("rapid flag %s: %w", name, err)
-		}
-	}
-	flagMu.Unlock()
 
 	sum := Summary{Faults: map[string]int{}}
 	var mu sync.Mutex
@@ -124,6 +111,27 @@ func Sweep(opts SweepOptions) (Summary, error) {
 	slices.SortFunc(sum.Violations, func(a, b Violation) int { return int(a.Seed - b.Seed) })
 	sum.Elapsed = time.Since(start)
 	return sum, nil
+}
+
+// setRapidFlags sets rapid's flags for sweep runs: one check of steps actions per seed, no
+// fail files.
+func setRapidFlags(steps int) error {
+	flagMu.Lock()
+	defer flagMu.Unlock()
+	if flag.Lookup("test.short") == nil {
+		// Outside go test (flinksim sweep): rapid asks testing.Short, which needs the
+		// testing flags registered and parsed.
+		testing.Init()
+	}
+	if !flag.Parsed() {
+		_ = flag.CommandLine.Parse(nil) // testing.Short also wants the command line parsed
+	}
+	for name, v := range map[string]string{"rapid.checks": "1", "rapid.nofailfile": "true", "rapid.steps": strconv.Itoa(steps)} {
+		if err := flag.Set(name, v); err != nil {
+			return fmt.Errorf("rapid flag %s: %w", name, err)
+		}
+	}
+	return nil
 }
 
 // runKind is which property a sweep run checks.
@@ -164,7 +172,7 @@ func runSeed(seed uint64, steps int, newBackend func() (harness.Backend, error),
 	prop, test := Property(newBackend, &st), "TestOperatorStateMachine"
 	switch kind {
 	case runHostile:
-		prop, test = HostileProperty(newBackend), "TestHostileInput"
+		prop, test = HostileProperty(newBackend, &st), "TestHostileInput"
 	case runFleet:
 		prop, test = FleetProperty(newBackend, &st), "TestFleetStateMachine"
 	case runBlueGreen:
@@ -183,7 +191,7 @@ func runSeed(seed uint64, steps int, newBackend func() (harness.Backend, error),
 	}
 	return st, &Violation{
 		Seed:   seed,
-		Replay: fmt.Sprintf("go test ./scenarios -run '%s$' -rapid.checks=1 -rapid.steps=%d -rapid.seed=%d", test, steps, seed),
+		Replay: fmt.Sprintf("flinksim replay --seed %d --steps %d (its timeline), or go test ./scenarios -run '%s$' -rapid.checks=1 -rapid.steps=%d -rapid.seed=%d", seed, steps, test, steps, seed),
 		Report: strings.Join(tb.logs, "\n"),
 	}
 }

@@ -6,6 +6,7 @@
 //	flinksim demo  [--seed N] [--timeline FILE] [--backend auto|fake|envtest]
 //	flinksim run   [--seed N] [--timeline FILE] [--backend fake|envtest] SCENARIO.txt
 //	flinksim sweep [--seeds N] [--base-seed S] [--workers W] [--steps A]
+//	flinksim replay --seed S [--steps A] [--timeline FILE]
 //	flinksim sandbox [--kubeconfig FILE]
 //	flinksim fleet [--n N] [--slow P] [--parallelism W] [--changes C] [--steady D] [--bystanders] [--autoscaled]
 //	flinksim services [--n N] [--at 4,16,64,256]
@@ -35,6 +36,7 @@ const usage = `usage:
   flinksim demo  [--seed N] [--timeline FILE] [--backend auto|fake|envtest]
   flinksim run   [--seed N] [--timeline FILE] [--backend fake|envtest] SCENARIO.txt
   flinksim sweep [--seeds N] [--base-seed S] [--workers W] [--steps A]
+  flinksim replay --seed S [--steps A] [--timeline FILE]
   flinksim sandbox [--kubeconfig FILE]
   flinksim fleet [--n N] [--slow P] [--parallelism W] [--changes C] [--steady D] [--bystanders] [--autoscaled]
   flinksim services [--n N] [--at 4,16,64,256]
@@ -65,6 +67,8 @@ func run(args []string) error {
 		return runScenario(args[1:])
 	case "sweep":
 		return sweep(args[1:])
+	case "replay":
+		return replay(args[1:])
 	case "sandbox":
 		return sandbox(args[1:])
 	case "fleet":
@@ -149,6 +153,41 @@ func sweep(args []string) error {
 	if n := len(sum.Violations); n > 0 {
 		return fmt.Errorf("%d of %d runs violated an invariant", n, sum.Seeds)
 	}
+	return nil
+}
+
+// replay runs one sweep seed again and writes its timeline: the command a sweep prints for
+// each violation.
+func replay(args []string) error {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	seed := fs.Uint64("seed", 0, "the sweep seed to run again (required)")
+	steps := fs.Int("steps", scenarios.DefaultSteps, "average number of actions, as the sweep ran it")
+	timeline := fs.String("timeline", "", "file the run's timeline is written to (default flinksim-replay-<seed>.html; .html or text)")
+	if err := parseNoArgs(fs, args); err != nil {
+		return err
+	}
+	if *seed == 0 || *steps < 1 {
+		return errors.New("replay needs --seed (a sweep's seed, 1 or more) and --steps of at least 1")
+	}
+	if *timeline == "" {
+		*timeline = fmt.Sprintf("flinksim-replay-%d.html", *seed)
+	}
+	fmt.Printf("flinksim replay: seed %d, %d steps (fake backend)\n", *seed, *steps)
+	st, v, err := scenarios.Replay(*seed, *steps)
+	if err != nil {
+		return err
+	}
+	if st.World != nil {
+		if err := writeTimeline(st.World.Trace, *timeline); err != nil {
+			return err
+		}
+		fmt.Println("Timeline written to", *timeline)
+	}
+	if v != nil {
+		fmt.Println(v.Report)
+		return fmt.Errorf("seed %d violated an invariant", *seed)
+	}
+	fmt.Println("no violation")
 	return nil
 }
 

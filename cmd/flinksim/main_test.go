@@ -29,6 +29,8 @@ func TestCommands(t *testing.T) {
 		"fleet with an argument":    {args: []string{"fleet", "--n", "1", "x"}, wantErr: "no arguments"},
 		"a sweep of negative seeds": {args: []string{"sweep", "--seeds", "-3"}, wantErr: "at least 1"},
 		"a command's -h":            {args: []string{"sweep", "-h"}, wantErr: "help requested"},
+		"replay a seed":             {args: []string{"replay", "--seed", "2", "--steps", "5", "--timeline", filepath.Join(dir, "r.html")}},
+		"replay without a seed":     {args: []string{"replay"}, wantErr: "needs --seed"},
 		"autoscale a day":           {args: []string{"autoscale", "--out", filepath.Join(dir, "a.html")}},
 		"autoscale a bad option": {
 			args: []string{"autoscale", "--out", filepath.Join(dir, "b.html"), "-D", "job.autoscaler.utilization.target=3"}, wantErr: "utilization.target",
@@ -50,6 +52,9 @@ func TestCommands(t *testing.T) {
 	}
 	if data, err := os.ReadFile(filepath.Join(dir, "a.html")); err != nil || strings.Count(string(data), "stroke-dasharray") < 2 {
 		t.Errorf("the autoscale chart marks fewer than two decisions (%v)", err)
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "r.html")); err != nil || !strings.Contains(string(data), "<svg") {
+		t.Errorf("the replay wrote no timeline (%v)", err)
 	}
 	if data, err := os.ReadFile(filepath.Join(dir, "t.txt")); err != nil || !strings.Contains(string(data), "SavepointCompleted") {
 		t.Errorf("the run's text timeline lacks the savepoint (%v):\n%s", err, data)
