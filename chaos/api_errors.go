@@ -1,6 +1,9 @@
 package chaos
 
-import "fmt"
+import (
+	"cmp"
+	"fmt"
+)
 
 // APIErrors makes the operator's next Count API writes fail with Code (409 Conflict, or 500
 // for an API server in trouble) without taking effect.
@@ -18,4 +21,10 @@ func (f APIErrors) Name() string {
 func (f APIErrors) Apply(t Target, _ string) error {
 	t.FailAPIWrites(f.Code, max(f.Count, 1))
 	return nil
+}
+
+// Tune sets how many writes fail from a script's count= (Params.Count; zero keeps the default).
+func (f APIErrors) Tune(p Params) Fault {
+	f.Count = cmp.Or(p.Count, f.Count)
+	return f
 }

@@ -1,6 +1,9 @@
 package chaos
 
-import "time"
+import (
+	"cmp"
+	"time"
+)
 
 // APIUnavailable takes the API server away from the operator for a while: every read, list
 // and write fails (503), as during an etcd or kube-apiserver freeze; then the API server
@@ -14,4 +17,11 @@ func (APIUnavailable) Name() string { return "api-unavailable" }
 func (f APIUnavailable) Apply(t Target, _ string) error {
 	t.APIUnavailable(f.For)
 	return nil
+}
+
+// Tune sets how long the API server is away from a script's for= (Params.For; zero keeps the
+// default).
+func (f APIUnavailable) Tune(p Params) Fault {
+	f.For = cmp.Or(p.For, f.For)
+	return f
 }

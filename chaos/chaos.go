@@ -6,6 +6,21 @@ import (
 	"github.com/flinkop/flinkop/fakeflink"
 )
 
+// Tunable is a fault with parameters a script may set (fault CLASS for=… count=… k=…): each
+// fault says itself which it takes, so a new fault class needs no change of the script
+// language.
+type Tunable interface {
+	Fault
+	// Tune returns the fault with the parameters p sets; a zero parameter keeps its default.
+	Tune(p Params) Fault
+}
+
+// Params are a script's fault parameters: for= (a duration), count= and k=.
+type Params struct {
+	For      time.Duration
+	Count, K int
+}
+
 // Target is the world faults act on: the fakeflink cluster behind a resource, its HA
 // metadata, its pods and the operator.
 type Target interface {

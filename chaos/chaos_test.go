@@ -6,6 +6,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
@@ -362,4 +363,38 @@ func traced(w *harness.World, text string) bool {
 		}
 	}
 	return false
+}
+
+// TestParameterizedFaultsAreTunable: every fault class with a duration or a count takes it from
+// a script through Tune (no switch elsewhere to forget), and Tune sets it.
+func TestParameterizedFaultsAreTunable(t *testing.T) {
+	p := chaos.Params{For: 7 * time.Minute, Count: 7, K: 7}
+	for _, f := range chaos.Classes {
+		v := reflect.ValueOf(f)
+		var params []string
+		for i := range v.NumField() {
+			if v.Type().Field(i).Name == "Code" {
+				continue // which HTTP status: the fault's identity (api-conflict, api-500), not a parameter
+			}
+			switch v.Field(i).Interface().(type) {
+			case time.Duration, int:
+				params = append(params, v.Type().Field(i).Name)
+			}
+		}
+		if len(params) == 0 {
+			continue
+		}
+		tun, ok := f.(chaos.Tunable)
+		if !ok {
+			t.Errorf("%s has parameters %v but is not chaos.Tunable", f.Name(), params)
+			continue
+		}
+		tuned := reflect.ValueOf(tun.Tune(p))
+		for _, name := range params {
+			got := tuned.FieldByName(name).Interface()
+			if got != any(7*time.Minute) && got != any(7) {
+				t.Errorf("%s.Tune left %s at %v", f.Name(), name, got)
+			}
+		}
+	}
 }

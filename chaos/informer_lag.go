@@ -1,6 +1,9 @@
 package chaos
 
-import "time"
+import (
+	"cmp"
+	"time"
+)
 
 // InformerLag makes one of the operator's informers fall behind: for a while its reads of Kind
 // (Deployment, Pod, ConfigMap or Service; Classes draws the first three) show those objects as they were at its first read in
@@ -19,4 +22,10 @@ func (f InformerLag) Name() string { return "informer-lag-" + f.Kind }
 // Apply implements Fault.
 func (f InformerLag) Apply(t Target, _ string) error {
 	return t.LagInformer(f.Kind, f.For)
+}
+
+// Tune sets how long it lasts from a script's for= (Params.For; zero keeps the default).
+func (f InformerLag) Tune(p Params) Fault {
+	f.For = cmp.Or(p.For, f.For)
+	return f
 }

@@ -1,6 +1,9 @@
 package chaos
 
-import "time"
+import (
+	"cmp"
+	"time"
+)
 
 // JobManagerPodFailure makes the JobManager's pod fail with Reason (CrashLoopBackOff,
 // ImagePullBackOff) for a while: the JobManager process is gone, the Deployment unavailable;
@@ -17,4 +20,10 @@ func (f JobManagerPodFailure) Name() string { return "jm-pod-" + f.Reason }
 func (f JobManagerPodFailure) Apply(t Target, r string) error {
 	t.BreakJobManagerPod(r, f.Reason, f.For)
 	return nil
+}
+
+// Tune sets how long the pod fails from a script's for= (Params.For; zero keeps the default).
+func (f JobManagerPodFailure) Tune(p Params) Fault {
+	f.For = cmp.Or(p.For, f.For)
+	return f
 }

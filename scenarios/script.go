@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"bufio"
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -250,57 +249,28 @@ func (s *Script) fault(name string, raw []datadriven.CmdArg) error {
 	return s.checker.Inject(f, name)
 }
 
-// tune sets a fault's for=, count= and k= arguments.
+// tune sets a fault's parameters from a fault directive's for=, count= and k= (see
+// chaos.Tunable); a fault that takes none ignores them.
 func tune(f chaos.Fault, a args) (chaos.Fault, error) {
-	var d time.Duration
+	var p chaos.Params
 	if v, ok := a.take("for"); ok {
-		var err error
-		if d, err = time.ParseDuration(v); err != nil {
+		d, err := time.ParseDuration(v)
+		if err != nil {
 			return nil, err
 		}
+		p.For = d
 	}
-	n, _ := strconv.Atoi(a.str("count", "0"))
-	k, _ := strconv.Atoi(a.str("k", "0"))
-	switch x := f.(type) {
-	case chaos.JobManagerPodFailure:
-		x.For = cmp.Or(d, x.For)
-		return x, nil
-	case chaos.SlowStart:
-		x.By = cmp.Or(d, x.By)
-		return x, nil
-	case chaos.RESTOutage:
-		x.For = cmp.Or(d, x.For)
-		return x, nil
-	case chaos.RESTTimeout:
-		x.For = cmp.Or(d, x.For)
-		return x, nil
-	case chaos.NetworkPartition:
-		x.For = cmp.Or(d, x.For)
-		return x, nil
-	case chaos.SavepointHang:
-		x.For = cmp.Or(d, x.For)
-		return x, nil
-	case chaos.CheckpointFailure:
-		x.For = cmp.Or(d, x.For)
-		return x, nil
-	case chaos.StaleReads:
-		x.For = cmp.Or(d, x.For)
-		return x, nil
-	case chaos.InformerLag:
-		x.For = cmp.Or(d, x.For)
-		return x, nil
-	case chaos.SavepointFailure:
-		x.Count = cmp.Or(n, x.Count)
-		return x, nil
-	case chaos.APIErrors:
-		x.Count = cmp.Or(n, x.Count)
-		return x, nil
-	case chaos.MissedWatchEvents:
-		x.Count = cmp.Or(n, x.Count)
-		return x, nil
-	case chaos.OperatorCrashAfterWrite:
-		x.K = cmp.Or(k, x.K)
-		return x, nil
+	for key, dst := range map[string]*int{"count": &p.Count, "k": &p.K} {
+		if v, ok := a.take(key); ok {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return nil, fmt.Errorf("%s=%q: want a positive number", key, v)
+			}
+			*dst = n
+		}
+	}
+	if t, ok := f.(chaos.Tunable); ok {
+		return t.Tune(p), nil
 	}
 	return f, nil
 }
