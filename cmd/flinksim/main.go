@@ -4,7 +4,7 @@
 // ./bin/k8s, otherwise the fake client). No cluster is needed.
 //
 //	flinksim demo  [--seed N] [--timeline FILE] [--backend auto|fake|envtest]
-//	flinksim run   [--seed N] [--timeline FILE] [--backend fake|envtest] SCENARIO.txt
+//	flinksim run   [--seed N] [--timeline FILE] [--backend fake|envtest] [--check] SCENARIO.txt
 //	flinksim sweep [--seeds N] [--base-seed S] [--workers W] [--steps A]
 //	flinksim replay --seed S [--steps A] [--timeline FILE]
 //	flinksim sandbox [--kubeconfig FILE]
@@ -14,10 +14,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -25,6 +27,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/google/go-cmp/cmp"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/flinkop/flinkop/harness"
@@ -34,7 +37,7 @@ import (
 
 const usage = `usage:
   flinksim demo  [--seed N] [--timeline FILE] [--backend auto|fake|envtest]
-  flinksim run   [--seed N] [--timeline FILE] [--backend fake|envtest] SCENARIO.txt
+  flinksim run   [--seed N] [--timeline FILE] [--backend fake|envtest] [--check] SCENARIO.txt
   flinksim sweep [--seeds N] [--base-seed S] [--workers W] [--steps A]
   flinksim replay --seed S [--steps A] [--timeline FILE]
   flinksim sandbox [--kubeconfig FILE]
@@ -111,6 +114,7 @@ func runScenario(args []string) error {
 	seed := fs.Int64("seed", 1, "seed of the simulated world")
 	timeline := fs.String("timeline", "", "also write the timeline to this file (.html or text)")
 	which := fs.String("backend", "fake", "Kubernetes API: fake or envtest")
+	check := fs.Bool("check", false, "compare each directive's output with the file's golden output, print the differences, and fail on any")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -123,7 +127,15 @@ func runScenario(args []string) error {
 	}
 	defer stop()
 	fmt.Printf("# %s on %s, seed %d\n", fs.Arg(0), describe(b), *seed)
-	s, err := scenarios.RunFile(fs.Arg(0), b, *seed, os.Stdout)
+	var out io.Writer = os.Stdout
+	var got bytes.Buffer
+	if *check {
+		out = &got
+	}
+	s, err := scenarios.RunFile(fs.Arg(0), b, *seed, out)
+	if *check && err == nil {
+		err = checkGolden(fs.Arg(0), got.String())
+	}
 	if s != nil && *timeline != "" {
 		if werr := writeTimeline(s.World().Trace, *timeline); werr != nil {
 			return werr
@@ -221,6 +233,22 @@ Ctrl-C stops everything.
 	err = env.RunSandbox(ctx, 500*time.Millisecond, func(err error) { fmt.Fprintln(os.Stderr, "pod simulator:", err) })
 	fmt.Println("\nflinksim sandbox: stopped")
 	return err
+}
+
+// checkGolden compares a script run's output with the script file, which holds the golden
+// output under each directive: the differences are printed, and any is an error.
+func checkGolden(path, got string) error {
+	want, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	lines := func(s string) []string { return strings.Split(strings.TrimRight(s, "\n"), "\n") }
+	if diff := cmp.Diff(lines(string(want)), lines(got)); diff != "" {
+		fmt.Printf("%s: the run differs from the golden output (-golden +run):\n%s", path, diff)
+		return fmt.Errorf("%s differs from its golden output (go test ./scenarios -run 'TestScripts$' -update rewrites the goldens)", path)
+	}
+	fmt.Printf("%s: every directive's output matches the golden one\n", path)
+	return nil
 }
 
 // backend returns the chosen Kubernetes API and how to stop it.

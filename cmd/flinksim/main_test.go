@@ -9,6 +9,14 @@ import (
 
 func TestCommands(t *testing.T) {
 	dir := t.TempDir()
+	golden, err := os.ReadFile("../../scenarios/testdata/scripts/savepoint_upgrade.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tampered := filepath.Join(dir, "tampered.txt")
+	if err := os.WriteFile(tampered, []byte(strings.Replace(string(golden), "SavepointCompleted", "SavepointSkipped", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	cases := map[string]struct {
 		args    []string
 		wantErr string
@@ -17,6 +25,8 @@ func TestCommands(t *testing.T) {
 		"sweep a few seeds":         {args: []string{"sweep", "--seeds", "3", "--workers", "1"}},
 		"demo on the fake backend":  {args: []string{"demo", "--backend", "fake", "--timeline", filepath.Join(dir, "t.html")}},
 		"unknown command":           {args: []string{"fly"}, wantErr: "unknown command"},
+		"check a script's goldens":  {args: []string{"run", "--check", "../../scenarios/testdata/scripts/savepoint_upgrade.txt"}},
+		"check a tampered golden":   {args: []string{"run", "--check", tampered}, wantErr: "differs from its golden output"},
 		"run without a file":        {args: []string{"run"}, wantErr: "one scenario file"},
 		"a missing scenario file":   {args: []string{"run", filepath.Join(dir, "nope.txt")}, wantErr: "no such file"},
 		"an unknown backend":        {args: []string{"demo", "--backend", "kind"}, wantErr: "unknown backend"},
