@@ -32,12 +32,16 @@ import (
 //	apply [name=] [mode=savepoint|last-state|stateless] [parallelism=N] [image=I]
 //	      [state=running|suspended] [savepoint-nonce=N] [ha=false] [conf=(k=v, …)]
 //	run for=DURATION | until=stable|suspended|deleted|refused [limit=DURATION] [only=NAME]
+//	step [count=N]            (N steps of the world: a reconcile, or one event of the world)
 //	fault CLASS [name=] [for=DURATION] [count=N] [k=N]      (a chaos class name)
 //	delete [name=]            delete-jobmanager [name=]      restart-operator
 //	status [name=]            restored [name=]
 //	sessionjob [name=] [deployment=] [mode=] [parallelism=N] [state=] [savepoint-nonce=N]
 //	           [restart-nonce=N]                              (applies a FlinkSessionJob)
 //	delete-sessionjob [name=] sessionjob-status [name=]
+//
+// Any directive takes expect-error=TEXT: it must then fail with an error containing TEXT, which
+// its output shows, and the script goes on.
 type Script struct {
 	w       *harness.World
 	checker *harness.Checker
@@ -63,6 +67,29 @@ func (s *Script) World() *harness.World { return s.w }
 
 // Exec runs one directive and returns its output.
 func (s *Script) Exec(cmd string, raw []datadriven.CmdArg) (string, error) {
+	var expect string
+	raw = slices.DeleteFunc(slices.Clone(raw), func(r datadriven.CmdArg) bool {
+		if r.Key == "expect-error" {
+			expect = strings.Join(r.Vals, ",")
+			return true
+		}
+		return false
+	})
+	out, err := s.exec(cmd, raw)
+	if expect == "" {
+		return out, err
+	}
+	switch {
+	case err == nil:
+		return out, fmt.Errorf("%s: no error, want one containing %q", cmd, expect)
+	case !strings.Contains(err.Error(), expect):
+		return out, fmt.Errorf("%s: error %w, want one containing %q", cmd, err, expect)
+	}
+	return out + "error: " + err.Error() + "\n", nil
+}
+
+// exec runs one directive.
+func (s *Script) exec(cmd string, raw []datadriven.CmdArg) (string, error) {
 	a := argMap(raw)
 	name := a.str("name", resource)
 	var err error
@@ -71,6 +98,8 @@ func (s *Script) Exec(cmd string, raw []datadriven.CmdArg) (string, error) {
 		err = s.apply(name, a)
 	case "run":
 		err = s.run(a)
+	case "step":
+		err = s.step(a)
 	case "fault":
 		err = s.fault(name, raw)
 		a = args{} // fault checks its own arguments
@@ -99,6 +128,24 @@ func (s *Script) Exec(cmd string, raw []datadriven.CmdArg) (string, error) {
 		err = a.unused()
 	}
 	return s.news(), err
+}
+
+// step steps the world count= times (default once: one reconcile, or one event of the world),
+// checking the invariants after each.
+func (s *Script) step(a args) error {
+	n, err := strconv.Atoi(a.str("count", "1"))
+	if err != nil || n < 1 {
+		return fmt.Errorf("count=%q: want a positive number", a.str("count", "1"))
+	}
+	for range n {
+		if _, err := s.w.Step(); err != nil {
+			return fmt.Errorf("step: %w", err)
+		}
+		if v := s.checker.Check(s.names...); len(v) > 0 {
+			return fmt.Errorf("invariant violated at %s:\n  %s", s.w.Now().Sub(harness.Start), strings.Join(v, "\n  "))
+		}
+	}
+	return nil
 }
 
 // news renders the trace entries added since the last directive.
