@@ -37,8 +37,8 @@ UNIT_PKGS = $(shell go list ./... | grep -v /scenarios)
 # Packages with envtest tests (files tagged `integration`).
 INTEGRATION_PKGS = $(shell grep -rl --include='*_test.go' '^//go:build integration' . | xargs -r -n1 dirname | sort -u)
 # The integration tier skips the rapid machines of the fake backend (test-scenarios runs them;
-# TestOnEnvtest samples them on the API server).
-INTEGRATION_SKIP = StateMachine$$|^TestHostileInput$$
+# TestOnEnvtest samples them on the API server), and the crash enumeration (fake backend too).
+INTEGRATION_SKIP = StateMachine$$|^TestHostileInput$$|^TestScriptsSurviveACrashAfterEveryWrite$$
 
 ##@ General
 
@@ -130,6 +130,7 @@ test-scenarios: ## Run the property-based scenarios (SCENARIO_CHECKS random runs
 sim: ## Run a long property sweep in parallel workers and print a summary: make sim SEEDS=5000.
 	go run ./cmd/flinksim sweep --seeds $(SEEDS) --base-seed $$(date +%s)
 	go test -count=1 ./harness/autoscale/ -run 'TestAutoscalerProperties$$' -rapid.checks=$(SEEDS)
+	go test -count=1 -timeout 30m ./scenarios/ -run 'TestScriptsSurviveACrashAfterEveryWrite$$' -crash-stride=1
 
 .PHONY: test-integration
 test-integration: envtest-assets $(HELM) ## Run the envtest tests against a real kube-apiserver and etcd.

@@ -215,6 +215,9 @@ func (f *apiFaults) get(ctx context.Context, c client.WithWatch, key client.Obje
 	return nil
 }
 
+// APIWrites is how many API writes of the operator succeeded so far.
+func (w *World) APIWrites() int { return w.api.total }
+
 // CrashOperatorAfterWrite arms the operator to crash right after its k-th next API write
 // (k ≥ 1); the world restarts it, as Kubernetes restarts a crashed pod.
 func (w *World) CrashOperatorAfterWrite(k int) { w.api.crashAfter, w.api.writes = max(k, 1), 0 }

@@ -390,12 +390,19 @@ func (s *Script) restored(name string) string {
 // RunFile runs a scenario file, writing every directive and its output to out (the golden
 // format, without comparing). It stops at the first failing directive.
 func RunFile(path string, b harness.Backend, seed int64, out io.Writer) (*Script, error) {
+	s := NewScript(b, seed)
+	return s, s.Run(path, out)
+}
+
+// Run runs a scenario file's directives on s, writing each with its output to out in the
+// file's layout; the golden outputs in the file are skipped. The first failing directive ends
+// it with its error.
+func (s *Script) Run(path string, out io.Writer) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer func() { _ = f.Close() }()
-	s := NewScript(b, seed)
 	sc := bufio.NewScanner(f)
 	inOutput := false
 	for sc.Scan() {
@@ -413,15 +420,15 @@ func RunFile(path string, b harness.Backend, seed int64, out io.Writer) (*Script
 		}
 		cmd, args, err := datadriven.ParseLine(line)
 		if err != nil {
-			return s, err
+			return err
 		}
 		res, err := s.Exec(cmd, args)
 		_, _ = fmt.Fprintf(out, "%s\n----\n%s\n", line, res)
 		if err != nil {
-			return s, fmt.Errorf("%s: %w", line, err)
+			return fmt.Errorf("%s: %w", line, err)
 		}
 	}
-	return s, sc.Err()
+	return sc.Err()
 }
 
 // args are a directive's arguments; take marks one used, so unknown ones are reported.
