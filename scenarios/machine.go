@@ -147,7 +147,7 @@ func (m *machine) changeSpec(t *rapid.T) {
 		m.apply(t)
 		return
 	}
-	switch rapid.IntRange(0, 9).Draw(t, "change") {
+	switch rapid.IntRange(0, 12).Draw(t, "change") {
 	case 0:
 		m.spec.Image = fmt.Sprintf("flink:1.20.%d", rapid.IntRange(0, 9).Draw(t, "patch"))
 	case 1:
@@ -179,6 +179,21 @@ func (m *machine) changeSpec(t *rapid.T) {
 		autoscaleSpec(t, &m.spec)
 	case 9:
 		restSSLSpec(t, &m.spec)
+	case 10:
+		// kubectl's restart of the cluster and job: a new nonce restarts them with the
+		// upgrade mode, which the invariants hold to the same rules as any upgrade.
+		n := rapid.Int64Range(1, 5).Draw(t, "restartNonce")
+		m.spec.RestartNonce = &n
+	case 11:
+		// A Flink minor version upgrade: the image and flinkVersion move together.
+		v := rapid.SampledFrom([]string{"19", "20"}).Draw(t, "minor")
+		m.spec.Image, m.spec.FlinkVersion = "flink:1."+v, flinkv1beta1.FlinkVersion("v1_"+v)
+	case 12:
+		// Restarting failed jobs, and the cluster health check, on or off: a failing job is
+		// then restarted by the operator rather than left FAILED.
+		m.spec.FlinkConfiguration.Set("kubernetes.operator.job.restart.failed", fmt.Sprint(rapid.Bool().Draw(t, "restartFailed")))
+		m.spec.FlinkConfiguration.Set("kubernetes.operator.cluster.health-check.enabled", fmt.Sprint(rapid.Bool().Draw(t, "healthCheck")))
+		m.spec.FlinkConfiguration.Set("kubernetes.operator.cluster.health-check.restarts.threshold", fmt.Sprint(rapid.IntRange(2, 64).Draw(t, "restarts")))
 	}
 	m.apply(t)
 	waits := []time.Duration{time.Second, 10 * time.Second, time.Minute}
