@@ -93,7 +93,7 @@ func demoStages() []demoStage {
 				return err
 			}
 			w.Trace.add(w.Now(), "fault", d.Name, "jm-crash")
-			if err := (chaos.JobManagerCrash{}).Apply(w, d.Name); err != nil {
+			if err := w.Inject(chaos.JobManagerCrash{}, d.Name); err != nil {
 				return err
 			}
 			w.Cluster(d.Name, func(c *fakeflink.Cluster) {

@@ -73,13 +73,15 @@ type Checker struct {
 
 // NewChecker returns a checker of w.
 func NewChecker(w *World) *Checker {
-	return &Checker{
+	c := &Checker{
 		w: w, snapshots: map[string]map[string]fakeflink.Snapshot{}, starts: map[string]int{},
 		lastGen: map[string]int64{}, lastJob: map[string]string{}, deployedGen: map[string]string{}, crashes: map[string]bool{},
 		haLost: map[string]bool{}, lastState: map[string]flinkv1beta1.ReconciliationState{}, lineage: map[string]time.Time{}, specs: map[string]map[string]*decide.ReconciledSpec{},
 		failovers: map[string][]fakeflink.Failover{}, knownSavepoints: map[string]map[string]bool{},
 		scalingSeen: map[string]int{}, traced: map[string]bool{},
 	}
+	w.checker = c
+	return c
 }
 
 // JobManagerCrashed tells the checker that a crash fault hit the resource's JobManager: the
@@ -93,6 +95,18 @@ func (c *Checker) JobManagerCrashed(resource string) { c.crashes[resource] = tru
 func (c *Checker) Inject(f chaos.Fault, resource string) error {
 	c.Injected(f, resource)
 	if err := f.Apply(c.w, resource); err != nil {
+		return fmt.Errorf("fault %s: %w", f.Name(), err)
+	}
+	return nil
+}
+
+// Inject is Checker.Inject through the world: the checker made for it last hears of the fault
+// first (a world without one just applies it).
+func (w *World) Inject(f chaos.Fault, resource string) error {
+	if w.checker != nil {
+		return w.checker.Inject(f, resource)
+	}
+	if err := f.Apply(w, resource); err != nil {
 		return fmt.Errorf("fault %s: %w", f.Name(), err)
 	}
 	return nil

@@ -59,6 +59,7 @@ type World struct {
 	SnapshotSlots         *controller.SnapshotSlots
 
 	jarFetcher *flink.JarFetcher // replaces Boundary.Fetcher() when set (tests of the checker)
+	checker    *Checker          // the checker made for this world last (NewChecker), told of faults by Inject
 	reconciler *controller.FlinkDeploymentReconciler
 	sessionJob *controller.FlinkSessionJobReconciler
 	snapshot   *controller.FlinkStateSnapshotReconciler

@@ -42,6 +42,8 @@ func TestEveryOptionReadIsCatalogued(t *testing.T) {
 		config.KeyHealthRestartsThreshold, config.KeyHealthRestartsWindow, config.KeyHealthCheckpoints,
 		config.KeyHealthCheckpointsWindow, config.KeyReconcileParallelism, config.KeySnapshotMaxConcurrent,
 		config.KeyDynamicConfig, config.KeyDynamicConfigInterval, config.NamespacePrefix + "ns.kubernetes.operator.x",
+		config.KeyCanaryTimeout, config.KeyExceptionEventsLimit, config.KeyExceptionStackLines,
+		config.KeyWatchedNamespaces, config.KeyLabelSelector, config.KeyDynamicNamespaces,
 		flinkv1beta1.BlueGreenAbortGracePeriod, flinkv1beta1.BlueGreenRescheduleInterval, flinkv1beta1.BlueGreenDeletionDelay,
 	}
 	for _, k := range []string{
