@@ -39,7 +39,7 @@ func runBlueGreenUntil(t *testing.T, w *World, c *Checker, state flinkv1beta1.Bl
 
 // TestBlueGreenSwitchKeepsState: a change of the template starts green from a savepoint of
 // blue's running job, deletes blue once green is stable, and green's job continues from
-// where blue's was when the switch began (no state lost); invariants B1–B4 hold throughout.
+// where blue's was when the switch began (no state lost); invariants B1–B5 hold throughout.
 func TestBlueGreenSwitchKeepsState(t *testing.T) {
 	w, err := NewWorld(1)
 	if err != nil {

@@ -39,7 +39,7 @@ type childSeen struct {
 }
 
 // WatchBlueGreen makes the checker hold the FlinkBlueGreenDeployment name to invariants
-// B1–B4 after every step.
+// B1–B5 after every step.
 func (c *Checker) WatchBlueGreen(name string) {
 	if c.blueGreens == nil {
 		c.blueGreens = map[string]*blueGreenState{}

@@ -31,7 +31,7 @@ func child(c flinkv1beta1.BlueGreenColor, uid, job string, ready, deleting bool)
 	return d
 }
 
-// TestBlueGreenInvariantsFire shows each of B1–B4 firing on the world state of a broken
+// TestBlueGreenInvariantsFire shows each of B1–B5 firing on the world state of a broken
 // operator, after a first view of a healthy blue.
 func TestBlueGreenInvariantsFire(t *testing.T) {
 	store := map[string]fakeflink.Snapshot{

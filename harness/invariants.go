@@ -65,7 +65,7 @@ type Checker struct {
 	// snapshotTriggers the trigger ids of their attempts, to their names.
 	snapshotPaths    map[string]string
 	snapshotTriggers map[string]string
-	// blueGreens are the FlinkBlueGreenDeployments held to B1–B4 (WatchBlueGreen).
+	// blueGreens are the FlinkBlueGreenDeployments held to B1–B5 (WatchBlueGreen).
 	blueGreens map[string]*blueGreenState
 	// traced are the violations already written into the trace.
 	traced map[string]bool

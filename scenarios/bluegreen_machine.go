@@ -24,7 +24,7 @@ const blueGreenName = "bg"
 // blueGreenMachine drives a FlinkBlueGreenDeployment through template changes (switches,
 // in-place patches, redeploys), suspends and resumes, new children that never start, failed
 // savepoints, faults on the active child, operator restarts and deletions, checking every
-// invariant (B1–B4 and the children's own) after every step.
+// invariant (B1–B5 and the children's own) after every step.
 type blueGreenMachine struct {
 	w       *harness.World
 	checker *harness.Checker

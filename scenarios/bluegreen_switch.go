@@ -9,7 +9,7 @@ import (
 )
 
 // BlueGreenSwitch runs one blue→green switch on backend b with every invariant checked after
-// each step (B1–B4 and the children's own): a blue/green deployment in savepoint mode becomes
+// each step (B1–B5 and the children's own): a blue/green deployment in savepoint mode becomes
 // ACTIVE_BLUE, a new image switches it to ACTIVE_GREEN, blue is gone, and green's job started
 // from a savepoint holding at least the state blue's job had when the image changed.
 func BlueGreenSwitch(b harness.Backend, seed int64) error {

@@ -27,7 +27,7 @@ func TestSessionJobStateMachine(t *testing.T) {
 
 // TestBlueGreenStateMachine is the property test of FlinkBlueGreenDeployments: random
 // template changes, suspends and resumes, children that start too late, failed savepoints,
-// faults, operator restarts and deletions never break the invariants (B1–B4 included), and
+// faults, operator restarts and deletions never break the invariants (B1–B5 included), and
 // the resource converges to one ready child.
 func TestBlueGreenStateMachine(t *testing.T) {
 	rapid.Check(t, BlueGreenProperty(nil, nil))

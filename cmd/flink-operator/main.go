@@ -1,5 +1,6 @@
-// Command flink-operator is the Flinkop operator: it reconciles FlinkDeployments
-// (flink.apache.org/v1beta1) in the watched namespaces.
+// Command flink-operator is the Flinkop operator: it reconciles FlinkDeployments,
+// FlinkSessionJobs, FlinkStateSnapshots and FlinkBlueGreenDeployments (flink.apache.org/v1beta1)
+// in the watched namespaces, and serves their admission webhooks.
 //
 //	flink-operator [--version] [--kubeconfig F] [--namespaces a,b] [--leader-elect]
 //	               [--metrics-bind-address :8080] [--metrics-secure=true] [--health-probe-bind-address :8081]

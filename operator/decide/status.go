@@ -12,8 +12,8 @@ import (
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
-// observeStatus copies what was observed into status: the JobManager deployment state (seed
-// 001's state machine) and the job.
+// observeStatus copies what was observed into status: the JobManager deployment state
+// (DEPLOYING → DEPLOYED_NOT_READY → READY, ERROR, MISSING) and the job.
 func (s *step) observeStatus() {
 	o := s.in.Observed
 	st := s.st

@@ -1,5 +1,5 @@
-// Package v1beta1 holds the Flinkop API: the FlinkDeployment and FlinkSessionJob kinds of the
-// flink.apache.org/v1beta1 group, field for field compatible with the Apache Flink Kubernetes
+// Package v1beta1 holds the Flinkop API: the FlinkDeployment, FlinkSessionJob,
+// FlinkStateSnapshot and FlinkBlueGreenDeployment kinds of the flink.apache.org/v1beta1 group, field for field compatible with the Apache Flink Kubernetes
 // Operator, so manifests written for that operator apply unchanged.
 //
 // The *_types.go files hold structs and kubebuilder markers only (CRD schema, CEL rules, printer
