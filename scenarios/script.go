@@ -40,8 +40,8 @@ import (
 //	           [restart-nonce=N]                              (applies a FlinkSessionJob)
 //	delete-sessionjob [name=] sessionjob-status [name=]
 //
-// Any directive takes expect-error=TEXT: it must then fail with an error containing TEXT, which
-// its output shows, and the script goes on.
+// Any directive takes expect-error=(TEXT): it must then fail with an error containing TEXT,
+// which its output shows, and the script goes on (the parentheses keep TEXT's spaces).
 type Script struct {
 	w       *harness.World
 	checker *harness.Checker

@@ -101,16 +101,19 @@ func TestWebhookDownTheOperatorStillRefuses(t *testing.T) {
 	waitFor(t, d, "refused by the operator in status.error", 3*time.Minute, func(d *flinkv1beta1.FlinkDeployment) bool {
 		return strings.Contains(d.Status.Error, "spec.job.jarURI")
 	})
-	var events corev1.EventList
-	if err := env.client.List(ctx, &events, client.InNamespace(jobNS)); err != nil {
-		t.Fatal(err)
-	}
+	// Events are posted asynchronously: poll for the Warning.
 	warned := false
-	for _, e := range events.Items {
-		warned = warned || (e.InvolvedObject.Name == d.Name && e.Type == corev1.EventTypeWarning)
+	for deadline := time.Now().Add(time.Minute); !warned && time.Now().Before(deadline); time.Sleep(2 * time.Second) {
+		var events corev1.EventList
+		if err := env.client.List(ctx, &events, client.InNamespace(jobNS)); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range events.Items {
+			warned = warned || (e.InvolvedObject.Name == d.Name && e.Type == corev1.EventTypeWarning)
+		}
 	}
 	if !warned {
-		t.Error("no Warning Event about the refused spec")
+		t.Error("no Warning Event about the refused spec within a minute")
 	}
 	var jm appsv1.Deployment
 	if err := env.client.Get(ctx, client.ObjectKey{Namespace: jobNS, Name: d.Name}, &jm); !apierrors.IsNotFound(err) {
@@ -118,19 +121,28 @@ func TestWebhookDownTheOperatorStillRefuses(t *testing.T) {
 	}
 }
 
-// checkSessionJobLabelled creates a session job, once the webhook serves, and finds it stored
-// with the mutating webhook's target.session label.
+// checkSessionJobLabelled creates a session job and finds it stored with the mutating
+// webhook's target.session label. The mutating configuration gets its CA apart from the
+// validating one: until the API server trusts it (failurePolicy Ignore) a job is stored
+// unlabelled, deleted and created again, for up to 2 minutes.
 func checkSessionJobLabelled(t *testing.T) {
 	t.Helper()
 	ctx := context.Background()
-	j := fixtures.SessionJob(jobNS, "e2e-webhook-label", "e2e-no-such-session")
-	if err := env.client.Create(ctx, j); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		_, _ = kubectl(ctx, "delete", "-n", jobNS, "flinksessionjob", j.Name, "--wait=true", "--timeout=60s")
-	}()
-	if got := j.Labels[flinkv1beta1.LabelTargetSession]; got != j.Spec.DeploymentName {
-		t.Errorf("session job stored with %s=%q, want %q (the mutating webhook)", flinkv1beta1.LabelTargetSession, got, j.Spec.DeploymentName)
+	for start := time.Now(); ; time.Sleep(5 * time.Second) {
+		j := fixtures.SessionJob(jobNS, "e2e-webhook-label", "e2e-no-such-session")
+		if err := env.client.Create(ctx, j); err != nil {
+			t.Fatal(err)
+		}
+		got := j.Labels[flinkv1beta1.LabelTargetSession]
+		if _, err := kubectl(ctx, "delete", "-n", jobNS, "flinksessionjob", j.Name, "--wait=true", "--timeout=60s"); err != nil {
+			t.Fatal(err)
+		}
+		if got == j.Spec.DeploymentName {
+			step("%s: labelled %s=%s by the mutating webhook after %s", j.Name, flinkv1beta1.LabelTargetSession, got, time.Since(start).Round(time.Second))
+			return
+		}
+		if time.Since(start) > 2*time.Minute {
+			t.Fatalf("session job stored with %s=%q for 2 minutes, want %q (the mutating webhook)", flinkv1beta1.LabelTargetSession, got, j.Spec.DeploymentName)
+		}
 	}
 }

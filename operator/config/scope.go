@@ -33,7 +33,9 @@ type Scope struct {
 // A namespace that is not a DNS label, and a selector that does not parse, are errors.
 func ParseScope(flat map[string]string) (Scope, error) {
 	var s Scope
-	if v := strings.TrimSpace(flat[KeyWatchedNamespaces]); v != "" && v != AllNamespaces {
+	if v := strings.TrimSpace(flat[KeyWatchedNamespaces]); v == "JOSDK_WATCH_CURRENT" {
+		return Scope{}, fmt.Errorf("%s: JOSDK_WATCH_CURRENT is not read here: name the operator's namespace", KeyWatchedNamespaces)
+	} else if v != "" && v != AllNamespaces {
 		for _, ns := range strings.Split(v, ",") {
 			ns = strings.TrimSpace(ns)
 			if ns == "" {

@@ -11,7 +11,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/bluegreen"
@@ -51,8 +50,8 @@ type FlinkBlueGreenDeploymentReconciler struct {
 	// Workers is how many resources are reconciled at once (0: the default parallelism).
 	Workers int
 
-	rescan source.Source // see ScopeWatch
-	fence  writeFence
+	scope *ScopeWatch // enqueues what a wider scope admits (nil: nothing)
+	fence writeFence
 }
 
 // Reconcile implements reconcile.Reconciler.
@@ -103,7 +102,7 @@ func (r *FlinkBlueGreenDeploymentReconciler) Reconcile(ctx context.Context, req 
 // SetupWithManager registers the reconciler: it watches blue/green deployments and the
 // FlinkDeployments they control (already in the cache, which holds every FlinkDeployment).
 func (r *FlinkBlueGreenDeploymentReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return withRescan(ctrl.NewControllerManagedBy(mgr), r.rescan).
+	return withRescan(ctrl.NewControllerManagedBy(mgr), r.scope.source(blueGreenList)).
 		For(&flinkv1beta1.FlinkBlueGreenDeployment{}).
 		Owns(&flinkv1beta1.FlinkDeployment{}).
 		Named("flinkbluegreendeployment").

@@ -21,7 +21,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
@@ -75,7 +74,7 @@ type FlinkDeploymentReconciler struct {
 	probes     probes
 	loops      loopGuard
 	exceptions exceptionMarks
-	rescan     source.Source // see ScopeWatch
+	scope      *ScopeWatch // enqueues what a wider scope admits (nil: nothing)
 	fence      writeFence
 	// serviceSlots are the executor's, whose back-off of a deleted resource is forgotten here.
 	serviceSlots *act.ServiceSlots
@@ -107,8 +106,9 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	if canary, err := reconcileCanary(ctx, r.Client, r.Canaries, flinkv1beta1.JobKindDeployment, &d, Finalizer); canary {
 		return ctrl.Result{}, err
 	}
-	if !inScope(r.Options, &d) {
+	if !inScope(r.Options, &d) { // left as it is; it holds no metrics and no snapshot slot
 		r.Metrics.Forget(flinkv1beta1.JobKindDeployment, req.NamespacedName)
+		r.SnapshotSlots.note(deploymentSlot(req), false)
 		return ctrl.Result{}, nil
 	}
 	writes, fresh := r.fence.enter(&d, r.Clock.Now(), r.Metrics)
@@ -228,7 +228,7 @@ func (r *FlinkDeploymentReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			return err
 		}
 	}
-	return withRescan(ctrl.NewControllerManagedBy(mgr), r.rescan).
+	return withRescan(ctrl.NewControllerManagedBy(mgr), r.scope.source(deploymentList)).
 		For(&flinkv1beta1.FlinkDeployment{}).
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}, builder.OnlyMetadata). // see act.MetadataOnly

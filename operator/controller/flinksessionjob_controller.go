@@ -16,7 +16,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
@@ -66,7 +65,7 @@ type FlinkSessionJobReconciler struct {
 	// Canaries follows the canary resources (nil: a canary is reconciled as nothing).
 	Canaries *Canaries
 
-	rescan     source.Source // see ScopeWatch
+	scope      *ScopeWatch // enqueues what a wider scope admits (nil: nothing)
 	fence      writeFence
 	exceptions exceptionMarks
 }
@@ -87,8 +86,9 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	if canary, err := reconcileCanary(ctx, r.Client, r.Canaries, flinkv1beta1.JobKindSessionJob, &j, SessionJobFinalizer); canary {
 		return ctrl.Result{}, err
 	}
-	if !inScope(r.Options, &j) {
+	if !inScope(r.Options, &j) { // left as it is; it holds no metrics and no snapshot slot
 		r.Metrics.Forget(flinkv1beta1.JobKindSessionJob, req.NamespacedName)
+		r.SnapshotSlots.note(sessionJobSlot(req), false)
 		return ctrl.Result{}, nil
 	}
 	writes, fresh := r.fence.enter(&j, r.Clock.Now(), r.Metrics)
@@ -174,7 +174,7 @@ func (r *FlinkSessionJobReconciler) optionsFor(j *flinkv1beta1.FlinkSessionJob, 
 // SetupWithManager registers the reconciler; a change of a session cluster reconciles the
 // jobs that target it.
 func (r *FlinkSessionJobReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return withRescan(ctrl.NewControllerManagedBy(mgr), r.rescan).
+	return withRescan(ctrl.NewControllerManagedBy(mgr), r.scope.source(sessionJobList)).
 		For(&flinkv1beta1.FlinkSessionJob{}).
 		Watches(&flinkv1beta1.FlinkDeployment{}, handler.EnqueueRequestsFromMapFunc(r.sessionJobsOf)).
 		Named("flinksessionjob").

@@ -11,7 +11,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/config"
@@ -53,8 +52,8 @@ type FlinkStateSnapshotReconciler struct {
 	// kubernetes.operator.reconcile.parallelism).
 	Workers int
 
-	rescan source.Source // see ScopeWatch
-	fence  writeFence
+	scope *ScopeWatch // enqueues what a wider scope admits (nil: nothing)
+	fence writeFence
 }
 
 // Reconcile implements reconcile.Reconciler.
@@ -118,7 +117,7 @@ func (r *FlinkStateSnapshotReconciler) Reconcile(ctx context.Context, req ctrl.R
 
 // SetupWithManager registers the reconciler.
 func (r *FlinkStateSnapshotReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return withRescan(ctrl.NewControllerManagedBy(mgr), r.rescan).
+	return withRescan(ctrl.NewControllerManagedBy(mgr), r.scope.source(snapshotList)).
 		For(&flinkv1beta1.FlinkStateSnapshot{}).
 		Named("flinkstatesnapshot").
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers(r.Workers), RateLimiter: retryLimiter()}).

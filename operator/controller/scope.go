@@ -2,8 +2,10 @@ package controller
 
 import (
 	"context"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -20,7 +22,18 @@ import (
 // resource out of scope is left as it is, finalizer and all, as the Apache operator leaves the
 // resources of a namespace it stopped watching.
 func inScope(live *config.Live, obj client.Object) bool {
-	return live.Scope().Admits(obj.GetNamespace(), obj.GetLabels())
+	return admits(live.Scope(), obj)
+}
+
+// admits reports whether scope s admits obj. The label selector is the user's: an object the
+// operator made for another resource (a blue/green child, a savepoint's FlinkStateSnapshot
+// record, controlled by their owner) carries the operator's labels, not its owner's, and is
+// admitted in a watched namespace.
+func admits(s config.Scope, obj client.Object) bool {
+	if owner := metav1.GetControllerOf(obj); owner != nil && strings.HasPrefix(owner.APIVersion, flinkv1beta1.GroupVersion.Group+"/") {
+		return s.Watches(obj.GetNamespace())
+	}
+	return s.Admits(obj.GetNamespace(), obj.GetLabels())
 }
 
 // ScopeWatch enqueues, when the operator's scope changes while it runs, the resources the new
@@ -28,9 +41,11 @@ func inScope(live *config.Live, obj client.Object) bool {
 // their next change. A resource the new scope leaves out needs nothing: its next reconcile
 // ends at once.
 type ScopeWatch struct {
-	live   *config.Live
-	reader client.Reader
-	kinds  []scopeKind
+	live    *config.Live
+	reader  client.Reader
+	kinds   []scopeKind
+	changes <-chan struct{}
+	old     config.Scope // the scope the controllers have seen
 }
 
 type scopeKind struct {
@@ -39,12 +54,14 @@ type scopeKind struct {
 }
 
 // NewScopeWatch watches live's scope and lists resources through reader (the manager's cache).
+// It takes the scope as it is now for the one the controllers start with.
 func NewScopeWatch(live *config.Live, reader client.Reader) *ScopeWatch {
-	return &ScopeWatch{live: live, reader: reader}
+	return &ScopeWatch{live: live, reader: reader, changes: live.Changes(), old: live.Scope()}
 }
 
 // source is a controller's source of the resources of one kind that the scope newly admits
-// (nil: no watch).
+// (nil: no watch). SetupWithManager asks for it: a channel no controller reads would block the
+// watch.
 func (w *ScopeWatch) source(list func() client.ObjectList) source.Source {
 	if w == nil {
 		return nil
@@ -57,23 +74,24 @@ func (w *ScopeWatch) source(list func() client.ObjectList) source.Source {
 // Start follows the scope until ctx ends (a leader's runnable: the controllers it feeds run
 // on the leader only).
 func (w *ScopeWatch) Start(ctx context.Context) error {
-	changes := w.live.Changes()
-	old := w.live.Scope()
 	log := ctrl.Log.WithName("scope")
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-changes:
+		case <-w.changes:
 		}
 		now := w.live.Scope()
-		if now.Equal(old) {
+		if now.Equal(w.old) {
 			continue
 		}
-		log.Info("the operator's scope changed", "from", old.String(), "to", now.String())
-		admitted, err := w.newlyAdmitted(ctx, old, now)
+		log.Info("the operator's scope changed", "from", w.old.String(), "to", now.String())
+		admitted, err := w.newlyAdmitted(ctx, w.old, now)
 		if err != nil {
-			log.Error(err, "resources the new scope admits not listed: they are reconciled at their next change or resync")
+			// The scope the controllers have seen stays the old one: the next change of the
+			// options lists again everything admitted since.
+			log.Error(err, "resources the new scope admits not listed: they are reconciled at their next change, at the next scope change, or at the next resync")
+			continue
 		}
 		for _, a := range admitted {
 			select {
@@ -82,7 +100,7 @@ func (w *ScopeWatch) Start(ctx context.Context) error {
 				return nil
 			}
 		}
-		old = now
+		w.old = now
 	}
 }
 
@@ -105,7 +123,7 @@ func (w *ScopeWatch) newlyAdmitted(ctx context.Context, old, now config.Scope) (
 		}
 		for _, o := range objs {
 			obj, ok := o.(client.Object)
-			if ok && now.Admits(obj.GetNamespace(), obj.GetLabels()) && !old.Admits(obj.GetNamespace(), obj.GetLabels()) {
+			if ok && admits(now, obj) && !admits(old, obj) {
 				out = append(out, admittedObject{obj: obj, ch: k.ch})
 			}
 		}

@@ -131,7 +131,7 @@ func (s Setup) Reconciler(c client.Client, rec EventRecorder) *FlinkDeploymentRe
 		},
 		SnapshotSlots: s.SnapshotSlots,
 		Canaries:      s.Canaries,
-		rescan:        s.Scope.source(deploymentList),
+		scope:         s.Scope,
 		serviceSlots:  slots,
 		indexApp:      s.indexed,
 		fence:         writeFence{off: s.NoWriteFence},
@@ -259,7 +259,7 @@ func (s Setup) SessionJobReconciler(c client.Client, rec EventRecorder) *FlinkSe
 		Executor:      exec,
 		SnapshotSlots: s.SnapshotSlots,
 		Canaries:      s.Canaries,
-		rescan:        s.Scope.source(sessionJobList),
+		scope:         s.Scope,
 		fence:         writeFence{off: s.NoWriteFence},
 	}
 }
@@ -288,8 +288,8 @@ func (s Setup) SnapshotReconciler(c client.Client, rec EventRecorder) *FlinkStat
 		Executor: &act.SnapshotExecutor{
 			Flink: func(d *flinkv1beta1.FlinkDeployment) act.SnapshotFlinkAPI { return clients(d) },
 		},
-		rescan: s.Scope.source(snapshotList),
-		fence:  writeFence{off: s.NoWriteFence},
+		scope: s.Scope,
+		fence: writeFence{off: s.NoWriteFence},
 	}
 }
 
@@ -321,7 +321,7 @@ func (s Setup) BlueGreenReconciler(c client.Client, rec EventRecorder) *FlinkBlu
 			Client: c, Reader: s.APIReader,
 			Flink: func(d *flinkv1beta1.FlinkDeployment) act.BlueGreenFlinkAPI { return clients(d) },
 		},
-		rescan: s.Scope.source(blueGreenList),
-		fence:  writeFence{off: s.NoWriteFence},
+		scope: s.Scope,
+		fence: writeFence{off: s.NoWriteFence},
 	}
 }
