@@ -96,18 +96,20 @@ func (c *Checker) JobManagerCrashed(resource string) { c.crashes[resource] = tru
 // flagged as a violation.
 func (c *Checker) Inject(f chaos.Fault, resource string) error {
 	c.Injected(f, resource)
-	if err := f.Apply(c.w, resource); err != nil {
-		return fmt.Errorf("fault %s: %w", f.Name(), err)
-	}
-	return nil
+	return c.w.apply(f, resource)
 }
 
 // Inject is Checker.Inject through the world: the checker made for it last hears of the fault
 // first (a world without one just applies it).
 func (w *World) Inject(f chaos.Fault, resource string) error {
 	if w.checker != nil {
-		return w.checker.Inject(f, resource)
+		w.checker.Injected(f, resource)
 	}
+	return w.apply(f, resource)
+}
+
+// apply applies a fault to a resource of w, naming the fault in its error.
+func (w *World) apply(f chaos.Fault, resource string) error {
 	if err := f.Apply(w, resource); err != nil {
 		return fmt.Errorf("fault %s: %w", f.Name(), err)
 	}

@@ -117,11 +117,18 @@ func (l *Live) Scope() Scope { return l.p.Load().scope }
 // the file may not change while the operator runs (its watched namespaces, unless
 // KeyDynamicNamespaces is on).
 func (l *Live) PinScope(f func(Scope) Scope) {
+	l.change(func(st *liveState) {
+		l.pinScope = f
+		st.scope = f(st.scope)
+	})
+}
+
+// change applies set to a copy of the state now, under l.mu, and stores it.
+func (l *Live) change(set func(st *liveState)) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.pinScope = f
 	st := *l.p.Load()
-	st.scope = f(st.scope)
+	set(&st)
 	l.store(&st)
 }
 
@@ -150,12 +157,10 @@ func (l *Live) store(st *liveState) {
 // what the operator cannot do whatever the file says (record snapshots without their CRD,
 // say). A namespace's options are the constrained ones overridden.
 func (l *Live) Constrain(f func(Options) Options) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.constrain = f
-	st := *l.p.Load()
-	st.opts = f(st.opts)
-	l.store(&st)
+	l.change(func(st *liveState) {
+		l.constrain = f
+		st.opts = f(st.opts)
+	})
 }
 
 // Flat are the operator-wide options now as the file gives them, key by key.
