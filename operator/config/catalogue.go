@@ -116,7 +116,7 @@ var OperatorOptions = []Option{
 	{"kubernetes.operator.resource.cleanup.timeout", "5 min", Ignored, ""},
 	{"kubernetes.operator.resource.deletion.propagation", "Foreground", Ignored, ""},
 	{"kubernetes.operator.resource.lifecycle.metrics.enabled", "true", Ignored, ""},
-	{"kubernetes.operator.resource.lifecycle.namespace.histograms.enabled", "true", Ignored, ""},
+	{"kubernetes.operator.resource.lifecycle.namespace.histograms.enabled", "true", Ignored, "no per-namespace lifecycle summaries (memory per namespace); the operator-wide ones are exported"},
 	{"kubernetes.operator.resource.metrics.enabled", "true", Ignored, ""},
 	{"kubernetes.operator.retry.initial.interval", "5 s", Ignored, ""},
 	{"kubernetes.operator.retry.interval.multiplier", "1.5", Ignored, ""},

@@ -60,13 +60,13 @@ func (r *FlinkBlueGreenDeploymentReconciler) Reconcile(ctx context.Context, req 
 	if err := r.Client.Get(ctx, req.NamespacedName, &bg); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.fence.forget(req.NamespacedName)
+			r.Metrics.Forget(metrics.KindBlueGreen, req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if bg.DeletionTimestamp != nil {
-		return ctrl.Result{}, nil // the garbage collector deletes the children
-	}
-	if !inScope(r.Options, &bg) {
+	if bg.DeletionTimestamp != nil || !inScope(r.Options, &bg) {
+		// Deleted (the garbage collector deletes the children), or left alone.
+		r.Metrics.Forget(metrics.KindBlueGreen, req.NamespacedName)
 		return ctrl.Result{}, nil
 	}
 	writes, fresh := r.fence.enter(&bg, r.Clock.Now(), r.Metrics)
@@ -96,6 +96,9 @@ func (r *FlinkBlueGreenDeploymentReconciler) Reconcile(ctx context.Context, req 
 		}
 		writes.note()
 	}
+	r.Metrics.Observe(metrics.KindBlueGreen, req.NamespacedName, metrics.ResourceState{
+		Lifecycle: string(bg.Status.BlueGreenState), JobStatus: string(bg.Status.JobStatus.State),
+	}, r.Clock.Now())
 	return ctrl.Result{RequeueAfter: res.RequeueAfter}, nil
 }
 

@@ -174,9 +174,10 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	}
 	writes.note()
 	r.SnapshotSlots.note(deploymentSlot(req), snapshotInFlight(&res.Status.JobStatus))
+	cpu, memory := metrics.Usage(res.Status.ClusterInfo)
 	r.Metrics.Observe(flinkv1beta1.JobKindDeployment, req.NamespacedName, metrics.ResourceState{
 		Lifecycle: string(res.Status.LifecycleState), JobManager: string(res.Status.JobManagerDeploymentStatus),
-		FlinkVersion: res.Status.ClusterInfo["flink-version"],
+		FlinkVersion: res.Status.ClusterInfo[flinkv1beta1.ClusterInfoFlinkVersion], CPU: cpu, Memory: memory,
 	}, r.Clock.Now())
 	if res.RemoveFinalizer {
 		if err := releaseFinalizer(ctx, r.Client, &d, Finalizer); err != nil {

@@ -62,10 +62,12 @@ func (r *FlinkStateSnapshotReconciler) Reconcile(ctx context.Context, req ctrl.R
 	if err := r.Client.Get(ctx, req.NamespacedName, &s); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.fence.forget(req.NamespacedName)
+			r.Metrics.Forget(metrics.KindSnapshot, req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !inScope(r.Options, &s) {
+		r.Metrics.Forget(metrics.KindSnapshot, req.NamespacedName)
 		return ctrl.Result{}, nil
 	}
 	writes, fresh := r.fence.enter(&s, r.Clock.Now(), r.Metrics)
@@ -99,6 +101,7 @@ func (r *FlinkStateSnapshotReconciler) Reconcile(ctx context.Context, req ctrl.R
 		}
 		writes.note()
 	}
+	r.Metrics.Observe(metrics.KindSnapshot, req.NamespacedName, metrics.ResourceState{Lifecycle: string(s.Status.State), Savepoint: s.Spec.IsSavepoint()}, r.Clock.Now())
 	if res.Labels != nil && s.DeletionTimestamp == nil {
 		patch := client.MergeFrom(s.DeepCopy())
 		s.Labels = res.Labels

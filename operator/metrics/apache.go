@@ -1,7 +1,6 @@
 package metrics
 
 import (
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -20,67 +19,25 @@ import (
 const (
 	// ApachePrefix starts every Apache-named metric.
 	ApachePrefix = "flink_k8soperator_"
-	// NamespacePrefix starts the namespace-scope gauges:
-	// flink_k8soperator_namespace_Count, …_Lifecycle_State_<STATE>_Count,
-	// …_JmDeploymentStatus_<STATUS>_Count, …_FlinkVersion_<V>_Count,
-	// …_FlinkMinorVersion_<V>_Count.
+	// NamespacePrefix starts the namespace-scope gauges (see countNames for each kind's).
 	NamespacePrefix = ApachePrefix + "namespace_"
 	// maxVersion bounds a Flink version in a metric name: the version is what the cluster's
 	// REST API reports, which a tenant's image chooses.
 	maxVersion = 32
 )
 
-// LifecycleStates are the lifecycle states, each with its namespace gauge from the start (as
-// Apache's operator registers them when it first sees a namespace).
-var LifecycleStates = []string{"CREATED", "SUSPENDED", "UPGRADING", "DEPLOYED", "STABLE", "ROLLING_BACK", "ROLLED_BACK", "FAILED", "DELETING", "DELETED"}
-
-// Transitions are the lifecycle transitions whose times Apache's operator records, by name:
-// the time from leaving (or entering, for Stabilization and Rollback) the from state to
-// entering the to state.
-var Transitions = []Transition{
-	{"SUSPENDED", "STABLE", true, "Resume"},
-	{"STABLE", "STABLE", true, "Upgrade"},
-	{"DEPLOYED", "UPGRADING", true, "Suspend"},
-	{"STABLE", "UPGRADING", true, "Suspend"},
-	{"ROLLED_BACK", "UPGRADING", true, "Suspend"},
-	{"DEPLOYED", "SUSPENDED", true, "Suspend"},
-	{"STABLE", "SUSPENDED", true, "Suspend"},
-	{"ROLLED_BACK", "SUSPENDED", true, "Suspend"},
-	{"DEPLOYED", "STABLE", false, "Stabilization"},
-	{"DEPLOYED", "ROLLED_BACK", false, "Rollback"},
-	{"UPGRADING", "DEPLOYED", true, "Submission"},
-	{"ROLLING_BACK", "ROLLED_BACK", true, "Submission"},
-}
-
-// Transition is one tracked lifecycle transition.
-type Transition struct {
-	From, To string
-	// FromLastSeen measures from the last time the resource was seen in From, else from when
-	// it entered From.
-	FromLastSeen bool
-	Name         string
-}
-
-// settled are the states after which a resource's earlier state times are dropped: a later
-// transition is measured within one change, not across an earlier one.
-var settled = []string{"STABLE", "SUSPENDED", "ROLLED_BACK", "FAILED"}
-
 // Pod names the operator pod, the labels host, name and namespace of every Apache metric.
 type Pod struct{ Host, Name, Namespace string }
 
-// TransitionMetric is the name of a transition's summary for kind, e.g.
-// flink_k8soperator_FlinkDeployment_Lifecycle_Transition_Upgrade_TimeSeconds.
-func TransitionMetric(kind flinkv1beta1.JobKind, transition string) string {
-	return ApachePrefix + string(kind) + "_Lifecycle_Transition_" + transition + "_TimeSeconds"
-}
-
-// apache keeps the namespace-scope counts and the transition summaries.
+// apache keeps the namespace-scope counts and the lifecycle summaries.
 type apache struct {
 	pod         Pod
 	mu          sync.Mutex
 	counts      map[countKey]int
+	members     map[scopeKey]int // resources per namespace and kind
 	resources   map[resourceKey]*tracked
 	transitions map[string]prometheus.Summary // by TransitionMetric
+	stateTimes  map[string]prometheus.Summary // by StateTimeMetric
 }
 
 type countKey struct {
@@ -88,52 +45,23 @@ type countKey struct {
 	kind            flinkv1beta1.JobKind
 }
 
+type scopeKey struct {
+	namespace string
+	kind      flinkv1beta1.JobKind
+}
+
 type resourceKey struct {
 	kind flinkv1beta1.JobKind
 	types.NamespacedName
 }
 
-// tracked is what the Apache metrics remember of one resource (about 200 bytes, kept small:
-// a fleet has 10,000).
-type tracked struct {
-	counted ResourceState // the state its counts were taken from
-	state   string        // its lifecycle state
-	times   []stateTime   // the states since it last settled
-}
-
-// stateTime is when a resource entered a state and when it was last seen in it (Unix ns).
-type stateTime struct {
-	state         string
-	entered, last int64
-}
-
-func (t *tracked) time(state string) *stateTime {
-	for i := range t.times {
-		if t.times[i].state == state {
-			return &t.times[i]
-		}
-	}
-	return nil
-}
-
 func newApache(pod Pod, reg prometheus.Registerer) (*apache, error) {
-	a := &apache{pod: pod, counts: map[countKey]int{}, resources: map[resourceKey]*tracked{}, transitions: map[string]prometheus.Summary{}}
-	for _, kind := range []flinkv1beta1.JobKind{flinkv1beta1.JobKindDeployment, flinkv1beta1.JobKindSessionJob} {
-		for _, t := range Transitions {
-			name := TransitionMetric(kind, t.Name)
-			if _, ok := a.transitions[name]; ok {
-				continue
-			}
-			s := prometheus.NewSummary(prometheus.SummaryOpts{
-				Name: name, Help: "Time of the " + t.Name + " lifecycle transitions of " + string(kind) + "s (seconds).",
-				Objectives:  map[float64]float64{0.5: 0.05, 0.75: 0.02, 0.95: 0.01, 0.98: 0.005, 0.99: 0.001, 0.999: 0.0001},
-				ConstLabels: pod.labels(),
-			})
-			if err := reg.Register(s); err != nil {
-				return nil, err
-			}
-			a.transitions[name] = s
-		}
+	a := &apache{
+		pod: pod, counts: map[countKey]int{}, members: map[scopeKey]int{}, resources: map[resourceKey]*tracked{},
+		transitions: map[string]prometheus.Summary{}, stateTimes: map[string]prometheus.Summary{},
+	}
+	if err := a.registerLifecycle(reg); err != nil {
+		return nil, err
 	}
 	return a, reg.Register(a)
 }
@@ -159,53 +87,24 @@ func (a *apache) observe(kind flinkv1beta1.JobKind, key types.NamespacedName, s 
 	if t == nil {
 		t = &tracked{}
 		a.resources[rk] = t
-		for _, state := range LifecycleStates { // every state's gauge exists once the namespace has a resource
-			a.counts[countKey{"Lifecycle_State_" + state + "_Count", key.Namespace, kind}] += 0
+		if a.members[scopeKey{key.Namespace, kind}]++; a.members[scopeKey{key.Namespace, kind}] == 1 {
+			for _, name := range initialCounts(kind) { // as Apache registers them when it first sees a namespace
+				a.counts[countKey{name, key.Namespace, kind}] += 0
+			}
 		}
 		a.add(key.Namespace, kind, countNames(kind, s), 1)
 	} else if s != t.counted {
 		a.add(key.Namespace, kind, countNames(kind, t.counted), -1)
 		a.add(key.Namespace, kind, countNames(kind, s), 1)
 	}
+	if kind == KindBlueGreen && s.JobStatus == "FAILING" && prev.JobStatus != "FAILING" {
+		a.counts[countKey{"Failures", key.Namespace, kind}]++
+	}
 	t.counted = s
-	a.track(kind, t, s.Lifecycle, now.UnixNano())
+	if kind == flinkv1beta1.JobKindDeployment || kind == flinkv1beta1.JobKindSessionJob {
+		a.track(kind, t, s.Lifecycle, now.UnixNano())
+	}
 	return prev, since, known
-}
-
-// track records the lifecycle state at now (Unix ns) and the tracked transitions it
-// completes.
-func (a *apache) track(kind flinkv1beta1.JobKind, t *tracked, state string, now int64) {
-	if state == "" {
-		return
-	}
-	if state != t.state {
-		a.transitioned(kind, t, state, now)
-		if slices.Contains(settled, state) {
-			t.times = slices.DeleteFunc(t.times, func(st stateTime) bool { return st.state != state })
-		}
-		if st := t.time(state); st != nil {
-			st.entered = now
-		} else {
-			t.times = append(t.times, stateTime{state: state, entered: now})
-		}
-		t.state = state
-	}
-	t.time(state).last = now
-}
-
-// transitioned records the tracked transitions into state that t completes at now.
-func (a *apache) transitioned(kind flinkv1beta1.JobKind, t *tracked, state string, now int64) {
-	for _, tr := range Transitions {
-		from := t.time(tr.From)
-		if tr.To != state || from == nil {
-			continue
-		}
-		start := from.entered
-		if tr.FromLastSeen {
-			start = from.last
-		}
-		a.transitions[TransitionMetric(kind, tr.Name)].Observe(time.Duration(now - start).Seconds())
-	}
 }
 
 // forget drops a deleted resource.
@@ -220,6 +119,16 @@ func (a *apache) forget(kind flinkv1beta1.JobKind, key types.NamespacedName) (Re
 	}
 	a.add(key.Namespace, kind, countNames(kind, t.counted), -1)
 	delete(a.resources, rk)
+	sk := scopeKey{key.Namespace, kind}
+	if a.members[sk]--; a.members[sk] == 0 {
+		// The namespace's last resource of kind went: so do its gauges (namespaces come and go).
+		delete(a.members, sk)
+		for k := range a.counts {
+			if k.namespace == key.Namespace && k.kind == kind {
+				delete(a.counts, k)
+			}
+		}
+	}
 	return t.counted, true
 }
 
@@ -231,62 +140,34 @@ func (a *apache) add(namespace string, kind flinkv1beta1.JobKind, names []string
 			delete(a.counts, k)
 		}
 	}
-	if delta < 0 && a.counts[countKey{"Count", namespace, kind}] == 0 {
-		// The namespace's last resource of kind went: so do its gauges (namespaces come and go).
-		for k := range a.counts {
-			if k.namespace == namespace && k.kind == kind {
-				delete(a.counts, k)
-			}
-		}
-	}
-}
-
-// countNames are the namespace-scope counts a resource in state s adds one to.
-func countNames(kind flinkv1beta1.JobKind, s ResourceState) []string {
-	names := []string{"Count"}
-	if s.Lifecycle != "" {
-		names = append(names, "Lifecycle_State_"+s.Lifecycle+"_Count")
-	}
-	if kind != flinkv1beta1.JobKindDeployment {
-		return names
-	}
-	if s.JobManager != "" {
-		names = append(names, "JmDeploymentStatus_"+s.JobManager+"_Count")
-	}
-	if v := sanitize(s.FlinkVersion); v != "" {
-		names = append(names, "FlinkVersion_"+v+"_Count")
-		if major, rest, ok := strings.Cut(s.FlinkVersion, "."); ok {
-			minor, _, _ := strings.Cut(rest, ".")
-			names = append(names, "FlinkMinorVersion_"+sanitize(major+"."+minor)+"_Count")
-		}
-	}
-	return names
-}
-
-// sanitize writes v as a metric name part: [A-Za-z0-9_] only, at most maxVersion characters.
-func sanitize(v string) string {
-	if len(v) > maxVersion {
-		v = v[:maxVersion]
-	}
-	return strings.Map(func(r rune) rune {
-		if r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') {
-			return r
-		}
-		return '_'
-	}, v)
 }
 
 // Describe sends nothing: the count gauges' names depend on the states and versions seen, so
 // the collector is unchecked.
 func (a *apache) Describe(chan<- *prometheus.Desc) {}
 
-// Collect sends the namespace-scope counts.
+// Collect sends the namespace-scope counts, and the namespaces' FlinkDeployment resource
+// usage (summed here, not kept as running sums, which would drift).
 func (a *apache) Collect(ch chan<- prometheus.Metric) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for k, n := range a.counts {
-		desc := prometheus.NewDesc(NamespacePrefix+k.name, "Managed resources of a namespace and kind: "+strings.ReplaceAll(k.name, "_", " ")+".",
-			nil, prometheus.Labels{"host": a.pod.Host, "name": a.pod.Name, "namespace": a.pod.Namespace, "resourcens": k.namespace, "resourcetype": string(k.kind)})
-		ch <- prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, float64(n))
+		a.gauge(ch, k, float64(n))
 	}
+	usage := map[countKey]float64{}
+	for rk, t := range a.resources {
+		if rk.kind == flinkv1beta1.JobKindDeployment {
+			usage[countKey{"ResourceUsage_Cpu", rk.Namespace, rk.kind}] += t.counted.CPU
+			usage[countKey{"ResourceUsage_Memory", rk.Namespace, rk.kind}] += float64(t.counted.Memory)
+		}
+	}
+	for k, v := range usage {
+		a.gauge(ch, k, v)
+	}
+}
+
+func (a *apache) gauge(ch chan<- prometheus.Metric, k countKey, v float64) {
+	desc := prometheus.NewDesc(NamespacePrefix+k.name, "Managed resources of a namespace and kind: "+strings.ReplaceAll(k.name, "_", " ")+".",
+		nil, prometheus.Labels{"host": a.pod.Host, "name": a.pod.Name, "namespace": a.pod.Namespace, "resourcens": k.namespace, "resourcetype": string(k.kind)})
+	ch <- prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, v)
 }

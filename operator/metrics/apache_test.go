@@ -114,6 +114,128 @@ func TestApacheTransitionTimes(t *testing.T) {
 	}
 }
 
+// TestApacheStateTimes: the time spent in each lifecycle state is recorded when that time
+// ends as Apache's tracker ends it: entering a settled state ends every other state's time,
+// entering UPGRADING every state's but its own and the state it came from.
+func TestApacheStateTimes(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	r, err := NewForPod(reg, Pod{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	key := types.NamespacedName{Namespace: "ns", Name: "a"}
+	at := func(sec int, state string) {
+		r.Observe(flinkv1beta1.JobKindSessionJob, key, ResourceState{Lifecycle: state}, t0.Add(time.Duration(sec)*time.Second))
+	}
+	at(0, "CREATED")
+	at(5, "CREATED")
+	at(6, "UPGRADING") // CREATED is the state it came from: not ended
+	at(20, "DEPLOYED")
+	at(50, "DEPLOYED")
+	at(60, "STABLE") // ends CREATED (5 s), UPGRADING (0 s: seen once), DEPLOYED (30 s)
+	at(100, "STABLE")
+	at(110, "UPGRADING") // STABLE is where it came from: nothing ends
+	at(130, "UPGRADING")
+	at(140, "SUSPENDED") // ends STABLE (60..100: 40 s), UPGRADING (110..130: 20 s)
+
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]float64{}
+	for _, f := range families {
+		for _, state := range LifecycleStates {
+			if f.GetName() == StateTimeMetric(flinkv1beta1.JobKindSessionJob, state) && f.GetMetric()[0].GetSummary().GetSampleCount() > 0 {
+				s := f.GetMetric()[0].GetSummary()
+				got[state] = []float64{float64(s.GetSampleCount()), s.GetSampleSum()}
+			}
+		}
+	}
+	want := map[string][]float64{"CREATED": {1, 5}, "UPGRADING": {2, 20}, "DEPLOYED": {1, 30}, "STABLE": {1, 40}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("state time (count, sum) (-want +got):\n%s", diff)
+	}
+}
+
+// TestApacheSnapshotBlueGreenAndUsage: FlinkStateSnapshot counts by type and state (from its
+// first state on), FlinkBlueGreenDeployment counts by state and job status with its failures,
+// and the namespace's FlinkDeployment resource usage; a namespace's zero gauges stay while a
+// resource changes state, and go with its last resource.
+func TestApacheSnapshotBlueGreenAndUsage(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	r, err := NewForPod(reg, Pod{Host: "h", Name: "op-0", Namespace: "op"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	sp, cp := types.NamespacedName{Namespace: "ns", Name: "sp"}, types.NamespacedName{Namespace: "ns", Name: "cp"}
+	r.Observe(KindSnapshot, sp, ResourceState{Savepoint: true}, t0)
+	r.Observe(KindSnapshot, sp, ResourceState{Savepoint: true, Lifecycle: "IN_PROGRESS"}, t0)
+	r.Observe(KindSnapshot, sp, ResourceState{Savepoint: true, Lifecycle: "COMPLETED"}, t0)
+	r.Observe(KindSnapshot, cp, ResourceState{Lifecycle: "FAILED"}, t0)
+	bg := types.NamespacedName{Namespace: "ns", Name: "bg"}
+	r.Observe(KindBlueGreen, bg, ResourceState{Lifecycle: "ACTIVE_BLUE", JobStatus: "RUNNING"}, t0)
+	r.Observe(KindBlueGreen, bg, ResourceState{Lifecycle: "TRANSITIONING_TO_GREEN", JobStatus: "FAILING"}, t0)
+	r.Observe(KindBlueGreen, bg, ResourceState{Lifecycle: "TRANSITIONING_TO_GREEN", JobStatus: "FAILING"}, t0) // still failing: one failure
+	d1, d2 := types.NamespacedName{Namespace: "ns", Name: "d1"}, types.NamespacedName{Namespace: "ns", Name: "d2"}
+	r.Observe(flinkv1beta1.JobKindDeployment, d1, ResourceState{Lifecycle: "STABLE", CPU: 1.5, Memory: 2 << 30}, t0)
+	r.Observe(flinkv1beta1.JobKindDeployment, d2, ResourceState{Lifecycle: "STABLE", CPU: 0.5, Memory: 1 << 30}, t0)
+	r.Observe(flinkv1beta1.JobKindDeployment, d1, ResourceState{Lifecycle: "UPGRADING", CPU: 2, Memory: 2 << 30}, t0)
+
+	l := func(kind string) string {
+		return `{host="h",name="op-0",namespace="op",resourcens="ns",resourcetype="` + kind + `"}`
+	}
+	got := gatherValues(t, reg, NamespacePrefix)
+	want := map[string]float64{
+		NamespacePrefix + "Savepoint_Count" + l("FlinkStateSnapshot"):                                   1,
+		NamespacePrefix + "Savepoint_State_COMPLETED_Count" + l("FlinkStateSnapshot"):                   1,
+		NamespacePrefix + "Savepoint_State_IN_PROGRESS_Count" + l("FlinkStateSnapshot"):                 0,
+		NamespacePrefix + "Checkpoint_Count" + l("FlinkStateSnapshot"):                                  1,
+		NamespacePrefix + "Checkpoint_State_FAILED_Count" + l("FlinkStateSnapshot"):                     1,
+		NamespacePrefix + "Checkpoint_State_ABANDONED_Count" + l("FlinkStateSnapshot"):                  0,
+		NamespacePrefix + "Count" + l("FlinkBlueGreenDeployment"):                                       1,
+		NamespacePrefix + "BlueGreenState_TRANSITIONING_TO_GREEN_Count" + l("FlinkBlueGreenDeployment"): 1,
+		NamespacePrefix + "BlueGreenState_ACTIVE_BLUE_Count" + l("FlinkBlueGreenDeployment"):            0,
+		NamespacePrefix + "JobStatus_FAILING_Count" + l("FlinkBlueGreenDeployment"):                     1,
+		NamespacePrefix + "JobStatus_RUNNING_Count" + l("FlinkBlueGreenDeployment"):                     0,
+		NamespacePrefix + "Failures" + l("FlinkBlueGreenDeployment"):                                    1,
+		NamespacePrefix + "ResourceUsage_Cpu" + l("FlinkDeployment"):                                    2.5,
+		NamespacePrefix + "ResourceUsage_Memory" + l("FlinkDeployment"):                                 3 << 30,
+		NamespacePrefix + "Lifecycle_State_STABLE_Count" + l("FlinkDeployment"):                         1,
+		NamespacePrefix + "Lifecycle_State_CREATED_Count" + l("FlinkDeployment"):                        0,
+		NamespacePrefix + "JmDeploymentStatus_MISSING_Count" + l("FlinkDeployment"):                     0,
+	}
+	for k, v := range want {
+		if g, ok := got[k]; !ok || g != v {
+			t.Errorf("%s = %v (present %v), want %v", k, g, ok, v)
+		}
+	}
+	r.Forget(KindSnapshot, sp)
+	r.Forget(KindSnapshot, cp)
+	r.Forget(KindBlueGreen, bg)
+	for k := range gatherValues(t, reg, NamespacePrefix) {
+		if strings.Contains(k, "FlinkStateSnapshot") || strings.Contains(k, "FlinkBlueGreenDeployment") {
+			t.Errorf("the namespace's snapshots and blue/green deployments are gone, its gauge %s stays", k)
+		}
+	}
+}
+
+func TestUsage(t *testing.T) {
+	for in, want := range map[[2]string][2]float64{
+		{"2.5", "1073741824"}: {2.5, 1 << 30},
+		{"", ""}:              {0, 0},
+		{"NaN", "-1"}:         {0, 0},
+		{"+Inf", "x"}:         {0, 0},
+		{"-3", "12"}:          {0, 12},
+	} {
+		cpu, mem := Usage(map[string]string{flinkv1beta1.ClusterInfoTotalCPU: in[0], flinkv1beta1.ClusterInfoTotalMemory: in[1]})
+		if got := [2]float64{cpu, float64(mem)}; got != want {
+			t.Errorf("Usage(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
 // gatherValues maps "name{labels}" to the value of every gauge whose name starts with prefix.
 func gatherValues(t *testing.T, reg *prometheus.Registry, prefix string) map[string]float64 {
 	t.Helper()

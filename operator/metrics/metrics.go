@@ -111,11 +111,20 @@ type ResourceState struct {
 	JobManager string
 	// FlinkVersion is the flink-version of a FlinkDeployment's status.clusterInfo.
 	FlinkVersion string
+	// CPU and Memory are a FlinkDeployment's total-cpu and total-memory (bytes) of
+	// status.clusterInfo (see Usage), summed per namespace.
+	CPU    float64
+	Memory int64
+	// JobStatus is a FlinkBlueGreenDeployment's status.jobStatus.state.
+	JobStatus string
+	// Savepoint tells a FlinkStateSnapshot savepoint from a checkpoint.
+	Savepoint bool
 }
 
-// Observe records a resource of kind (FlinkDeployment or FlinkSessionJob) in state s at
-// now: the Apache-named metrics for both kinds, the flinkop_* gauges for FlinkDeployments
-// (both from the one record the Apache metrics keep of each resource).
+// Observe records a resource of kind in state s at now: the Apache-named metrics for every
+// kind (for KindSnapshot, Lifecycle is status.state; for KindBlueGreen, status.blueGreenState),
+// the lifecycle summaries for FlinkDeployments and FlinkSessionJobs, the flinkop_* gauges for
+// FlinkDeployments (all from the one record the Apache metrics keep of each resource).
 func (r *Recorder) Observe(kind flinkv1beta1.JobKind, key types.NamespacedName, s ResourceState, now time.Time) {
 	if r == nil {
 		return
