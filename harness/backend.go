@@ -1,7 +1,9 @@
 package harness
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -98,13 +100,21 @@ func countGeneration(ctx context.Context, c client.WithWatch, obj client.Object,
 		cur := obj.DeepCopyObject().(client.Object)
 		if err := c.Get(ctx, client.ObjectKeyFromObject(obj), cur); err == nil {
 			gen := cur.GetGeneration()
-			if !reflect.DeepEqual(specOf(cur), specOf(obj)) {
+			if !sameJSON(specOf(cur), specOf(obj)) {
 				gen++
 			}
 			obj.SetGeneration(gen)
 		}
 	}
 	return c.Update(ctx, obj, opts...)
+}
+
+// sameJSON reports whether a and b encode alike: what the API server compares, so a field it
+// never stores (json:"-", such as a spec's in-memory Defaults) changes no generation.
+func sameJSON(a, b any) bool {
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && bytes.Equal(ja, jb)
 }
 
 // specOf is the Spec field of a counted object.

@@ -176,7 +176,7 @@ func run() error {
 	if err := addHealth(mgr, canaries); err != nil {
 		return err
 	}
-	if err := hooks.setup(mgr); err != nil {
+	if err := hooks.setup(mgr, live.FlinkDefaults); err != nil {
 		return err
 	}
 	return mgr.Start(ctrl.SetupSignalHandler())

@@ -39,12 +39,12 @@ func bindWebhookFlags(fs *flag.FlagSet) *webhookFlags {
 
 // setup serves the webhook when a port is given: at once with mounted certificates, else once
 // the operator's rotator has written its certificate and put its CA into the configuration.
-func (w *webhookFlags) setup(mgr ctrl.Manager) error {
+func (w *webhookFlags) setup(mgr ctrl.Manager, defaults webhook.FlinkDefaults) error {
 	if w.port == 0 {
 		return nil
 	}
 	srv := crwebhook.NewServer(crwebhook.Options{Port: w.port, CertDir: w.certDir})
-	webhook.Register(srv, mgr.GetScheme())
+	webhook.Register(srv, mgr.GetScheme(), defaults)
 	ready := make(chan struct{})
 	if w.selfSigned {
 		ns, name, ok := strings.Cut(w.secret, "/")

@@ -30,7 +30,7 @@ func TestWebhookOnTheAPIServer(t *testing.T) {
 	srv := crwebhook.NewServer(crwebhook.Options{
 		Host: env.Webhook.LocalServingHost, Port: env.Webhook.LocalServingPort, CertDir: env.Webhook.LocalServingCertDir,
 	})
-	webhook.Register(srv, env.Scheme)
+	webhook.Register(srv, env.Scheme, nil)
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Start(ctx) }()

@@ -47,7 +47,7 @@ func (o *Objects) All() []client.Object {
 
 // Render renders a cluster. It fails only on a configuration that does not flatten.
 func Render(c Cluster) (*Objects, error) {
-	conf, err := c.Spec.FlinkConfiguration.Flatten()
+	conf, err := c.Spec.Conf()
 	if err != nil {
 		return nil, fmt.Errorf("flinkConfiguration: %w", err)
 	}

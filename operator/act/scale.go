@@ -16,7 +16,7 @@ import (
 // new spec (nothing else of it changes, so no pod restarts), and a new parallelism goes to
 // the running job as resource requirements for every vertex. Both steps are idempotent.
 func (e *Executor) scale(ctx context.Context, d *flinkv1beta1.FlinkDeployment, a decide.Action) error {
-	conf, err := a.Deploy.Spec.FlinkConfiguration.Flatten()
+	conf, err := a.Deploy.Spec.Conf()
 	if err != nil {
 		return fmt.Errorf("flinkConfiguration: %w", err)
 	}

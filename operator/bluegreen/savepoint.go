@@ -13,7 +13,7 @@ import (
 // lost status write names the same savepoint, and a later change (even back to a spec asked
 // for before) a new one. A repeated trigger (Flink lost the first) keeps the first's deadline.
 func (s *step) triggerSavepoint(x flinkv1beta1.BlueGreenColor, a *flinkv1beta1.FlinkDeployment, again bool) {
-	conf, _ := a.Spec.FlinkConfiguration.Flatten()
+	conf, _ := a.Spec.Conf()
 	dir, ok := flinkv1beta1.FirstSet(conf, flinkv1beta1.ConfigSavepointsDirV2, flinkv1beta1.ConfigSavepointsDir)
 	if !ok {
 		s.fail(ReasonFailed, fmt.Sprintf("Could not trigger Savepoint. Details: %s has no savepoint directory: set %s in spec.template.spec.flinkConfiguration, or use upgradeMode stateless",

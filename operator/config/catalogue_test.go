@@ -144,14 +144,16 @@ func TestLookupNamesTheListedKey(t *testing.T) {
 	}
 }
 
+// TestCheckOperatorFile: autoscaler options in the file are defaults like Flink's (no
+// warning); a typo under a namespace's or a Flink version's scope is reported with its scope.
 func TestCheckOperatorFile(t *testing.T) {
 	got := config.CheckOperatorFile(map[string]string{
 		"job.autoscaler.enabled": "true", config.KeyReconcileInterval: "1 min",
 		config.NamespacePrefix + "team-a.kubernetes.operator.job.autoscaler.enabled": "true",
+		config.VersionPrefix + "v1_20.kubernetes.operator.reconcile.intervall":       "1 min",
 	})
 	want := []string{
-		"job.autoscaler.enabled is read from a resource's flinkConfiguration only; in the operator's options it has no effect",
-		"kubernetes.operator.default-configuration.namespace.team-a.kubernetes.operator.job.autoscaler.enabled is read from a resource's flinkConfiguration only; in the operator's options it has no effect",
+		"kubernetes.operator.default-configuration.flink-version.v1_20.kubernetes.operator.reconcile.intervall is not an option of the Flink operator (did you mean kubernetes.operator.default-configuration.flink-version.v1_20.kubernetes.operator.reconcile.interval?); it has no effect",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("CheckOperatorFile (-want +got):\n%s", diff)

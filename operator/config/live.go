@@ -44,6 +44,10 @@ type liveState struct {
 	scope Scope
 	flat  map[string]string
 	data  []byte
+	// flinkDefaults are the file's operator-wide Flink defaults; scopedDefaults tells whether
+	// it has defaults for a namespace or a Flink version too (see FlinkDefaults).
+	flinkDefaults  map[string]string
+	scopedDefaults bool
 }
 
 // NewLive holds the options read from data (a file's content; nil: the defaults).
@@ -60,7 +64,7 @@ func NewLive(data []byte) (*Live, error) {
 // FixedOptions holds opts, never reloaded: what the harness and tests give the reconcilers.
 func FixedOptions(opts Options) *Live {
 	l := &Live{}
-	l.p.Store(&liveState{opts: opts, flat: map[string]string{}})
+	l.p.Store(&liveState{opts: opts, flat: map[string]string{}, flinkDefaults: map[string]string{}})
 	return l
 }
 
@@ -83,6 +87,7 @@ func parse(data []byte) (*liveState, error) {
 		return nil, err
 	}
 	st := &liveState{opts: opts, scope: scope, flat: flat, data: bytes.Clone(data)}
+	st.flinkDefaults, st.scopedDefaults = flinkDefaultsOf(flat)
 	for _, ns := range namespaces(flat) {
 		if _, err := st.forNamespace(ns); err != nil {
 			return nil, err

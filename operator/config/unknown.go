@@ -85,12 +85,15 @@ func Check(conf map[string]string) []string {
 	return out
 }
 
-// scoped splits a namespace's key (NamespacePrefix + "<namespace>." + option) into its scope
-// and the option it sets; any other key is its own option, with no scope.
+// scoped splits a namespace's key (NamespacePrefix + "<namespace>." + option) or a Flink
+// version's (VersionPrefix + "<version>." + option) into its scope and the option it sets;
+// any other key is its own option, with no scope.
 func scoped(key string) (scope, name string) {
-	if rest, ok := strings.CutPrefix(key, NamespacePrefix); ok {
-		if ns, inner, ok := strings.Cut(rest, "."); ok {
-			return NamespacePrefix + ns + ".", inner
+	for _, prefix := range []string{NamespacePrefix, VersionPrefix} {
+		if rest, ok := strings.CutPrefix(key, prefix); ok {
+			if s, inner, ok := strings.Cut(rest, "."); ok {
+				return prefix + s + ".", inner
+			}
 		}
 	}
 	return "", key
@@ -122,15 +125,6 @@ func nearest(key string) string {
 	return best
 }
 
-// CheckOperatorFile returns Check's warnings for the operator's options file, and one for each
-// autoscaler option in it: the autoscaler reads its options from a resource's
-// flinkConfiguration only.
-func CheckOperatorFile(flat map[string]string) []string {
-	out := Check(flat)
-	for _, key := range slices.Sorted(maps.Keys(flat)) {
-		if _, name := scoped(key); strings.HasPrefix(strings.TrimPrefix(name, OperatorPrefix), AutoscalerPrefix) {
-			out = append(out, key+" is read from a resource's flinkConfiguration only; in the operator's options it has no effect")
-		}
-	}
-	return out
-}
+// CheckOperatorFile returns Check's warnings for the operator's options file (its autoscaler
+// options are defaults of every resource's, as its Flink options are: see Live.FlinkDefaults).
+func CheckOperatorFile(flat map[string]string) []string { return Check(flat) }

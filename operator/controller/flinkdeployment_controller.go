@@ -124,6 +124,9 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		return r.reconcileTemplate(ctx, &d, writes)
 	}
 	opts, optErr := r.optionsFor(&d)
+	// After the finalizer's write: a write decodes the API server's answer into d, which
+	// never carries them.
+	observe.FlinkDefaults(r.Options.FlinkDefaults).Apply(&d)
 	obs, err := r.Observer.Observe(ctx, &d)
 	if err != nil {
 		r.Metrics.ReconcileError("observe")

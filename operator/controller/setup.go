@@ -252,7 +252,7 @@ func (s Setup) SessionJobReconciler(c client.Client, rec EventRecorder) *FlinkSe
 		Metrics:  s.Metrics,
 		Workers:  s.Parallelism,
 		Observer: &observe.SessionJobObserver{
-			Client: c, RESTBudget: s.restBudget(), Reader: s.APIReader,
+			Client: c, RESTBudget: s.restBudget(), Reader: s.APIReader, Defaults: s.Live.FlinkDefaults,
 			Snapshots: act.SnapshotLister{Enabled: s.Options.SnapshotResources, Indexed: s.indexed},
 			Flink:     func(d *flinkv1beta1.FlinkDeployment) observe.SessionFlinkAPI { return clients(d) },
 		},
@@ -282,7 +282,7 @@ func (s Setup) SnapshotReconciler(c client.Client, rec EventRecorder) *FlinkStat
 		Metrics:  s.Metrics,
 		Workers:  s.Parallelism,
 		Observer: &observe.SnapshotObserver{
-			Client: c, RESTBudget: s.restBudget(),
+			Client: c, RESTBudget: s.restBudget(), Defaults: s.Live.FlinkDefaults,
 			Flink: func(d *flinkv1beta1.FlinkDeployment) observe.SnapshotFlinkAPI { return clients(d) },
 		},
 		Executor: &act.SnapshotExecutor{
@@ -314,7 +314,7 @@ func (s Setup) BlueGreenReconciler(c client.Client, rec EventRecorder) *FlinkBlu
 		Metrics:  s.Metrics,
 		Workers:  s.Parallelism,
 		Observer: &observe.BlueGreenObserver{
-			Client: c, Reader: s.APIReader, RESTBudget: s.restBudget(),
+			Client: c, Reader: s.APIReader, RESTBudget: s.restBudget(), Defaults: s.Live.FlinkDefaults,
 			Flink: func(d *flinkv1beta1.FlinkDeployment) observe.OperationAPI { return clients(d) },
 		},
 		Executor: &act.BlueGreenExecutor{

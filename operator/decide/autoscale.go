@@ -19,7 +19,7 @@ func WithAutoscaler(d *flinkv1beta1.FlinkDeployment, a *AutoscalerObservation) *
 	if a == nil || len(a.State.Overrides) == 0 || d.Spec.Job == nil || resetNonce(d) != a.State.ResetNonce {
 		return d
 	}
-	conf, err := d.Spec.FlinkConfiguration.Flatten()
+	conf, err := d.Spec.Conf()
 	if err != nil {
 		return d
 	}

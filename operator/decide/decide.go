@@ -52,7 +52,7 @@ func Decide(in Input) Result {
 }
 
 func (s *step) reconcile() {
-	last, err := ParseReconciledSpec(s.st.ReconciliationStatus.LastReconciledSpec)
+	last, err := s.stored(s.st.ReconciliationStatus.LastReconciledSpec)
 	if err != nil {
 		s.fail("StatusCorrupt", fmt.Sprintf("status.reconciliationStatus.lastReconciledSpec cannot be read (%v); fix or clear it", err))
 		return
@@ -94,7 +94,7 @@ func (s *step) validate() bool {
 		s.observed()
 		return false
 	}
-	s.conf, _ = s.d.Spec.FlinkConfiguration.Flatten()
+	s.conf, _ = s.d.Spec.Conf()
 	if s.st.ObservedGeneration < s.d.Generation {
 		s.res.Events = append(s.res.Events, UnknownOptionEvents(s.conf)...)
 	}

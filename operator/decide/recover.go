@@ -27,7 +27,7 @@ func (s *step) recoverJobManager() bool {
 		return false // a finished, cancelled or failed job needs no JobManager (failed jobs restart elsewhere)
 	}
 	s.markLostJobReconciling()
-	conf, _ := dep.Spec.FlinkConfiguration.Flatten()
+	conf, _ := dep.Spec.Conf()
 	stateless := job != nil && job.EffectiveUpgradeMode() == flinkv1beta1.UpgradeModeStateless
 	ha := flinkv1beta1.HAEnabled(conf)
 	switch {

@@ -49,7 +49,7 @@ func (s *step) rollbackTarget() (*ReconciledSpec, RestoreMode, bool) {
 		rs.LastStableSpec == "" || rs.LastStableSpec == rs.LastReconciledSpec {
 		return nil, "", false
 	}
-	stable, err := ParseReconciledSpec(rs.LastStableSpec)
+	stable, err := s.stored(rs.LastStableSpec)
 	switch {
 	case err != nil || stable == nil:
 		return nil, "", false
@@ -82,7 +82,7 @@ func (s *step) rollbackTarget() (*ReconciledSpec, RestoreMode, bool) {
 // rollBack drives the last stable spec onto the cluster with the upgrade machinery; deployed
 // then ends in ROLLED_BACK.
 func (s *step) rollBack() {
-	stable, err := ParseReconciledSpec(s.st.ReconciliationStatus.LastStableSpec)
+	stable, err := s.stored(s.st.ReconciliationStatus.LastStableSpec)
 	if err != nil || stable == nil {
 		s.fail("StatusCorrupt", "rolling back, but status.reconciliationStatus.lastStableSpec cannot be read; change the spec to upgrade instead")
 		return
@@ -95,7 +95,7 @@ func (s *step) rollBack() {
 // else the reconciled one.
 func (s *step) deployedSpec() *ReconciledSpec {
 	if s.st.ReconciliationStatus.State == flinkv1beta1.ReconciliationRolledBack {
-		if stable, err := ParseReconciledSpec(s.st.ReconciliationStatus.LastStableSpec); err == nil && stable != nil {
+		if stable, err := s.stored(s.st.ReconciliationStatus.LastStableSpec); err == nil && stable != nil {
 			return stable
 		}
 	}

@@ -30,8 +30,8 @@ func (s *step) scaleInPlace(diff DiffType, fields []string) bool {
 		}
 	}
 	old, spec := s.last.Spec, s.d.Spec
-	conf, _ := spec.FlinkConfiguration.Flatten()
-	oldConf, _ := old.FlinkConfiguration.Flatten()
+	conf, _ := spec.Conf()
+	oldConf, _ := old.Conf()
 	parallelismChanged := slices.Contains(fields, "job.parallelism") || conf[KeyParallelismOverrides] != oldConf[KeyParallelismOverrides]
 	o := s.in.Observed
 	if spec.Job != nil {
@@ -99,7 +99,7 @@ func (s *step) reapplyParallelism() bool {
 		o.Job.State != "RUNNING" || o.Job.Parallelism == 0 || !o.RESTReachable {
 		return false
 	}
-	conf, _ := dep.Spec.FlinkConfiguration.Flatten()
+	conf, _ := dep.Spec.Conf()
 	want := parallelism(dep.Spec, conf)
 	if !flinkv1beta1.AdaptiveScheduler(conf) || !rescaleAPI(dep.Spec.FlinkVersion) {
 		return false

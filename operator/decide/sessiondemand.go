@@ -24,7 +24,7 @@ func WithSessionDemand(d *flinkv1beta1.FlinkDeployment, slots int) *flinkv1beta1
 	if slots <= 0 || !NeedsSessionDemand(d) {
 		return d
 	}
-	conf, err := d.Spec.FlinkConfiguration.Flatten()
+	conf, err := d.Spec.Conf()
 	if err != nil {
 		return d
 	}

@@ -91,3 +91,14 @@ func newReconciledSpec(spec flinkv1beta1.FlinkDeploymentSpec, generation int64, 
 	r.Metadata.Restore = restore
 	return r
 }
+
+// stored reads a spec the status stored (see ParseReconciledSpec) with the resource's
+// Defaults now: a deploy renders with the operator's Flink defaults as they are when it runs,
+// as the Apache operator builds its deploy configuration.
+func (s *step) stored(encoded string) (*ReconciledSpec, error) {
+	r, err := ParseReconciledSpec(encoded)
+	if r != nil {
+		r.Spec.Defaults = s.d.Spec.Defaults
+	}
+	return r, err
+}

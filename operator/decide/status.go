@@ -97,7 +97,7 @@ func (s *step) finish() {
 
 // lifecycle derives the lifecycle state from the other status fields.
 func (s *step) lifecycle() flinkv1beta1.LifecycleState {
-	last, _ := ParseReconciledSpec(s.st.ReconciliationStatus.LastReconciledSpec)
+	last, _ := s.stored(s.st.ReconciliationStatus.LastReconciledSpec)
 	suspended := last != nil && last.Spec.Job != nil && last.Spec.Job.EffectiveState() == flinkv1beta1.JobStateSuspended
 	return Lifecycle(&s.st.CommonStatus, s.d.DeletionTimestamp != nil, s.st.JobManagerDeploymentStatus == flinkv1beta1.JobManagerError, suspended)
 }

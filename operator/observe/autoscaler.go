@@ -27,7 +27,7 @@ func autoscalerEnabled(d *flinkv1beta1.FlinkDeployment) (autoscaler.Config, bool
 	if d.Spec.Job == nil {
 		return autoscaler.Config{}, false
 	}
-	conf, _ := d.Spec.FlinkConfiguration.Flatten()
+	conf, _ := d.Spec.Conf()
 	c, err := autoscaler.ParseConfig(conf, config.ParseDuration)
 	if err != nil {
 		for _, p := range []string{autoscaler.Prefix, autoscaler.FallbackPrefix} {

@@ -26,6 +26,8 @@ type BlueGreenObserver struct {
 	Flink func(d *flinkv1beta1.FlinkDeployment) OperationAPI
 	// RESTBudget bounds the REST reads of one observation together (see Observer).
 	RESTBudget time.Duration
+	// Defaults are given to the children read (see FlinkDefaults).
+	Defaults FlinkDefaults
 }
 
 // Observe reads bg's two children (a FlinkDeployment of a child's name that bg does not
@@ -43,6 +45,7 @@ func (o *BlueGreenObserver) Observe(ctx context.Context, bg *flinkv1beta1.FlinkB
 		case err != nil:
 			return obs, fmt.Errorf("get FlinkDeployment %s: %w", c.ChildName(bg.Name), err)
 		}
+		o.Defaults.Apply(&d)
 		if ref := metav1.GetControllerOf(&d); ref == nil || ref.UID != bg.UID {
 			if obs.Foreign == "" {
 				obs.Foreign = d.Name

@@ -62,7 +62,7 @@ func (o *Observer) sessionSlots(ctx context.Context, d *flinkv1beta1.FlinkDeploy
 	if err != nil {
 		return 0, err
 	}
-	clusterConf, _ := d.Spec.FlinkConfiguration.Flatten()
+	clusterConf, _ := d.Spec.Conf()
 	slots := 0
 	for _, j := range jobs {
 		job := j.Spec.Job

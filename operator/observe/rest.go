@@ -116,7 +116,7 @@ func checkpointObservation(ctx context.Context, api OperationAPI, jobID, trigger
 }
 
 func adaptive(d *flinkv1beta1.FlinkDeployment) bool {
-	conf, _ := d.Spec.FlinkConfiguration.Flatten()
+	conf, _ := d.Spec.Conf()
 	return flinkv1beta1.AdaptiveScheduler(conf)
 }
 

@@ -34,6 +34,8 @@ type SessionJobObserver struct {
 	// Reader reads past the cache (nil: never): a snapshot about to become the job's last
 	// savepoint is read there first (see Observer.Reader).
 	Reader client.Reader
+	// Defaults are given to the session cluster read (see FlinkDefaults).
+	Defaults FlinkDefaults
 }
 
 // Observe reads the session cluster of j, and the job and jars j has on it. It also returns
@@ -53,6 +55,7 @@ func (o *SessionJobObserver) Observe(ctx context.Context, j *flinkv1beta1.FlinkS
 		}
 		return obs, nil, fmt.Errorf("get session cluster %s: %w", j.Spec.DeploymentName, err)
 	}
+	o.Defaults.Apply(&d)
 	obs.ClusterDeleting = d.DeletionTimestamp != nil
 	obs.FlinkVersion = d.Spec.FlinkVersion
 	st := d.Status

@@ -29,6 +29,8 @@ type SnapshotObserver struct {
 	Flink func(cluster *flinkv1beta1.FlinkDeployment) SnapshotFlinkAPI
 	// RESTBudget bounds all REST reads of one observation together (see Observer).
 	RESTBudget time.Duration
+	// Defaults are given to every FlinkDeployment read (see FlinkDefaults).
+	Defaults FlinkDefaults
 }
 
 // Observe reads the resource s references (in s's namespace) and, while s is in progress,
@@ -49,7 +51,7 @@ func (o *SnapshotObserver) Observe(ctx context.Context, s *flinkv1beta1.FlinkSta
 	t.Found, t.JobID, t.JobState = true, js.JobID, string(js.State)
 	if cluster != nil {
 		t.FlinkVersion = cluster.Spec.FlinkVersion
-		clusterConf, _ := cluster.Spec.FlinkConfiguration.Flatten()
+		clusterConf, _ := cluster.Spec.Conf()
 		t.SavepointDir, _ = flinkv1beta1.FirstSet(clusterConf, flinkv1beta1.ConfigSavepointsDirV2, flinkv1beta1.ConfigSavepointsDir)
 	}
 	if dir, ok := flinkv1beta1.FirstSet(conf, flinkv1beta1.ConfigSavepointsDirV2, flinkv1beta1.ConfigSavepointsDir); ok {
@@ -113,6 +115,7 @@ func (o *SnapshotObserver) deployment(ctx context.Context, ns, name string) (*fl
 		}
 		return nil, fmt.Errorf("get FlinkDeployment %s: %w", name, err)
 	}
+	o.Defaults.Apply(&d)
 	return &d, nil
 }
 

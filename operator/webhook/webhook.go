@@ -36,11 +36,14 @@ type validated interface {
 type Validator[T validated] struct {
 	kind string
 	spec func(T) any
+	// prepare (nil: none) readies a resource for Validate: it gives FlinkDeployment specs
+	// the operator's Flink defaults, which the reconciler validates with too.
+	prepare func(T)
 }
 
 // ValidateCreate refuses an invalid resource.
 func (v Validator[T]) ValidateCreate(_ context.Context, obj T) (admission.Warnings, error) {
-	return nil, refuse(v.kind, obj)
+	return nil, v.refuse(obj)
 }
 
 // ValidateUpdate refuses an update to an invalid spec.
@@ -48,7 +51,7 @@ func (v Validator[T]) ValidateUpdate(_ context.Context, oldObj, newObj T) (admis
 	if newObj.GetDeletionTimestamp() != nil || equality.Semantic.DeepEqual(v.spec(oldObj), v.spec(newObj)) {
 		return nil, nil
 	}
-	return nil, refuse(v.kind, newObj)
+	return nil, v.refuse(newObj)
 }
 
 // ValidateDelete allows every deletion.
@@ -57,17 +60,32 @@ func (v Validator[T]) ValidateDelete(context.Context, T) (admission.Warnings, er
 }
 
 // refuse is an Invalid error naming each field, as the API server's own validation words it.
-func refuse(kind string, obj validated) error {
+func (v Validator[T]) refuse(obj T) error {
+	if v.prepare != nil {
+		obj = obj.DeepCopyObject().(T) // the admission request's object stays as it came
+		v.prepare(obj)
+	}
 	errs := obj.Validate()
 	if len(errs) == 0 {
 		return nil
 	}
-	return apierrors.NewInvalid(schema.GroupKind{Group: flinkv1beta1.GroupVersion.Group, Kind: kind}, obj.GetName(), errs)
+	return apierrors.NewInvalid(schema.GroupKind{Group: flinkv1beta1.GroupVersion.Group, Kind: v.kind}, obj.GetName(), errs)
 }
 
-// NewDeploymentValidator validates FlinkDeployments (tests call it directly).
-func NewDeploymentValidator() Validator[*flinkv1beta1.FlinkDeployment] {
-	return Validator[*flinkv1beta1.FlinkDeployment]{kind: "FlinkDeployment", spec: func(d *flinkv1beta1.FlinkDeployment) any { return d.Spec }}
+// FlinkDefaults gives the operator's Flink defaults for a namespace and Flink version
+// (config.Live.FlinkDefaults); nil gives none.
+type FlinkDefaults func(namespace, flinkVersion string) map[string]string
+
+// NewDeploymentValidator validates FlinkDeployments with defaults (tests call it directly).
+func NewDeploymentValidator(defaults FlinkDefaults) Validator[*flinkv1beta1.FlinkDeployment] {
+	return Validator[*flinkv1beta1.FlinkDeployment]{
+		kind: "FlinkDeployment", spec: func(d *flinkv1beta1.FlinkDeployment) any { return d.Spec },
+		prepare: func(d *flinkv1beta1.FlinkDeployment) {
+			if defaults != nil {
+				d.Spec.Defaults = defaults(d.Namespace, string(d.Spec.FlinkVersion))
+			}
+		},
+	}
 }
 
 // The webhook configurations (config/webhook/manifests.yaml, generated from these markers).
@@ -96,10 +114,11 @@ var Paths = map[string]string{
 const MutatePath = "/mutate-flink-apache-org-v1beta1-flinksessionjob"
 
 // Register serves the validating webhooks of the four kinds, and the mutating webhook of
-// FlinkSessionJobs, on srv.
-func Register(srv crwebhook.Server, scheme *runtime.Scheme) {
+// FlinkSessionJobs, on srv; FlinkDeployment specs (blue/green templates too) are validated
+// with defaults, as the reconcilers validate them.
+func Register(srv crwebhook.Server, scheme *runtime.Scheme, defaults FlinkDefaults) {
 	srv.Register(MutatePath, admission.WithDefaulter(scheme, admission.Defaulter[*flinkv1beta1.FlinkSessionJob](SessionJobDefaulter{})))
-	srv.Register(Paths["FlinkDeployment"], admission.WithValidator(scheme, NewDeploymentValidator()))
+	srv.Register(Paths["FlinkDeployment"], admission.WithValidator(scheme, NewDeploymentValidator(defaults)))
 	srv.Register(Paths["FlinkSessionJob"], admission.WithValidator(scheme, Validator[*flinkv1beta1.FlinkSessionJob]{
 		kind: "FlinkSessionJob", spec: func(j *flinkv1beta1.FlinkSessionJob) any { return j.Spec },
 	}))
@@ -108,5 +127,10 @@ func Register(srv crwebhook.Server, scheme *runtime.Scheme) {
 	}))
 	srv.Register(Paths["FlinkBlueGreenDeployment"], admission.WithValidator(scheme, Validator[*flinkv1beta1.FlinkBlueGreenDeployment]{
 		kind: "FlinkBlueGreenDeployment", spec: func(b *flinkv1beta1.FlinkBlueGreenDeployment) any { return b.Spec },
+		prepare: func(b *flinkv1beta1.FlinkBlueGreenDeployment) {
+			if t := b.Spec.Template.Spec; t != nil && defaults != nil {
+				t.Defaults = defaults(b.Namespace, string(t.FlinkVersion))
+			}
+		},
 	}))
 }

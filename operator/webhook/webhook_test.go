@@ -2,6 +2,7 @@ package webhook_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -18,7 +19,17 @@ func valid() *flinkv1beta1.FlinkDeployment { return fixtures.Deployment("flink",
 func invalid() *flinkv1beta1.FlinkDeployment { return fixtures.InvalidDeployment("flink", "basic") }
 
 func TestDeploymentValidator(t *testing.T) {
-	v := webhook.NewDeploymentValidator()
+	v := webhook.NewDeploymentValidator(nil)
+	withDefaults := webhook.NewDeploymentValidator(func(namespace, version string) map[string]string {
+		return map[string]string{flinkv1beta1.ConfigSavepointsDir: "s3://" + namespace + "/" + version}
+	})
+	savepointMode := func() *flinkv1beta1.FlinkDeployment {
+		d := valid()
+		d.Spec.Job.UpgradeMode = flinkv1beta1.UpgradeModeSavepoint
+		delete(d.Spec.FlinkConfiguration, flinkv1beta1.ConfigSavepointsDir)
+		delete(d.Spec.FlinkConfiguration, flinkv1beta1.ConfigSavepointsDirV2)
+		return d
+	}
 	ctx := context.Background()
 	withFinalizer := func(d *flinkv1beta1.FlinkDeployment) *flinkv1beta1.FlinkDeployment {
 		d.Finalizers = []string{"flinkop.io/finalizer"}
@@ -44,6 +55,19 @@ func TestDeploymentValidator(t *testing.T) {
 			run: func() error { _, err := v.ValidateUpdate(ctx, invalid(), deleting(invalid())); return err },
 		},
 		"delete": {run: func() error { _, err := v.ValidateDelete(ctx, invalid()); return err }},
+		"a savepoint upgrade without a directory": {
+			run: func() error { _, err := v.ValidateCreate(ctx, savepointMode()); return err }, wantErr: "spec.job.upgradeMode",
+		},
+		"a savepoint upgrade with the operator's directory": {
+			run: func() error {
+				d := savepointMode()
+				_, err := withDefaults.ValidateCreate(ctx, d)
+				if err == nil && d.Spec.Defaults != nil {
+					return errors.New("the request's object was changed")
+				}
+				return err
+			},
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

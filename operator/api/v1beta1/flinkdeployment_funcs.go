@@ -1,6 +1,7 @@
 package v1beta1
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -150,4 +151,51 @@ func (v FlinkVersion) AtLeast(major, minor int) bool {
 		return false
 	}
 	return a > major || (a == major && b >= minor)
+}
+
+// configAliases are the spellings of one Flink option: a default under one spelling does not
+// apply when the resource sets another.
+var configAliases = [][]string{
+	{ConfigHAType, ConfigHALegacy},
+	{ConfigCheckpointsDir, ConfigCheckpointsDirV2},
+	{ConfigSavepointsDir, ConfigSavepointsDirV2},
+}
+
+// Conf is the resource's Flink configuration as the operator deploys and reads it: the
+// flattened FlinkConfiguration over Defaults (the operator's defaults for the resource's
+// namespace and Flink version). A default does not apply where the resource sets its key, or
+// another spelling of its option. It errs as Flatten does.
+func (s *FlinkDeploymentSpec) Conf() (map[string]string, error) {
+	conf, err := s.FlinkConfiguration.Flatten()
+	if err != nil {
+		return nil, err
+	}
+	return withDefaults(conf, s.Defaults), nil
+}
+
+// withDefaults adds to conf (and returns it) each of defaults that conf does not set under
+// any of its spellings.
+func withDefaults(conf, defaults map[string]string) map[string]string {
+	for k, v := range defaults {
+		if _, set := conf[k]; set || aliasSet(conf, k) {
+			continue
+		}
+		conf[k] = v
+	}
+	return conf
+}
+
+// aliasSet reports whether conf sets another spelling of key's option.
+func aliasSet(conf map[string]string, key string) bool {
+	for _, group := range configAliases {
+		if !slices.Contains(group, key) {
+			continue
+		}
+		for _, k := range group {
+			if _, ok := conf[k]; ok && k != key {
+				return true
+			}
+		}
+	}
+	return false
 }

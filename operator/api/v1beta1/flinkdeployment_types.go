@@ -101,6 +101,9 @@ type FlinkDeploymentSpec struct {
 	// kubernetes.operator.* keys override operator options for this resource.
 	// +optional
 	FlinkConfiguration FlinkConfiguration `json:"flinkConfiguration,omitempty"`
+	// Defaults are the Flink options the operator's configuration gives this resource (see
+	// Conf): set in memory by the operator after each read, never stored or sent.
+	Defaults map[string]string `json:"-"`
 	// Image is the Flink container image.
 	// +optional
 	Image string `json:"image,omitempty"`

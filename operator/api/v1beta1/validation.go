@@ -79,6 +79,8 @@ func (d *FlinkDeployment) Validate() field.ErrorList {
 			}
 		}
 	}
+	// The rules below read the configuration the cluster gets: the operator's defaults too.
+	conf = withDefaults(conf, s.Defaults)
 	ha := HAEnabled(conf)
 	if ha {
 		if _, ok := FirstSet(conf, ConfigHAStorageDir); !ok {

@@ -351,6 +351,13 @@ func (in *FlinkDeploymentSpec) DeepCopyInto(out *FlinkDeploymentSpec) {
 			(*out)[key] = *val.DeepCopy()
 		}
 	}
+	if in.Defaults != nil {
+		in, out := &in.Defaults, &out.Defaults
+		*out = make(map[string]string, len(*in))
+		for key, val := range *in {
+			(*out)[key] = val
+		}
+	}
 	if in.Ingress != nil {
 		in, out := &in.Ingress, &out.Ingress
 		*out = new(IngressSpec)
