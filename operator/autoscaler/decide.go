@@ -49,6 +49,9 @@ type Decision struct {
 	Changes map[string]Change
 	// WindowStart is when the oldest sample the decision read was taken.
 	WindowStart time.Time
+	// Evaluated is what the window's metrics said of each vertex (by id), when the decision
+	// read them (its metrics report them; never kept in the history).
+	Evaluated map[string]Evaluated `json:"-"`
 }
 
 // Parallelism is the decision applied to the current parallelism: every vertex's, changed or not.
@@ -137,7 +140,7 @@ func Decide(c Config, topo []Vertex, s State, now, runningSince time.Time) (Deci
 	if eval == nil {
 		return d, s, why
 	}
-	d.WindowStart = s.Samples[0].Time
+	d.WindowStart, d.Evaluated = s.Samples[0].Time, eval
 	out := s
 	out.PendingDown = map[string]Pending{}
 	d.Changes = map[string]Change{}

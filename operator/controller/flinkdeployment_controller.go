@@ -171,6 +171,7 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		return ctrl.Result{}, reportActionFailure(ctx, r.Client, r.Recorder, r.Clock.Now(), &d, &d.Status.Error, res.Status.Error, string(res.Action.Kind), err)
 	}
 	recordEvents(r.Recorder, r.Metrics, &d, res.Events)
+	r.autoscaled(req.NamespacedName, res)
 	reported()
 	if err := r.patchStatus(ctx, &d, res.Status); err != nil {
 		return statusWriteFailed(ctx, r.Metrics, err)
@@ -267,3 +268,18 @@ func sessionClusterOf(_ context.Context, obj client.Object) []reconcile.Request 
 }
 
 var _ Observer = (*observe.Observer)(nil)
+
+// autoscaled gives the metrics the autoscaler's look at this reconcile and its errors.
+func (r *FlinkDeploymentReconciler) autoscaled(key types.NamespacedName, res decide.Result) {
+	errs := 0
+	for _, e := range res.Events {
+		if e.Reason == "AutoscalerError" {
+			errs++
+		}
+	}
+	if look := res.Autoscaler; look != nil {
+		r.Metrics.Autoscaled(key, look.Topology, &look.Decision, errs)
+	} else {
+		r.Metrics.Autoscaled(key, nil, nil, errs)
+	}
+}

@@ -101,6 +101,9 @@ func (s *step) autoscale() {
 	}
 	c.MaxParallelism = min(c.MaxParallelism, s.slotsCap())
 	next, d, _ := autoscaler.Step(c, a.State, *a.Collected, s.in.Now)
+	if d.Evaluated != nil {
+		s.res.Autoscaler = &AutoscalerLook{Topology: a.Collected.Topology, Decision: d}
+	}
 	if len(d.Changes) > 0 {
 		what := "Scaling vertices"
 		if !c.ScalingEnabled {

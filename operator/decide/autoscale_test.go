@@ -59,10 +59,11 @@ func TestAutoscaleStep(t *testing.T) {
 		left        bool   // the autoscaler's state ConfigMap is left while it is off
 		below       bool   // the source runs below its requested parallelism
 		wantNoEvent string
+		wantLook    bool // the look is in the result, for the metrics
 	}{
 		"a decision is saved and reported": {
 			d: autoscaled(), a: overloaded(autoscaler.State{}), wantAction: ActSaveAutoscalerState,
-			wantEvent: "ScalingReport", wantOver: "src:",
+			wantEvent: "ScalingReport", wantOver: "src:", wantLook: true,
 		},
 		"off: nothing":                {d: deployed(ls), a: nil, wantAction: ActNone},
 		"the job restarting: nothing": {d: autoscaled(), a: overloaded(autoscaler.State{}), job: "RESTARTING", wantAction: ActNone},
@@ -79,7 +80,7 @@ func TestAutoscaleStep(t *testing.T) {
 		}), a: overloaded(autoscaler.State{}), wantAction: ActNone, wantEvent: "autoscaler options: job.autoscaler.utilization.target"},
 		"scaling off: reported, not applied": {d: autoscaled(func(d *flinkv1beta1.FlinkDeployment) {
 			d.Spec.FlinkConfiguration.Set("job.autoscaler.scaling.enabled", "false")
-		}), a: overloaded(autoscaler.State{}), wantAction: ActSaveAutoscalerState, wantEvent: "Recommended", wantOver: ""},
+		}), a: overloaded(autoscaler.State{}), wantAction: ActSaveAutoscalerState, wantEvent: "Recommended", wantOver: "", wantLook: true},
 		"a reset nonce clears the state": {
 			d: autoscaled(func(d *flinkv1beta1.FlinkDeployment) { d.Spec.Job.AutoscalerResetNonce = &five }),
 			a: overloaded(autoscaler.State{Overrides: map[string]int{"src": 9}}), wantAction: ActSaveAutoscalerState, wantEvent: "AutoscalerReset", wantOver: "",
@@ -96,6 +97,9 @@ func TestAutoscaleStep(t *testing.T) {
 				o.Job.VertexParallelism = map[string]int32{"src": 4}
 			}
 			res := Decide(input(tc.d, o))
+			if look := res.Autoscaler; tc.wantLook != (look != nil) || look != nil && len(look.Decision.Evaluated) != len(look.Topology) {
+				t.Errorf("autoscaler look %+v, want one: %v", look, tc.wantLook)
+			}
 			if res.Action.Kind != tc.wantAction {
 				t.Fatalf("action %s, want %s (events %v)", res.Action.Kind, tc.wantAction, res.Events)
 			}

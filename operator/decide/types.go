@@ -204,6 +204,15 @@ type Result struct {
 	RemoveFinalizer bool
 	// Records are the snapshot resources that record savepoints, written before Status.
 	Records Records
+	// Autoscaler is the autoscaler's decision at this look and the job's vertices, when it
+	// evaluated the job's metrics (for its metrics; nil otherwise).
+	Autoscaler *AutoscalerLook
+}
+
+// AutoscalerLook is one evaluation of the autoscaler: the job's vertices and the decision.
+type AutoscalerLook struct {
+	Topology []autoscaler.Vertex
+	Decision autoscaler.Decision
 }
 
 // ActionKind names an action.

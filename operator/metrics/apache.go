@@ -38,6 +38,7 @@ type apache struct {
 	resources   map[resourceKey]*tracked
 	transitions map[string]prometheus.Summary // by TransitionMetric
 	stateTimes  map[string]prometheus.Summary // by StateTimeMetric
+	autoscaled  map[resourceKey]*autoscaled
 }
 
 type countKey struct {
@@ -59,6 +60,7 @@ func newApache(pod Pod, reg prometheus.Registerer) (*apache, error) {
 	a := &apache{
 		pod: pod, counts: map[countKey]int{}, members: map[scopeKey]int{}, resources: map[resourceKey]*tracked{},
 		transitions: map[string]prometheus.Summary{}, stateTimes: map[string]prometheus.Summary{},
+		autoscaled: map[resourceKey]*autoscaled{},
 	}
 	if err := a.registerLifecycle(reg); err != nil {
 		return nil, err
@@ -113,6 +115,7 @@ func (a *apache) forget(kind flinkv1beta1.JobKind, key types.NamespacedName) (Re
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	rk := resourceKey{kind, key}
+	delete(a.autoscaled, rk)
 	t := a.resources[rk]
 	if t == nil {
 		return ResourceState{}, false
@@ -164,6 +167,7 @@ func (a *apache) Collect(ch chan<- prometheus.Metric) {
 	for k, v := range usage {
 		a.gauge(ch, k, v)
 	}
+	a.collectAutoscaled(ch)
 }
 
 func (a *apache) gauge(ch chan<- prometheus.Metric, k countKey, v float64) {

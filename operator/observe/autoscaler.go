@@ -100,6 +100,10 @@ func collectAutoscaler(ctx context.Context, api FlinkAPI, jobID, aggregator stri
 		Sample:       autoscaler.Sample{Time: time.UnixMilli(details.Now).UTC(), Vertices: map[string]autoscaler.VertexSample{}},
 	}
 	for _, v := range details.Vertices {
+		if !vertexID(v.ID) {
+			// A JobManager's answer: the id goes into the overrides (vid:p,vid:p) and metric labels.
+			return nil, fmt.Errorf("vertex id %.40q is not a Flink job vertex id (32 hex digits)", v.ID)
+		}
 		if v.Parallelism < 1 || v.MaxParallelism < v.Parallelism {
 			return nil, fmt.Errorf("vertex %s: parallelism %d of %d", v.ID, v.Parallelism, v.MaxParallelism)
 		}
@@ -176,4 +180,17 @@ func aggregate(m flink.AggregatedMetric, how string) float64 {
 		return math.NaN()
 	}
 	return float64(*p)
+}
+
+// vertexID reports whether id is a Flink JobVertexID as its REST API writes it: 32 hex digits.
+func vertexID(id string) bool {
+	if len(id) != 32 {
+		return false
+	}
+	for _, c := range id {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') && (c < 'A' || c > 'F') {
+			return false
+		}
+	}
+	return true
 }

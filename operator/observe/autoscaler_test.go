@@ -67,11 +67,34 @@ func TestCollectAutoscalerReadsTheJob(t *testing.T) {
 type missingBusy struct{ *stalling }
 
 func (missingBusy) JobDetails(context.Context, string) (*flink.JobDetails, error) {
-	return &flink.JobDetails{Vertices: []flink.Vertex{{ID: "v", Parallelism: 1, MaxParallelism: 128}}}, nil
+	return &flink.JobDetails{Vertices: []flink.Vertex{{ID: hexVertex, Parallelism: 1, MaxParallelism: 128}}}, nil
 }
 
 func (missingBusy) SubtaskMetrics(context.Context, string, string, []string, []string) ([]flink.AggregatedMetric, error) {
 	return []flink.AggregatedMetric{{ID: "numRecordsIn"}, {ID: "numRecordsOut"}}, nil
+}
+
+// hexVertex is a job vertex id as Flink writes it.
+const hexVertex = "bc764cd8ddf7a0cff126f51c16239658"
+
+// TestCollectAutoscalerRefusesForeignVertexIDs: a vertex id that is not 32 hex digits (a
+// JobManager's answer; it goes into the overrides and metric labels) is refused.
+func TestCollectAutoscalerRefusesForeignVertexIDs(t *testing.T) {
+	for _, id := range []string{"v", hexVertex + "0", "bc764cd8ddf7a0cff126f51c1623965:", strings.Repeat("ab", 16) + ",x:9"} {
+		_, err := collectAutoscaler(context.Background(), vertexIDs{&stalling{}, id}, "job", "MAX")
+		if err == nil || !strings.Contains(err.Error(), "not a Flink job vertex id") {
+			t.Errorf("vertex id %q: error %v, want it refused", id, err)
+		}
+	}
+}
+
+type vertexIDs struct {
+	*stalling
+	id string
+}
+
+func (v vertexIDs) JobDetails(context.Context, string) (*flink.JobDetails, error) {
+	return &flink.JobDetails{Vertices: []flink.Vertex{{ID: v.id, Parallelism: 1, MaxParallelism: 128}}}, nil
 }
 
 func TestCollectAutoscalerRefusesMissingMetrics(t *testing.T) {
