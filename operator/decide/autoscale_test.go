@@ -97,9 +97,7 @@ func TestAutoscaleStep(t *testing.T) {
 				o.Job.VertexParallelism = map[string]int32{"src": 4}
 			}
 			res := Decide(input(tc.d, o))
-			if look := res.Autoscaler; tc.wantLook != (look != nil) || look != nil && len(look.Decision.Evaluated) != len(look.Topology) {
-				t.Errorf("autoscaler look %+v, want one: %v", look, tc.wantLook)
-			}
+			checkLook(t, res.Autoscaler, tc.wantLook)
 			if res.Action.Kind != tc.wantAction {
 				t.Fatalf("action %s, want %s (events %v)", res.Action.Kind, tc.wantAction, res.Events)
 			}
@@ -116,6 +114,15 @@ func TestAutoscaleStep(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkLook checks that the result carries the autoscaler's look (every vertex evaluated)
+// exactly when want.
+func checkLook(t *testing.T, look *AutoscalerLook, want bool) {
+	t.Helper()
+	if want != (look != nil) || look != nil && len(look.Decision.Evaluated) != len(look.Topology) {
+		t.Errorf("autoscaler look %+v, want one: %v", look, want)
 	}
 }
 
