@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // VersionPrefix starts a key that holds for resources of some Flink versions only (the Apache
@@ -36,9 +37,30 @@ func flinkDefault(key string) bool {
 // v1beta1.FlinkDeploymentSpec.Conf). The map is shared: read it, do not change it.
 func (l *Live) FlinkDefaults(namespace, flinkVersion string) map[string]string {
 	st := l.p.Load()
-	if !st.scopedDefaults {
+	if st.scoped == nil {
 		return st.flinkDefaults
 	}
+	if !st.scoped.namespaces[namespace] {
+		namespace = "" // the file has no keys of its own for it
+	}
+	key := [2]string{namespace, flinkVersion}
+	if m, ok := st.scoped.cache.Load(key); ok {
+		return m.(map[string]string)
+	}
+	m, _ := st.scoped.cache.LoadOrStore(key, st.flinkDefaultsFor(namespace, flinkVersion))
+	return m.(map[string]string)
+}
+
+// scopedDefaults are the namespaces a file has Flink defaults for, and the defaults computed
+// so far by namespace (or "") and Flink version: at most one map per namespace the file
+// names and version.
+type scopedDefaults struct {
+	namespaces map[string]bool
+	cache      sync.Map // [2]string{namespace, version} → map[string]string
+}
+
+// flinkDefaultsFor computes FlinkDefaults.
+func (st *liveState) flinkDefaultsFor(namespace, flinkVersion string) map[string]string {
 	out := map[string]string{}
 	for k, v := range st.flinkDefaults {
 		out[k] = v
@@ -96,19 +118,27 @@ func parseVersion(v string) (major, minor int, ok bool) {
 	return major, minor, err1 == nil && err2 == nil
 }
 
-// flinkDefaultsOf splits a file's keys: the operator-wide Flink defaults, and whether any key
-// scopes a default to a namespace or a Flink version.
-func flinkDefaultsOf(flat map[string]string) (map[string]string, bool) {
+// flinkDefaultsOf splits a file's keys: the operator-wide Flink defaults, and the scoped ones
+// (nil when no key scopes a default to a namespace or a Flink version).
+func flinkDefaultsOf(flat map[string]string) (map[string]string, *scopedDefaults) {
 	out := map[string]string{}
-	found := false
+	var sc *scopedDefaults
 	for k, v := range flat {
 		switch {
 		case strings.HasPrefix(k, NamespacePrefix), strings.HasPrefix(k, VersionPrefix):
-			_, inner := scoped(k)
-			found = found || flinkDefault(inner)
+			scope, inner := scoped(k)
+			if !flinkDefault(inner) {
+				continue
+			}
+			if sc == nil {
+				sc = &scopedDefaults{namespaces: map[string]bool{}}
+			}
+			if ns, ok := strings.CutPrefix(scope, NamespacePrefix); ok {
+				sc.namespaces[strings.TrimSuffix(ns, ".")] = true
+			}
 		case flinkDefault(k):
 			out[k] = v
 		}
 	}
-	return out, found
+	return out, sc
 }

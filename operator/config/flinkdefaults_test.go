@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -57,8 +58,12 @@ kubernetes.operator.default-configuration.flink-version.v2_0.parallelism.default
 		"no version":                        {"other", "", base},
 	} {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, l.FlinkDefaults(tc.namespace, tc.version)); diff != "" {
+			got := l.FlinkDefaults(tc.namespace, tc.version)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("FlinkDefaults(%s, %s) (-want +got):\n%s", tc.namespace, tc.version, diff)
+			}
+			if again := l.FlinkDefaults(tc.namespace, tc.version); reflect.ValueOf(again).UnsafePointer() != reflect.ValueOf(got).UnsafePointer() {
+				t.Error("computed again: a reconcile would build the map each time")
 			}
 		})
 	}

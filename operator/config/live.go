@@ -44,10 +44,11 @@ type liveState struct {
 	scope Scope
 	flat  map[string]string
 	data  []byte
-	// flinkDefaults are the file's operator-wide Flink defaults; scopedDefaults tells whether
-	// it has defaults for a namespace or a Flink version too (see FlinkDefaults).
-	flinkDefaults  map[string]string
-	scopedDefaults bool
+	// flinkDefaults are the file's operator-wide Flink defaults; scoped are those it has for
+	// namespaces or Flink versions too, computed once per namespace the file names (other
+	// namespaces share "") and Flink version (see FlinkDefaults).
+	flinkDefaults map[string]string
+	scoped        *scopedDefaults
 }
 
 // NewLive holds the options read from data (a file's content; nil: the defaults).
@@ -87,7 +88,7 @@ func parse(data []byte) (*liveState, error) {
 		return nil, err
 	}
 	st := &liveState{opts: opts, scope: scope, flat: flat, data: bytes.Clone(data)}
-	st.flinkDefaults, st.scopedDefaults = flinkDefaultsOf(flat)
+	st.flinkDefaults, st.scoped = flinkDefaultsOf(flat)
 	for _, ns := range namespaces(flat) {
 		if _, err := st.forNamespace(ns); err != nil {
 			return nil, err

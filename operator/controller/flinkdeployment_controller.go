@@ -120,13 +120,13 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		return finalizerFailed(ctx, r.Metrics, err)
 	}
 	writes.note()
+	// After the finalizer's write (a write decodes the API server's answer into d, which never
+	// carries them), before anything reads d's configuration: a cron template's too.
+	observe.FlinkDefaults(r.Options.FlinkDefaults).Apply(&d)
 	if cron.IsTemplate(&d) {
 		return r.reconcileTemplate(ctx, &d, writes)
 	}
 	opts, optErr := r.optionsFor(&d)
-	// After the finalizer's write: a write decodes the API server's answer into d, which
-	// never carries them.
-	observe.FlinkDefaults(r.Options.FlinkDefaults).Apply(&d)
 	obs, err := r.Observer.Observe(ctx, &d)
 	if err != nil {
 		r.Metrics.ReconcileError("observe")
@@ -136,6 +136,7 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	res := decide.Decide(decide.Input{
 		Resource: decide.WithSessionDemand(decide.WithAutoscaler(&d, obs.Autoscaler), obs.SessionSlots), Options: opts, Observed: obs, Now: now,
 		RESTFailures: r.probes.before(req.NamespacedName), NoSnapshotSlot: r.SnapshotSlots.full(deploymentSlot(req)),
+		FlinkDefaults: r.Options.FlinkDefaults,
 	})
 	r.probes.record(req.NamespacedName, obs)
 	exceptions, reported := r.exceptions.events(req.NamespacedName, obs.Job, opts)

@@ -96,7 +96,8 @@ func (s *step) validate() bool {
 	}
 	s.conf, _ = s.d.Spec.Conf()
 	if s.st.ObservedGeneration < s.d.Generation {
-		s.res.Events = append(s.res.Events, UnknownOptionEvents(s.conf)...)
+		own, _ := s.d.Spec.FlinkConfiguration.Flatten() // the file's own keys are checked when it is read
+		s.res.Events = append(s.res.Events, UnknownOptionEvents(own)...)
 	}
 	return true
 }

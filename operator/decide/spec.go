@@ -92,12 +92,17 @@ func newReconciledSpec(spec flinkv1beta1.FlinkDeploymentSpec, generation int64, 
 	return r
 }
 
-// stored reads a spec the status stored (see ParseReconciledSpec) with the resource's
-// Defaults now: a deploy renders with the operator's Flink defaults as they are when it runs,
-// as the Apache operator builds its deploy configuration.
+// stored reads a spec the status stored (see ParseReconciledSpec) with the operator's Flink
+// defaults now, for its own Flink version (a rollback to an older version gets that
+// version's): a deploy renders with them as they are when it runs, as the Apache operator
+// builds its deploy configuration.
 func (s *step) stored(encoded string) (*ReconciledSpec, error) {
 	r, err := ParseReconciledSpec(encoded)
-	if r != nil {
+	switch {
+	case r == nil:
+	case s.in.FlinkDefaults != nil:
+		r.Spec.Defaults = s.in.FlinkDefaults(s.d.Namespace, string(r.Spec.FlinkVersion))
+	default:
 		r.Spec.Defaults = s.d.Spec.Defaults
 	}
 	return r, err

@@ -176,6 +176,10 @@ type Input struct {
 	// NoSnapshotSlot says every fleet-wide snapshot slot is taken
 	// (kubernetes.operator.snapshot.max-concurrent): a periodic snapshot that is due waits.
 	NoSnapshotSlot bool
+	// FlinkDefaults gives the operator's Flink defaults for a namespace and Flink version
+	// (config.Live.FlinkDefaults; nil: the resource's own Spec.Defaults serve every spec): a
+	// spec read from the status (a rollback's, say) gets those of its own Flink version.
+	FlinkDefaults func(namespace, flinkVersion string) map[string]string
 }
 
 // EventType is Normal or Warning, as Kubernetes Events have it.

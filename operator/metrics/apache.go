@@ -127,7 +127,7 @@ func (a *apache) forget(kind flinkv1beta1.JobKind, key types.NamespacedName) (Re
 		// The namespace's last resource of kind went: so do its gauges (namespaces come and go).
 		delete(a.members, sk)
 		for k := range a.counts {
-			if k.namespace == key.Namespace && k.kind == kind {
+			if k.namespace == key.Namespace && k.kind == kind && k.name != "Failures" { // a counter: only grows
 				delete(a.counts, k)
 			}
 		}

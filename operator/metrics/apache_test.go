@@ -161,7 +161,8 @@ func TestApacheStateTimes(t *testing.T) {
 // TestApacheSnapshotBlueGreenAndUsage: FlinkStateSnapshot counts by type and state (from its
 // first state on), FlinkBlueGreenDeployment counts by state and job status with its failures,
 // and the namespace's FlinkDeployment resource usage; a namespace's zero gauges stay while a
-// resource changes state, and go with its last resource.
+// resource changes state, and go with its last resource (the failures counter, which only
+// grows, stays).
 func TestApacheSnapshotBlueGreenAndUsage(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	r, err := NewForPod(reg, Pod{Host: "h", Name: "op-0", Namespace: "op"})
@@ -214,8 +215,13 @@ func TestApacheSnapshotBlueGreenAndUsage(t *testing.T) {
 	r.Forget(KindSnapshot, sp)
 	r.Forget(KindSnapshot, cp)
 	r.Forget(KindBlueGreen, bg)
-	for k := range gatherValues(t, reg, NamespacePrefix) {
-		if strings.Contains(k, "FlinkStateSnapshot") || strings.Contains(k, "FlinkBlueGreenDeployment") {
+	for k, v := range gatherValues(t, reg, NamespacePrefix) {
+		switch {
+		case strings.HasPrefix(k, NamespacePrefix+"Failures{"):
+			if v != 1 {
+				t.Errorf("the failures counter went back to %v with the last blue/green deployment", v)
+			}
+		case strings.Contains(k, "FlinkStateSnapshot") || strings.Contains(k, "FlinkBlueGreenDeployment"):
 			t.Errorf("the namespace's snapshots and blue/green deployments are gone, its gauge %s stays", k)
 		}
 	}

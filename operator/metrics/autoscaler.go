@@ -12,10 +12,10 @@ import (
 	"github.com/flinkop/flinkop/operator/autoscaler"
 )
 
-// ResourcePrefix starts the resource-scope metrics of the Apache operator (scope
-// k8soperator.resource, labels resourcens, resourcename and resourcetype); its autoscaler's
-// are ResourcePrefix + "AutoScaler_…".
-const ResourcePrefix = ApachePrefix + "resource_"
+// ResourcePrefix starts the resource-scope metrics of the Apache operator (its resource group
+// sits in the namespace group: scope k8soperator.namespace.resource, labels resourcens,
+// resourcename and resourcetype); its autoscaler's are ResourcePrefix + "AutoScaler_…".
+const ResourcePrefix = NamespacePrefix + "resource_"
 
 // VertexMetrics are the autoscaler's per-vertex gauges, as Apache's AutoscalerFlinkMetrics
 // names them: flink_k8soperator_resource_AutoScaler_jobVertexID_<METRIC>_<Current|Average>,
