@@ -18,7 +18,7 @@ import (
 const ResourcePrefix = NamespacePrefix + "resource_"
 
 // VertexMetrics are the autoscaler's per-vertex gauges, as Apache's AutoscalerFlinkMetrics
-// names them: flink_k8soperator_resource_AutoScaler_jobVertexID_<METRIC>_<Current|Average>,
+// names them: flink_k8soperator_namespace_resource_AutoScaler_jobVertexID_<METRIC>_<Current|Average>,
 // labelled jobVertexID. The averaged ones are over the metrics window.
 var VertexMetrics = []string{
 	"LOAD_Average", "TRUE_PROCESSING_RATE_Average", "TARGET_DATA_RATE_Average", "LAG_Current",
