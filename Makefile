@@ -23,10 +23,11 @@ export KUBEBUILDER_ASSETS
 
 GO_TEST_FLAGS ?= -race -count=1 -timeout 30m
 # Property checks the CI-sized scenario sweep runs (make test, kept within 15 minutes on 2
-# cores); make sim takes SEEDS.
-SCENARIO_CHECKS ?= 190
+# cores: the seeds are fixed, so CI replays the same runs on each change; make sim explores
+# SEEDS new ones).
+SCENARIO_CHECKS ?= 60
 # The hostile-input property's runs are longer (every run settles for 10 virtual minutes).
-HOSTILE_CHECKS ?= 45
+HOSTILE_CHECKS ?= 20
 # The CI sweep is reproducible (a fixed base seed); make sim explores new random seeds.
 SCENARIO_SEED ?= 20261122
 # FLEET deployments (SLOW percent of them hung in the last phase) for make bench-fleet.
