@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -72,16 +73,7 @@ func TestApacheNamespaceCounts(t *testing.T) {
 // TestApacheTransitionTimes: Apache's tracked transitions, each measured from the right end of
 // its from state, and a transition across a settled state not measured.
 func TestApacheTransitionTimes(t *testing.T) {
-	reg := prometheus.NewRegistry()
-	r, err := NewForPod(reg, Pod{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	key := types.NamespacedName{Namespace: "ns", Name: "a"}
-	at := func(sec int, state string) {
-		r.Observe(flinkv1beta1.JobKindDeployment, key, ResourceState{Lifecycle: state}, t0.Add(time.Duration(sec)*time.Second))
-	}
+	reg, at := lifecycleAt(t, flinkv1beta1.JobKindDeployment)
 	at(0, "UPGRADING")
 	at(10, "UPGRADING")
 	at(15, "DEPLOYED") // Submission: 5 s after UPGRADING was last seen
@@ -92,24 +84,15 @@ func TestApacheTransitionTimes(t *testing.T) {
 	at(320, "DEPLOYED")  // Submission: 10 s
 	at(340, "STABLE")    // Upgrade: 40 s after STABLE was last seen; Stabilization: 20 s
 
-	families, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string][]float64{}
+	names := map[string]string{}
 	for _, tr := range []string{"Submission", "Stabilization", "Suspend", "Upgrade", "Resume", "Rollback"} {
-		for _, f := range families {
-			if f.GetName() == TransitionMetric(flinkv1beta1.JobKindDeployment, tr) && len(f.GetMetric()) == 1 {
-				s := f.GetMetric()[0].GetSummary()
-				got[tr] = []float64{float64(s.GetSampleCount()), s.GetSampleSum()}
-			}
-		}
+		names[tr] = TransitionMetric(flinkv1beta1.JobKindDeployment, tr)
 	}
 	want := map[string][]float64{
 		"Submission": {2, 15}, "Stabilization": {2, 80}, "Suspend": {1, 10}, "Upgrade": {1, 40},
 		"Resume": {0, 0}, "Rollback": {0, 0},
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, summaries(t, reg, names)); diff != "" {
 		t.Errorf("transition (count, sum) (-want +got):\n%s", diff)
 	}
 }
@@ -118,16 +101,7 @@ func TestApacheTransitionTimes(t *testing.T) {
 // ends as Apache's tracker ends it: entering a settled state ends every other state's time,
 // entering UPGRADING every state's but its own and the state it came from.
 func TestApacheStateTimes(t *testing.T) {
-	reg := prometheus.NewRegistry()
-	r, err := NewForPod(reg, Pod{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	key := types.NamespacedName{Namespace: "ns", Name: "a"}
-	at := func(sec int, state string) {
-		r.Observe(flinkv1beta1.JobKindSessionJob, key, ResourceState{Lifecycle: state}, t0.Add(time.Duration(sec)*time.Second))
-	}
+	reg, at := lifecycleAt(t, flinkv1beta1.JobKindSessionJob)
 	at(0, "CREATED")
 	at(5, "CREATED")
 	at(6, "UPGRADING") // CREATED is the state it came from: not ended
@@ -139,22 +113,60 @@ func TestApacheStateTimes(t *testing.T) {
 	at(130, "UPGRADING")
 	at(140, "SUSPENDED") // ends STABLE (60..100: 40 s), UPGRADING (110..130: 20 s)
 
+	names := map[string]string{}
+	for _, state := range LifecycleStates {
+		names[state] = StateTimeMetric(flinkv1beta1.JobKindSessionJob, state)
+	}
+	got := summaries(t, reg, names)
+	maps.DeleteFunc(got, func(_ string, v []float64) bool { return v[0] == 0 })
+	want := map[string][]float64{"CREATED": {1, 5}, "UPGRADING": {2, 20}, "DEPLOYED": {1, 30}, "STABLE": {1, 40}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("state time (count, sum) (-want +got):\n%s", diff)
+	}
+}
+
+// lifecycleAt returns a registry of new metrics and a function that records one resource of
+// kind in a lifecycle state sec seconds after a fixed start.
+func lifecycleAt(t *testing.T, kind flinkv1beta1.JobKind) (*prometheus.Registry, func(sec int, state string)) {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	r, err := NewForPod(reg, Pod{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	key := types.NamespacedName{Namespace: "ns", Name: "a"}
+	return reg, func(sec int, state string) {
+		r.Observe(kind, key, ResourceState{Lifecycle: state}, t0.Add(time.Duration(sec)*time.Second))
+	}
+}
+
+// summaries gathers the (sample count, sum) of the summary named names[k], by k.
+func summaries(t *testing.T, reg *prometheus.Registry, names map[string]string) map[string][]float64 {
+	t.Helper()
 	families, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := map[string][]float64{}
-	for _, f := range families {
-		for _, state := range LifecycleStates {
-			if f.GetName() == StateTimeMetric(flinkv1beta1.JobKindSessionJob, state) && f.GetMetric()[0].GetSummary().GetSampleCount() > 0 {
+	for k, name := range names {
+		for _, f := range families {
+			if f.GetName() == name && len(f.GetMetric()) == 1 {
 				s := f.GetMetric()[0].GetSummary()
-				got[state] = []float64{float64(s.GetSampleCount()), s.GetSampleSum()}
+				got[k] = []float64{float64(s.GetSampleCount()), s.GetSampleSum()}
 			}
 		}
 	}
-	want := map[string][]float64{"CREATED": {1, 5}, "UPGRADING": {2, 20}, "DEPLOYED": {1, 30}, "STABLE": {1, 40}}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("state time (count, sum) (-want +got):\n%s", diff)
+	return got
+}
+
+// wantValues checks that got holds each of want's series with its value.
+func wantValues(t *testing.T, got, want map[string]float64) {
+	t.Helper()
+	for k, v := range want {
+		if g, ok := got[k]; !ok || g != v {
+			t.Errorf("%s = %v (present %v), want %v", k, g, ok, v)
+		}
 	}
 }
 
@@ -207,11 +219,7 @@ func TestApacheSnapshotBlueGreenAndUsage(t *testing.T) {
 		NamespacePrefix + "Lifecycle_State_CREATED_Count" + l("FlinkDeployment"):                        0,
 		NamespacePrefix + "JmDeploymentStatus_MISSING_Count" + l("FlinkDeployment"):                     0,
 	}
-	for k, v := range want {
-		if g, ok := got[k]; !ok || g != v {
-			t.Errorf("%s = %v (present %v), want %v", k, g, ok, v)
-		}
-	}
+	wantValues(t, got, want)
 	r.Forget(KindSnapshot, sp)
 	r.Forget(KindSnapshot, cp)
 	r.Forget(KindBlueGreen, bg)

@@ -50,11 +50,7 @@ func TestAutoscalerMetrics(t *testing.T) {
 		ResourcePrefix + "AutoScaler_jobVertexID_SCALE_UP_RATE_THRESHOLD_Current" + vertex("src"):  1200,
 		ResourcePrefix + "AutoScaler_jobVertexID_LAG_Current" + vertex("src"):                      30,
 	}
-	for k, v := range want {
-		if g, ok := got[k]; !ok || g != v {
-			t.Errorf("%s = %v (present %v), want %v", k, g, ok, v)
-		}
-	}
+	wantValues(t, got, want)
 	for _, absent := range []string{"TRUE_PROCESSING_RATE_Average" + vertex("map"), "EXPECTED_PROCESSING_RATE_Current" + vertex("map")} {
 		if _, ok := got[ResourcePrefix+"AutoScaler_jobVertexID_"+absent]; ok {
 			t.Errorf("an unknown value is reported: %s", absent)
