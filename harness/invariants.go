@@ -36,9 +36,10 @@ type Checker struct {
 	deployedGen map[string]string // resource → JobManager generation annotation at the last start
 	crashes     map[string]bool   // resource → a JobManager crash fault happened since the last start
 	haLost      map[string]bool   // resource → its HA metadata was deleted by a fault since the last start
-	// specs are the reconciled specs seen in status, per resource and generation: a start is
-	// judged by the spec its JobManager was deployed from, not by a newer one recorded since.
-	specs map[string]map[string]*decide.ReconciledSpec
+	// specs are the specs the resources had, per resource and generation, as their objects
+	// carried them (the user's, never the operator's record of them in status): a start is
+	// judged by the spec of the generation its JobManager was deployed from.
+	specs map[string]map[int64]*flinkv1beta1.FlinkDeploymentSpec
 	// lastState is the reconciliation state seen last, per resource (a rollback is judged
 	// when it starts).
 	lastState map[string]flinkv1beta1.ReconciliationState
@@ -76,7 +77,7 @@ func NewChecker(w *World) *Checker {
 	c := &Checker{
 		w: w, snapshots: map[string]map[string]fakeflink.Snapshot{}, starts: map[string]int{},
 		lastGen: map[string]int64{}, lastJob: map[string]string{}, deployedGen: map[string]string{}, crashes: map[string]bool{},
-		haLost: map[string]bool{}, lastState: map[string]flinkv1beta1.ReconciliationState{}, lineage: map[string]time.Time{}, specs: map[string]map[string]*decide.ReconciledSpec{},
+		haLost: map[string]bool{}, lastState: map[string]flinkv1beta1.ReconciliationState{}, lineage: map[string]time.Time{}, specs: map[string]map[int64]*flinkv1beta1.FlinkDeploymentSpec{},
 		failovers: map[string][]fakeflink.Failover{}, knownSavepoints: map[string]map[string]bool{},
 		scalingSeen: map[string]int{}, traced: map[string]bool{},
 	}
@@ -301,23 +302,15 @@ func (c *Checker) forget(name string) {
 	delete(c.knownSavepoints, name)
 }
 
-// remember records the reconciled spec in status under its deploy key (generation and job
-// run); during a rollback the stable spec is the one deployed, so it is recorded too.
+// remember records the spec of d's generation as d carries it: what the user (or the parent
+// that made d) asked for, which the checker holds the operator to, never what the operator
+// wrote about it.
 func (c *Checker) remember(d *flinkv1beta1.FlinkDeployment) {
-	rs := d.Status.ReconciliationStatus
-	records := []string{rs.LastReconciledSpec}
-	if rs.State == flinkv1beta1.ReconciliationRollingBack || rs.State == flinkv1beta1.ReconciliationRolledBack {
-		records = append(records, rs.LastStableSpec)
+	if c.specs[d.Name] == nil {
+		c.specs[d.Name] = map[int64]*flinkv1beta1.FlinkDeploymentSpec{}
 	}
-	for _, rec := range records {
-		r, err := decide.ParseReconciledSpec(rec)
-		if err != nil || r == nil {
-			continue
-		}
-		if c.specs[d.Name] == nil {
-			c.specs[d.Name] = map[string]*decide.ReconciledSpec{}
-		}
-		c.specs[d.Name][deployKey(fmt.Sprint(r.Generation()), r.Metadata.JobRun)] = r
+	if c.specs[d.Name][d.Generation] == nil {
+		c.specs[d.Name][d.Generation] = d.Spec.DeepCopy()
 	}
 }
 

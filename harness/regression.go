@@ -2,12 +2,15 @@ package harness
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
+
+	"k8s.io/utils/ptr"
 
 	"github.com/flinkop/flinkop/fakeflink"
 	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
-	"github.com/flinkop/flinkop/operator/decide"
 )
 
 // noRegression: a stateful job never starts from an offset older than the newest completed
@@ -39,26 +42,26 @@ func (c *Checker) noRegression(d *flinkv1beta1.FlinkDeployment, cl *fakeflink.Cl
 func (c *Checker) checkStart(d *flinkv1beta1.FlinkDeployment, s fakeflink.JobStart) []string {
 	name := d.Name
 	prev := c.lastJob[name]
-	gen := c.jmGeneration(name)
+	gen, before := c.jmGeneration(name), c.deployedGen[name]
 	crashed, haLost := c.crashes[name], c.haLost[name]
-	operatorDeploy := gen != c.deployedGen[name]
+	operatorDeploy := gen != before
 	c.deployedGen[name], c.crashes[name], c.haLost[name] = gen, false, false
 	if prev == "" {
 		return nil // the first start: nothing to regress from
 	}
-	r := c.specs[name][gen]
-	if r == nil || r.Spec.Job == nil {
+	spec := c.specs[name][generationOf(gen)]
+	if spec == nil || spec.Job == nil {
 		return nil
 	}
 	var floor int64
 	switch {
-	case crashed && s.JobID == prev && haEnabled(r) && !haLost:
+	case crashed && s.JobID == prev && haEnabled(spec) && !haLost:
 		// HA recovery of the same job after its JobManager went (Flink's own restart, or a
 		// JobManager Deployment the operator recreated): it restores the latest checkpoint.
 		floor = c.newest(name, prev, s.Time, true)
 	case !operatorDeploy && crashed:
 		// Flink's own recovery after a JobManager crash: only HA recovery must keep state.
-		if !haEnabled(r) || s.JobID != prev || haLost {
+		if !haEnabled(spec) || s.JobID != prev || haLost {
 			// Flink restarted the job from what it had (its configured savepoint, say): the
 			// snapshots before are a lost lineage, and later starts are judged from here.
 			c.lineage[name] = s.Time
@@ -67,7 +70,7 @@ func (c *Checker) checkStart(d *flinkv1beta1.FlinkDeployment, s fakeflink.JobSta
 		floor = c.newest(name, prev, s.Time, true)
 	case !operatorDeploy:
 		return nil
-	case r.Metadata.Redeploy || r.Metadata.Restore == decide.RestoreNone:
+	case c.askedForFreshState(name, spec, before):
 		return nil // the user asked for empty or initial state
 	default:
 		// An operator deploy restores the newest snapshot it knew of, savepoints included: HA
@@ -162,7 +165,26 @@ func (c *Checker) noteSavepoints(d *flinkv1beta1.FlinkDeployment) {
 	}
 }
 
-func haEnabled(r *decide.ReconciledSpec) bool {
-	conf, _ := r.Spec.FlinkConfiguration.Flatten()
+// askedForFreshState reports whether the user asked for a start from empty or initial state
+// (judged from the specs alone, never from the operator's record): a stateless job, or a
+// savepointRedeployNonce changed since the spec deployed before (deployed: its deploy key),
+// which starts from initialSavepointPath or, without one, from empty state.
+func (c *Checker) askedForFreshState(name string, spec *flinkv1beta1.FlinkDeploymentSpec, deployed string) bool {
+	if spec.Job.EffectiveUpgradeMode() == flinkv1beta1.UpgradeModeStateless {
+		return true
+	}
+	old := c.specs[name][generationOf(deployed)]
+	return old != nil && old.Job != nil && !ptr.Equal(old.Job.SavepointRedeployNonce, spec.Job.SavepointRedeployNonce)
+}
+
+// generationOf is the generation of a deploy key ("<generation>" or "<generation>/<run>").
+func generationOf(key string) int64 {
+	g, _, _ := strings.Cut(key, "/")
+	n, _ := strconv.ParseInt(g, 10, 64)
+	return n
+}
+
+func haEnabled(spec *flinkv1beta1.FlinkDeploymentSpec) bool {
+	conf, _ := spec.Conf()
 	return flinkv1beta1.HAEnabled(conf)
 }
