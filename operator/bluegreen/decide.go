@@ -181,7 +181,7 @@ func (s *step) notReady(x flinkv1beta1.BlueGreenColor, a *flinkv1beta1.FlinkDepl
 // removal wakes the resource).
 func (s *step) removeLeftover(c flinkv1beta1.BlueGreenColor, d *flinkv1beta1.FlinkDeployment) {
 	if live(d) {
-		s.res.Action = Action{Kind: ActDelete, Color: c}
+		s.act(Action{Kind: ActDelete, Color: c})
 		s.requeue(soon)
 		return
 	}
@@ -215,7 +215,7 @@ func (s *step) startChild(c flinkv1beta1.BlueGreenColor, spec *flinkv1beta1.Flin
 
 // deploy creates or replaces child c and waits for it in TRANSITIONING_TO_<c>.
 func (s *step) deploy(c flinkv1beta1.BlueGreenColor, spec *flinkv1beta1.FlinkDeploymentSpec, what string) {
-	s.res.Action = Action{Kind: ActDeploy, Color: c, Spec: spec}
+	s.act(Action{Kind: ActDeploy, Color: c, Spec: spec})
 	s.st.BlueGreenState = transitioning(c)
 	s.st.JobStatus.State = flinkv1beta1.JobStatusReconciling
 	s.st.Error = ""
@@ -250,4 +250,10 @@ func (s *step) child(c flinkv1beta1.BlueGreenColor) *flinkv1beta1.FlinkDeploymen
 		return s.in.Blue
 	}
 	return s.in.Green
+}
+
+// act sets the reconcile's one action; a second one panics (decide.OneAction).
+func (s *step) act(a Action) {
+	decide.OneAction("bluegreen", s.res.Action.Kind, a.Kind)
+	s.res.Action = a
 }

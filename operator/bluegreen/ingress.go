@@ -33,12 +33,12 @@ func (s *step) syncIngress(c flinkv1beta1.BlueGreenColor) bool {
 		}
 		return false
 	case want == nil && seen != nil:
-		s.res.Action = Action{Kind: ActDeleteIngress}
+		s.act(Action{Kind: ActDeleteIngress})
 		return true
 	case want == nil:
 		return false
 	case seen == nil || seen.Hash != IngressHash(want, c.ChildName(s.bg.Name)):
-		s.res.Action = Action{Kind: ActApplyIngress, Color: c}
+		s.act(Action{Kind: ActApplyIngress, Color: c})
 		s.event(decide.Normal, ReasonIngress, fmt.Sprintf("Ingress %s routes to %s", s.bg.Name, c.ChildName(s.bg.Name)))
 		return true
 	}

@@ -22,7 +22,7 @@ func (s *step) triggerSavepoint(x flinkv1beta1.BlueGreenColor, a *flinkv1beta1.F
 		return
 	}
 	id := decide.TriggerID(string(s.bg.UID), "bluegreen-savepoint", s.bg.Generation)
-	s.res.Action = Action{Kind: ActTriggerSavepoint, Color: x, JobID: a.Status.JobStatus.JobID, TargetDirectory: dir, TriggerID: id}
+	s.act(Action{Kind: ActTriggerSavepoint, Color: x, JobID: a.Status.JobStatus.JobID, TargetDirectory: dir, TriggerID: id})
 	s.st.BlueGreenState = savepointing(x)
 	s.st.SavepointTriggerID = id
 	if !again {

@@ -53,7 +53,7 @@ func (s *step) transitioning(t flinkv1beta1.BlueGreenColor) {
 			s.requeue(soon)
 			return
 		}
-		s.res.Action = Action{Kind: ActDelete, Color: t}
+		s.act(Action{Kind: ActDelete, Color: t})
 		s.st.BlueGreenState = activeState(t.Other())
 		s.resetMarkers()
 		s.fail(ReasonAborted, fmt.Sprintf("Aborting deployment '%s', rolling B/G deployment back to %s", target.Name, activeState(t.Other())))
@@ -91,7 +91,7 @@ func (s *step) cutOver(t flinkv1beta1.BlueGreenColor, target, cur *flinkv1beta1.
 			s.requeue(soon)
 			return
 		}
-		s.res.Action = Action{Kind: ActDelete, Color: t.Other()}
+		s.act(Action{Kind: ActDelete, Color: t.Other()})
 	}
 	s.finish(t, flinkv1beta1.JobStatusRunning, ReasonActive, target.Name+" is active")
 }

@@ -101,7 +101,7 @@ type step struct {
 // to look again. It is pure: no I/O, time comes from in.Now.
 func Decide(in Input) Result {
 	s := &step{in: in, d: in.Template, st: in.Template.Status.DeepCopy()}
-	s.res.Action = Action{Kind: ActNone}
+	s.res.Action = Action{Kind: ActNone} // none yet: the one write outside act
 	if s.st.Cron == nil {
 		s.st.Cron = &flinkv1beta1.CronStatus{}
 	}
@@ -201,7 +201,7 @@ func (s *step) fire(p Policy, due time.Time, missed int, first time.Time) {
 		s.deleteRun(s.cron.Active[0], "Replacing active run "+s.cron.Active[0]+" (concurrency policy Replace)")
 	case s.cleanup(p):
 	default:
-		s.res.Action = Action{Kind: ActCreateRun, Run: s.run(name, due)}
+		s.act(Action{Kind: ActCreateRun, Run: s.run(name, due)})
 		s.event(decide.Normal, "CronRun", fmt.Sprintf("Submitting run %s for fire time %s", name, due.Format(time.RFC3339)))
 		s.handled(due, name)
 	}
@@ -233,7 +233,7 @@ func (s *step) cleanup(p Policy) bool {
 }
 
 func (s *step) deleteRun(name, msg string) {
-	s.res.Action = Action{Kind: ActDeleteRun, Name: name}
+	s.act(Action{Kind: ActDeleteRun, Name: name})
 	s.event(decide.Normal, "Cleanup", msg)
 	s.requeue(s.in.Options.ProgressCheckInterval)
 }
@@ -351,4 +351,10 @@ func maxTime(a, b time.Time) time.Time {
 		return a
 	}
 	return b
+}
+
+// act sets the reconcile's one action; a second one panics (decide.OneAction).
+func (s *step) act(a Action) {
+	decide.OneAction("cron", s.res.Action.Kind, a.Kind)
+	s.res.Action = a
 }

@@ -253,8 +253,15 @@ func (j jobState) globallyTerminal() bool { return flinkv1beta1.JobStatusState(j
 // fails, and controller-runtime recovers it as that reconcile's error in the operator.
 // TestActionIsSetOnlyThroughAct keeps every other write of the action out.
 func (s *step) act(a Action) {
-	if k := s.res.Action.Kind; k != ActNone && k != "" {
-		panic(fmt.Sprintf("decide: a second action %s in one reconcile, after %s", a.Kind, s.res.Action.Kind))
-	}
+	OneAction("decide", s.res.Action.Kind, a.Kind)
 	s.res.Action = a
+}
+
+// OneAction panics when a reconcile of a state machine (pkg) that already chose an action
+// (current: neither "" nor ActNone) chooses another (next): each state machine sets its action
+// through an act method that calls it.
+func OneAction[K ~string](pkg string, current, next K) {
+	if current != "" && string(current) != string(ActNone) {
+		panic(fmt.Sprintf("%s: a second action %s in one reconcile, after %s", pkg, next, current))
+	}
 }

@@ -27,7 +27,7 @@ const immediately = time.Second
 // and when to look again. It is pure: no I/O, time comes from in.Now.
 func Decide(in Input) Result {
 	s := &step{in: in, j: in.Resource, st: in.Resource.Status.DeepCopy()}
-	s.res.Action = None
+	s.res.Action = None // none yet: the one write outside act
 	if s.j.DeletionTimestamp != nil {
 		s.delete()
 	} else {
@@ -228,3 +228,9 @@ func (s *step) finish() {
 }
 
 func jobTerminal(state string) bool { return flinkv1beta1.JobStatusState(state).GloballyTerminal() }
+
+// act sets the reconcile's one action; a second one panics (decide.OneAction).
+func (s *step) act(a Action) {
+	decide.OneAction("sessionjob", s.res.Action.Kind, a.Kind)
+	s.res.Action = a
+}

@@ -40,7 +40,7 @@ func (s *step) steady(valid bool) {
 		return
 	}
 	if stale := s.staleJars(); len(stale) > 0 {
-		s.res.Action = Action{Kind: ActDeleteJars, JarIDs: stale}
+		s.act(Action{Kind: ActDeleteJars, JarIDs: stale})
 		s.event(decide.Normal, "Cleanup", "Deleting the jars of earlier submissions: "+strings.Join(stale, ", "))
 	} else {
 		s.cleanHistory()
@@ -81,7 +81,7 @@ func (s *step) periodic(a decide.Action, wait time.Duration) bool {
 	if a.Kind == "" {
 		return false
 	}
-	s.res.Action = jobAction(a)
+	s.act(jobAction(a))
 	return true
 }
 
@@ -90,7 +90,7 @@ func (s *step) periodic(a decide.Action, wait time.Duration) bool {
 func (s *step) cleanHistory() {
 	a, more := s.book().CleanHistory(s.in.Options, s.in.Observed.RESTReachable)
 	if a.Kind != "" {
-		s.res.Action = jobAction(a)
+		s.act(jobAction(a))
 	}
 	if more {
 		s.requeue(immediately)
@@ -110,7 +110,7 @@ func (s *step) nonce() bool {
 		jobID = o.Job.ID
 	}
 	a := s.book().Trigger(n, string(s.j.UID), jobID, o.Job != nil && o.Job.State == "RUNNING")
-	s.res.Action = jobAction(a)
+	s.act(jobAction(a))
 	return true
 }
 
@@ -172,7 +172,7 @@ func (s *step) delete() {
 		for i, j := range o.Jars {
 			ids[i] = j.ID
 		}
-		s.res.Action = Action{Kind: ActDeleteJars, JarIDs: ids}
+		s.act(Action{Kind: ActDeleteJars, JarIDs: ids})
 		s.event(decide.Normal, "Cleanup", "Deleting uploaded jars "+strings.Join(ids, ", "))
 		return
 	}
@@ -186,14 +186,14 @@ func (s *step) stopBeforeDeletion() {
 	if s.in.Options.SavepointOnDeletion && o.Job.State == "RUNNING" {
 		a, wait := s.book().DeletionSavepoint(o.Savepoint, s.j.DeletionTimestamp.Time, string(s.j.UID), s.j.Generation, o.Job.ID)
 		if a.Kind != "" {
-			s.res.Action = jobAction(a)
+			s.act(jobAction(a))
 		}
 		if wait {
 			return
 		}
 	}
 	if o.Job.State != "CANCELLING" {
-		s.res.Action = Action{Kind: decide.ActCancelJob, JobID: o.Job.ID}
+		s.act(Action{Kind: decide.ActCancelJob, JobID: o.Job.ID})
 		s.event(decide.Normal, "Cleanup", "Cancelling job "+o.Job.ID+" before deletion")
 	}
 }

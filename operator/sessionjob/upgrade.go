@@ -71,7 +71,7 @@ func (s *step) cancel(why string) {
 	if o.Job.State == "CANCELLING" {
 		return
 	}
-	s.res.Action = Action{Kind: decide.ActCancelJob, JobID: o.Job.ID}
+	s.act(Action{Kind: decide.ActCancelJob, JobID: o.Job.ID})
 	s.event(decide.Normal, "Cancel", "Cancelling job "+o.Job.ID+" "+why)
 }
 
@@ -82,7 +82,7 @@ func (s *step) savepointTeardown() {
 	switch o.Job.State {
 	case "RUNNING":
 		id := decide.TriggerID(string(s.j.UID), "upgrade", s.last.Generation())
-		s.res.Action = Action{Kind: decide.ActStopWithSavepoint, JobID: o.Job.ID, TriggerID: id, FormatType: s.in.Options.SavepointFormat}
+		s.act(Action{Kind: decide.ActStopWithSavepoint, JobID: o.Job.ID, TriggerID: id, FormatType: s.in.Options.SavepointFormat})
 		s.book().SetTrigger(id, flinkv1beta1.SnapshotTriggerUpgrade)
 		s.event(decide.Normal, "SavepointTriggered", "Stopping job "+o.Job.ID+" with a savepoint to upgrade")
 	case "RESTARTING", "FAILING":
@@ -212,10 +212,10 @@ func (s *step) submit() {
 	}
 	conf, _ := s.last.Spec.FlinkConfiguration.Flatten()
 	job := s.last.Spec.Job
-	s.res.Action = Action{Kind: ActSubmitJob, Submit: &Submit{
+	s.act(Action{Kind: ActSubmitJob, Submit: &Submit{
 		Job: *job.DeepCopy(), Configuration: conf, JobID: js.JobID, RestorePath: path,
 		JarName: JarName(string(s.j.UID), js.JobID, job.JarURI), CredentialsSecret: s.j.Annotations[AnnotationJarCredentials],
-	}}
+	}})
 	s.deployed()
 	msg := "Submitting job " + js.JobID + " of generation " + strconv.FormatInt(s.last.Generation(), 10) + " to session cluster " + s.j.Spec.DeploymentName
 	if path != "" {

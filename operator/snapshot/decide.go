@@ -99,7 +99,7 @@ func (r *run) pending() {
 			return
 		}
 	}
-	r.res.Action = a
+	r.act(a)
 	st.State, st.TriggerID, st.TriggerTimestamp = flinkv1beta1.SnapshotInProgress, id, Timestamp(r.in.Now)
 	r.res.RequeueAfter = r.in.ProgressInterval
 	r.event(decide.Normal, "SnapshotTriggered", fmt.Sprintf("Triggered a %s of job %s (trigger %s)", what, t.JobID, id))
@@ -255,4 +255,10 @@ func Timestamp(t time.Time) string {
 		return t.Format("2006-01-02T15:04:05Z")
 	}
 	return t.Format("2006-01-02T15:04:05.000Z")
+}
+
+// act sets the reconcile's one action; a second one panics (decide.OneAction).
+func (r *run) act(a Action) {
+	decide.OneAction("snapshot", r.res.Action.Kind, a.Kind)
+	r.res.Action = a
 }

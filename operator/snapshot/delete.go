@@ -43,7 +43,7 @@ func (r *run) delete() {
 	case o.RestoredBy != "":
 		r.cleanupFailed(fmt.Sprintf("Not disposing of savepoint %s while %s would restore from it%s", st.Path, o.RestoredBy, keep))
 	default:
-		r.res.Action = Action{Kind: ActDispose, Path: st.Path}
+		r.act(Action{Kind: ActDispose, Path: st.Path})
 		r.res.RemoveFinalizer = true
 		r.event(decide.Normal, "SnapshotDisposed", "Disposing of savepoint "+st.Path)
 	}
