@@ -25,7 +25,7 @@ GO_TEST_FLAGS ?= -race -count=1 -timeout 30m
 # Property checks the CI-sized scenario sweep runs (make test, kept within 15 minutes on 2
 # cores: the seeds are fixed, so CI replays the same runs on each change; make sim explores
 # SEEDS new ones).
-SCENARIO_CHECKS ?= 60
+SCENARIO_CHECKS ?= 50
 # The hostile-input property's runs are longer (every run settles for 10 virtual minutes).
 HOSTILE_CHECKS ?= 20
 # The CI sweep is reproducible (a fixed base seed); make sim explores new random seeds.
