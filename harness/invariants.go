@@ -11,6 +11,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flinkop/flinkop/chaos"
@@ -39,7 +40,8 @@ type Checker struct {
 	// specs are the specs the resources had, per resource and generation, as their objects
 	// carried them (the user's, never the operator's record of them in status): a start is
 	// judged by the spec of the generation its JobManager was deployed from.
-	specs map[string]map[int64]*flinkv1beta1.FlinkDeploymentSpec
+	specs    map[string]map[int64]*flinkv1beta1.FlinkDeploymentSpec
+	specUIDs map[string]types.UID // the object each resource's specs are of
 	// lastState is the reconciliation state seen last, per resource (a rollback is judged
 	// when it starts).
 	lastState map[string]flinkv1beta1.ReconciliationState
@@ -77,7 +79,7 @@ func NewChecker(w *World) *Checker {
 	c := &Checker{
 		w: w, snapshots: map[string]map[string]fakeflink.Snapshot{}, starts: map[string]int{},
 		lastGen: map[string]int64{}, lastJob: map[string]string{}, deployedGen: map[string]string{}, crashes: map[string]bool{},
-		haLost: map[string]bool{}, lastState: map[string]flinkv1beta1.ReconciliationState{}, lineage: map[string]time.Time{}, specs: map[string]map[int64]*flinkv1beta1.FlinkDeploymentSpec{},
+		haLost: map[string]bool{}, lastState: map[string]flinkv1beta1.ReconciliationState{}, lineage: map[string]time.Time{}, specs: map[string]map[int64]*flinkv1beta1.FlinkDeploymentSpec{}, specUIDs: map[string]types.UID{},
 		failovers: map[string][]fakeflink.Failover{}, knownSavepoints: map[string]map[string]bool{},
 		scalingSeen: map[string]int{}, traced: map[string]bool{},
 	}
@@ -297,6 +299,7 @@ func (c *Checker) forget(name string) {
 	delete(c.crashes, name)
 	delete(c.haLost, name)
 	delete(c.specs, name)
+	delete(c.specUIDs, name)
 	delete(c.lastState, name)
 	delete(c.lineage, name)
 	delete(c.knownSavepoints, name)
@@ -306,8 +309,8 @@ func (c *Checker) forget(name string) {
 // that made d) asked for, which the checker holds the operator to, never what the operator
 // wrote about it.
 func (c *Checker) remember(d *flinkv1beta1.FlinkDeployment) {
-	if c.specs[d.Name] == nil {
-		c.specs[d.Name] = map[int64]*flinkv1beta1.FlinkDeploymentSpec{}
+	if c.specs[d.Name] == nil || c.specUIDs[d.Name] != d.UID { // new, or deleted and made again between checks
+		c.specs[d.Name], c.specUIDs[d.Name] = map[int64]*flinkv1beta1.FlinkDeploymentSpec{}, d.UID
 	}
 	if c.specs[d.Name][d.Generation] == nil {
 		c.specs[d.Name][d.Generation] = d.Spec.DeepCopy()

@@ -47,3 +47,39 @@ func TestCheckerJudgesFreshStartsByTheUsersSpec(t *testing.T) {
 		}
 	}
 }
+
+// TestAskedForFreshState: what the user asked of a deploy is read from the specs by
+// generation: a rollback restores as its failed generation asks; a nonce change counts against
+// the deploy before (a rollback's: its failed generation); a spec never seen cannot be judged.
+func TestAskedForFreshState(t *testing.T) {
+	spec := func(mode flinkv1beta1.UpgradeMode, nonce int64) *flinkv1beta1.FlinkDeploymentSpec {
+		return &flinkv1beta1.FlinkDeploymentSpec{Job: &flinkv1beta1.JobSpec{UpgradeMode: mode, SavepointRedeployNonce: &nonce}}
+	}
+	c := NewChecker(nil)
+	c.specs["job"] = map[int64]*flinkv1beta1.FlinkDeploymentSpec{
+		1: spec(flinkv1beta1.UpgradeModeSavepoint, 0),
+		2: spec(flinkv1beta1.UpgradeModeStateless, 0),
+		3: spec(flinkv1beta1.UpgradeModeSavepoint, 0),
+		4: spec(flinkv1beta1.UpgradeModeSavepoint, 1),
+		5: spec(flinkv1beta1.UpgradeModeSavepoint, 0),
+	}
+	for name, tc := range map[string]struct {
+		key, before string
+		want        bool
+	}{
+		"a savepoint upgrade":                      {"3", "1", false},
+		"a stateless generation":                   {"2", "1", true},
+		"a rollback from a stateless generation":   {"1/rollback-2", "2", true},
+		"a rollback from a savepoint generation":   {"1/rollback-3", "3", false},
+		"a changed nonce":                          {"4", "3", true},
+		"after a rollback, against the failed one": {"5", "1/rollback-4", true},
+		"a generation never seen":                  {"9", "3", true},
+		"a restart of the same generation":         {"3/restart-1", "3", false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := c.askedForFreshState("job", tc.key, tc.before); got != tc.want {
+				t.Errorf("askedForFreshState(%s after %s) = %v, want %v", tc.key, tc.before, got, tc.want)
+			}
+		})
+	}
+}

@@ -70,7 +70,7 @@ func (c *Checker) checkStart(d *flinkv1beta1.FlinkDeployment, s fakeflink.JobSta
 		floor = c.newest(name, prev, s.Time, true)
 	case !operatorDeploy:
 		return nil
-	case c.askedForFreshState(name, spec, before):
+	case c.askedForFreshState(name, gen, before):
 		return nil // the user asked for empty or initial state
 	default:
 		// An operator deploy restores the newest snapshot it knew of, savepoints included: HA
@@ -166,15 +166,19 @@ func (c *Checker) noteSavepoints(d *flinkv1beta1.FlinkDeployment) {
 }
 
 // askedForFreshState reports whether the user asked for a start from empty or initial state
-// (judged from the specs alone, never from the operator's record): a stateless job, or a
-// savepointRedeployNonce changed since the spec deployed before (deployed: its deploy key),
-// which starts from initialSavepointPath or, without one, from empty state.
-func (c *Checker) askedForFreshState(name string, spec *flinkv1beta1.FlinkDeploymentSpec, deployed string) bool {
-	if spec.Job.EffectiveUpgradeMode() == flinkv1beta1.UpgradeModeStateless {
+// by the deploy keyed key, judged from the specs alone, never from the operator's record: a
+// stateless job, or a savepointRedeployNonce changed since the deploy before (keyed before),
+// which starts from initialSavepointPath or, without one, from empty state. A spec the checker
+// never saw cannot be judged, and is taken as asked.
+func (c *Checker) askedForFreshState(name, key, before string) bool {
+	spec, old := c.specs[name][judgedBy(key)], c.specs[name][judgedBy(before)]
+	switch {
+	case spec == nil || spec.Job == nil || old == nil || old.Job == nil:
+		return true
+	case spec.Job.EffectiveUpgradeMode() == flinkv1beta1.UpgradeModeStateless:
 		return true
 	}
-	old := c.specs[name][generationOf(deployed)]
-	return old != nil && old.Job != nil && !ptr.Equal(old.Job.SavepointRedeployNonce, spec.Job.SavepointRedeployNonce)
+	return !ptr.Equal(old.Job.SavepointRedeployNonce, spec.Job.SavepointRedeployNonce)
 }
 
 // generationOf is the generation of a deploy key ("<generation>" or "<generation>/<run>").
@@ -182,6 +186,20 @@ func generationOf(key string) int64 {
 	g, _, _ := strings.Cut(key, "/")
 	n, _ := strconv.ParseInt(g, 10, 64)
 	return n
+}
+
+// judgedBy is the generation whose spec says how the deploy keyed key restores: a rollback
+// (run "rollback-<failed generation>") restores as the failed generation's spec asks (the
+// operator starts a stable spec anew when the failed one is stateless), any other deploy as
+// its own generation's.
+func judgedBy(key string) int64 {
+	_, run, _ := strings.Cut(key, "/")
+	if failed, ok := strings.CutPrefix(run, "rollback-"); ok {
+		if n, err := strconv.ParseInt(failed, 10, 64); err == nil {
+			return n
+		}
+	}
+	return generationOf(key)
 }
 
 func haEnabled(spec *flinkv1beta1.FlinkDeploymentSpec) bool {
