@@ -96,8 +96,11 @@ func (st *liveState) flinkDefaultsFor(namespace, flinkVersion string) map[string
 		}
 	}
 	slices.SortFunc(keys, func(a, b versioned) int {
-		if a.exact != b.exact {
-			return map[bool]int{true: 1, false: -1}[a.exact]
+		switch {
+		case a.exact && !b.exact:
+			return 1 // the version's own keys last
+		case !a.exact && b.exact:
+			return -1
 		}
 		return cmp.Or(cmp.Compare(a.major, b.major), cmp.Compare(a.minor, b.minor))
 	})
