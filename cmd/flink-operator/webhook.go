@@ -12,6 +12,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/controller"
 	"github.com/flinkop/flinkop/operator/webhook"
 )
@@ -39,7 +40,7 @@ func bindWebhookFlags(fs *flag.FlagSet) *webhookFlags {
 
 // setup serves the webhook when a port is given: at once with mounted certificates, else once
 // the operator's rotator has written its certificate and put its CA into the configuration.
-func (w *webhookFlags) setup(mgr ctrl.Manager, defaults webhook.FlinkDefaults) error {
+func (w *webhookFlags) setup(mgr ctrl.Manager, defaults flinkv1beta1.FlinkDefaults) error {
 	if w.port == 0 {
 		return nil
 	}

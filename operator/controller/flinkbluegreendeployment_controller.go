@@ -16,7 +16,6 @@ import (
 	"github.com/flinkop/flinkop/operator/bluegreen"
 	"github.com/flinkop/flinkop/operator/config"
 	"github.com/flinkop/flinkop/operator/metrics"
-	"github.com/flinkop/flinkop/operator/observe"
 )
 
 // BlueGreenObserver observes a blue/green deployment's children and savepoint.
@@ -70,7 +69,7 @@ func (r *FlinkBlueGreenDeploymentReconciler) Reconcile(ctx context.Context, req 
 		r.Metrics.Forget(metrics.KindBlueGreen, req.NamespacedName)
 		return ctrl.Result{}, nil
 	}
-	observe.FlinkDefaults(r.Options.FlinkDefaults).ApplySpec(bg.Namespace, bg.Spec.Template.Spec)
+	flinkv1beta1.FlinkDefaults(r.Options.FlinkDefaults).ApplySpec(bg.Namespace, bg.Spec.Template.Spec)
 	writes, fresh := r.fence.enter(&bg, r.Clock.Now(), r.Metrics)
 	if !fresh {
 		return ctrl.Result{RequeueAfter: StaleReadRetry}, nil

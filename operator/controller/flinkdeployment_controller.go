@@ -122,7 +122,7 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	writes.note()
 	// After the finalizer's write (a write decodes the API server's answer into d, which never
 	// carries them), before anything reads d's configuration: a cron template's too.
-	observe.FlinkDefaults(r.Options.FlinkDefaults).Apply(&d)
+	flinkv1beta1.FlinkDefaults(r.Options.FlinkDefaults).Apply(&d)
 	if cron.IsTemplate(&d) {
 		return r.reconcileTemplate(ctx, &d, writes)
 	}

@@ -101,7 +101,7 @@ func (s *step) stored(encoded string) (*ReconciledSpec, error) {
 	switch {
 	case r == nil:
 	case s.in.FlinkDefaults != nil:
-		r.Spec.Defaults = s.in.FlinkDefaults(s.d.Namespace, string(r.Spec.FlinkVersion))
+		s.in.FlinkDefaults.ApplySpec(s.d.Namespace, &r.Spec)
 	default:
 		r.Spec.Defaults = s.d.Spec.Defaults
 	}

@@ -179,7 +179,7 @@ type Input struct {
 	// FlinkDefaults gives the operator's Flink defaults for a namespace and Flink version
 	// (config.Live.FlinkDefaults; nil: the resource's own Spec.Defaults serve every spec): a
 	// spec read from the status (a rollback's, say) gets those of its own Flink version.
-	FlinkDefaults func(namespace, flinkVersion string) map[string]string
+	FlinkDefaults flinkv1beta1.FlinkDefaults
 }
 
 // EventType is Normal or Warning, as Kubernetes Events have it.

@@ -27,7 +27,7 @@ type BlueGreenObserver struct {
 	// RESTBudget bounds the REST reads of one observation together (see Observer).
 	RESTBudget time.Duration
 	// Defaults are given to the children read (see FlinkDefaults).
-	Defaults FlinkDefaults
+	Defaults flinkv1beta1.FlinkDefaults
 }
 
 // Observe reads bg's two children (a FlinkDeployment of a child's name that bg does not

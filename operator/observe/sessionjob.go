@@ -35,7 +35,7 @@ type SessionJobObserver struct {
 	// savepoint is read there first (see Observer.Reader).
 	Reader client.Reader
 	// Defaults are given to the session cluster read (see FlinkDefaults).
-	Defaults FlinkDefaults
+	Defaults flinkv1beta1.FlinkDefaults
 }
 
 // Observe reads the session cluster of j, and the job and jars j has on it. It also returns

@@ -30,7 +30,7 @@ type SnapshotObserver struct {
 	// RESTBudget bounds all REST reads of one observation together (see Observer).
 	RESTBudget time.Duration
 	// Defaults are given to every FlinkDeployment read (see FlinkDefaults).
-	Defaults FlinkDefaults
+	Defaults flinkv1beta1.FlinkDefaults
 }
 
 // Observe reads the resource s references (in s's namespace) and, while s is in progress,

@@ -72,19 +72,11 @@ func (v Validator[T]) refuse(obj T) error {
 	return apierrors.NewInvalid(schema.GroupKind{Group: flinkv1beta1.GroupVersion.Group, Kind: v.kind}, obj.GetName(), errs)
 }
 
-// FlinkDefaults gives the operator's Flink defaults for a namespace and Flink version
-// (config.Live.FlinkDefaults); nil gives none.
-type FlinkDefaults func(namespace, flinkVersion string) map[string]string
-
 // NewDeploymentValidator validates FlinkDeployments with defaults (tests call it directly).
-func NewDeploymentValidator(defaults FlinkDefaults) Validator[*flinkv1beta1.FlinkDeployment] {
+func NewDeploymentValidator(defaults flinkv1beta1.FlinkDefaults) Validator[*flinkv1beta1.FlinkDeployment] {
 	return Validator[*flinkv1beta1.FlinkDeployment]{
 		kind: "FlinkDeployment", spec: func(d *flinkv1beta1.FlinkDeployment) any { return d.Spec },
-		prepare: func(d *flinkv1beta1.FlinkDeployment) {
-			if defaults != nil {
-				d.Spec.Defaults = defaults(d.Namespace, string(d.Spec.FlinkVersion))
-			}
-		},
+		prepare: defaults.Apply,
 	}
 }
 
@@ -116,7 +108,7 @@ const MutatePath = "/mutate-flink-apache-org-v1beta1-flinksessionjob"
 // Register serves the validating webhooks of the four kinds, and the mutating webhook of
 // FlinkSessionJobs, on srv; FlinkDeployment specs (blue/green templates too) are validated
 // with defaults, as the reconcilers validate them.
-func Register(srv crwebhook.Server, scheme *runtime.Scheme, defaults FlinkDefaults) {
+func Register(srv crwebhook.Server, scheme *runtime.Scheme, defaults flinkv1beta1.FlinkDefaults) {
 	srv.Register(MutatePath, admission.WithDefaulter(scheme, admission.Defaulter[*flinkv1beta1.FlinkSessionJob](SessionJobDefaulter{})))
 	srv.Register(Paths["FlinkDeployment"], admission.WithValidator(scheme, NewDeploymentValidator(defaults)))
 	srv.Register(Paths["FlinkSessionJob"], admission.WithValidator(scheme, Validator[*flinkv1beta1.FlinkSessionJob]{
@@ -127,10 +119,6 @@ func Register(srv crwebhook.Server, scheme *runtime.Scheme, defaults FlinkDefaul
 	}))
 	srv.Register(Paths["FlinkBlueGreenDeployment"], admission.WithValidator(scheme, Validator[*flinkv1beta1.FlinkBlueGreenDeployment]{
 		kind: "FlinkBlueGreenDeployment", spec: func(b *flinkv1beta1.FlinkBlueGreenDeployment) any { return b.Spec },
-		prepare: func(b *flinkv1beta1.FlinkBlueGreenDeployment) {
-			if t := b.Spec.Template.Spec; t != nil && defaults != nil {
-				t.Defaults = defaults(b.Namespace, string(t.FlinkVersion))
-			}
-		},
+		prepare: func(b *flinkv1beta1.FlinkBlueGreenDeployment) { defaults.ApplySpec(b.Namespace, b.Spec.Template.Spec) },
 	}))
 }

@@ -199,3 +199,24 @@ func aliasSet(conf map[string]string, key string) bool {
 	}
 	return false
 }
+
+// FlinkDefaults gives the operator's Flink defaults for a namespace and Flink version
+// (config.Live.FlinkDefaults); a nil one gives none. Every reader of FlinkDeployment specs
+// (reconcilers, observers, the webhook) gives a spec them (ApplySpec) before anything reads
+// its configuration (Conf).
+type FlinkDefaults func(namespace, flinkVersion string) map[string]string
+
+// Apply sets d's Spec.Defaults.
+func (f FlinkDefaults) Apply(d *FlinkDeployment) {
+	if d != nil {
+		f.ApplySpec(d.Namespace, &d.Spec)
+	}
+}
+
+// ApplySpec sets the Defaults of spec, a FlinkDeployment spec in namespace (a blue/green
+// template's, say).
+func (f FlinkDefaults) ApplySpec(namespace string, spec *FlinkDeploymentSpec) {
+	if f != nil && spec != nil {
+		spec.Defaults = f(namespace, string(spec.FlinkVersion))
+	}
+}
