@@ -18,14 +18,30 @@ const (
 )
 
 // The values whose gauges Apache's operator registers (at 0) when a namespace gets its first
-// resource of a kind.
+// resource of a kind: the API's.
 var (
-	jobManagerStatuses = []string{"READY", "DEPLOYED_NOT_READY", "DEPLOYING", "MISSING", "ERROR"}
-	snapshotStates     = []string{"TRIGGER_PENDING", "IN_PROGRESS", "COMPLETED", "FAILED", "ABANDONED"}
-	blueGreenStates    = []string{"INITIALIZING_BLUE", "ACTIVE_BLUE", "SAVEPOINTING_BLUE", "TRANSITIONING_TO_GREEN", "ACTIVE_GREEN", "SAVEPOINTING_GREEN", "TRANSITIONING_TO_BLUE"}
-	// flinkJobStatuses are Flink's JobStatus values.
-	flinkJobStatuses = []string{"INITIALIZING", "CREATED", "RUNNING", "FAILING", "FAILED", "CANCELLING", "CANCELED", "FINISHED", "RESTARTING", "SUSPENDED", "RECONCILING"}
+	jobManagerStatuses = values(flinkv1beta1.JobManagerReady, flinkv1beta1.JobManagerDeployedNotReady, flinkv1beta1.JobManagerDeploying,
+		flinkv1beta1.JobManagerMissing, flinkv1beta1.JobManagerError)
+	snapshotStates = values(flinkv1beta1.SnapshotTriggerPending, flinkv1beta1.SnapshotInProgress, flinkv1beta1.SnapshotCompleted,
+		flinkv1beta1.SnapshotFailed, flinkv1beta1.SnapshotAbandoned)
+	blueGreenStates = values(flinkv1beta1.BlueGreenInitializingBlue, flinkv1beta1.BlueGreenActiveBlue, flinkv1beta1.BlueGreenSavepointingBlue,
+		flinkv1beta1.BlueGreenTransitioningToGreen, flinkv1beta1.BlueGreenActiveGreen, flinkv1beta1.BlueGreenSavepointingGreen,
+		flinkv1beta1.BlueGreenTransitioningToBlue)
+	// flinkJobStatuses are Flink's JobStatus values (the API's, without the operator's own
+	// CRON_SCHEDULED).
+	flinkJobStatuses = values(flinkv1beta1.JobStatusInitializing, flinkv1beta1.JobStatusCreated, flinkv1beta1.JobStatusRunning,
+		flinkv1beta1.JobStatusFailing, flinkv1beta1.JobStatusFailed, flinkv1beta1.JobStatusCancelling, flinkv1beta1.JobStatusCanceled,
+		flinkv1beta1.JobStatusFinished, flinkv1beta1.JobStatusRestarting, flinkv1beta1.JobStatusSuspended, flinkv1beta1.JobStatusReconciling)
 )
+
+// values are enum constants as metric name parts.
+func values[T ~string](vs ...T) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
+	}
+	return out
+}
 
 // initialCounts are the namespace gauges of kind that exist (at 0) from a namespace's first
 // resource of kind on.
