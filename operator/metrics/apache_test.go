@@ -17,11 +17,7 @@ import (
 // labels, for FlinkDeployments and FlinkSessionJobs, moving with each resource and dropped
 // with it; every lifecycle state's gauge exists once a namespace has a resource.
 func TestApacheNamespaceCounts(t *testing.T) {
-	reg := prometheus.NewRegistry()
-	r, err := NewForPod(reg, Pod{Host: "h", Name: "op-0", Namespace: "flinkop-system"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg, r := newRecorder(t, Pod{Host: "h", Name: "op-0", Namespace: "flinkop-system"})
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	a, b := types.NamespacedName{Namespace: "ns", Name: "a"}, types.NamespacedName{Namespace: "ns", Name: "b"}
 	r.Observe(flinkv1beta1.JobKindDeployment, a, ResourceState{Lifecycle: "DEPLOYED", JobManager: "DEPLOYING"}, t0)
@@ -129,16 +125,23 @@ func TestApacheStateTimes(t *testing.T) {
 // kind in a lifecycle state sec seconds after a fixed start.
 func lifecycleAt(t *testing.T, kind flinkv1beta1.JobKind) (*prometheus.Registry, func(sec int, state string)) {
 	t.Helper()
-	reg := prometheus.NewRegistry()
-	r, err := NewForPod(reg, Pod{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg, r := newRecorder(t, Pod{})
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	key := types.NamespacedName{Namespace: "ns", Name: "a"}
 	return reg, func(sec int, state string) {
 		r.Observe(kind, key, ResourceState{Lifecycle: state}, t0.Add(time.Duration(sec)*time.Second))
 	}
+}
+
+// newRecorder registers new metrics for the operator pod pod with a registry of their own.
+func newRecorder(t *testing.T, pod Pod) (*prometheus.Registry, *Recorder) {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	r, err := NewForPod(reg, pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg, r
 }
 
 // summaries gathers the (sample count, sum) of the summary named names[k], by k.
@@ -176,11 +179,7 @@ func wantValues(t *testing.T, got, want map[string]float64) {
 // resource changes state, and go with its last resource (the failures counter, which only
 // grows, stays).
 func TestApacheSnapshotBlueGreenAndUsage(t *testing.T) {
-	reg := prometheus.NewRegistry()
-	r, err := NewForPod(reg, Pod{Host: "h", Name: "op-0", Namespace: "op"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg, r := newRecorder(t, Pod{Host: "h", Name: "op-0", Namespace: "op"})
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	sp, cp := types.NamespacedName{Namespace: "ns", Name: "sp"}, types.NamespacedName{Namespace: "ns", Name: "cp"}
 	r.Observe(KindSnapshot, sp, ResourceState{Savepoint: true}, t0)

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/types"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
@@ -16,11 +15,7 @@ import (
 // the last look's values (an unknown one left out), its decision counters, and all of it gone
 // with the resource.
 func TestAutoscalerMetrics(t *testing.T) {
-	reg := prometheus.NewRegistry()
-	r, err := NewForPod(reg, Pod{Host: "h", Name: "op-0", Namespace: "op"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg, r := newRecorder(t, Pod{Host: "h", Name: "op-0", Namespace: "op"})
 	key := types.NamespacedName{Namespace: "ns", Name: "job"}
 	topo := []autoscaler.Vertex{{ID: "src", Parallelism: 2, MaxParallelism: 128}, {ID: "map", Parallelism: 4, MaxParallelism: 64}}
 	eval := map[string]autoscaler.Evaluated{

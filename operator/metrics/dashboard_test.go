@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/types"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
@@ -63,11 +62,7 @@ func TestDashboardChartsWhatIsExported(t *testing.T) {
 // kinds, snapshots and errors, with a summary's _count and _sum series.
 func exportedNames(t *testing.T) []string {
 	t.Helper()
-	reg := prometheus.NewRegistry()
-	r, err := NewForPod(reg, Pod{Host: "h"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg, r := newRecorder(t, Pod{Host: "h"})
 	key, now := types.NamespacedName{Namespace: "ns", Name: "a"}, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	r.Observe(flinkv1beta1.JobKindDeployment, key, ResourceState{Lifecycle: "STABLE", JobManager: "READY", FlinkVersion: "1.20.1"}, now)
 	r.Observe(flinkv1beta1.JobKindSessionJob, key, ResourceState{Lifecycle: "STABLE"}, now)
