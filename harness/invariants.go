@@ -40,8 +40,7 @@ type Checker struct {
 	// specs are the specs the resources had, per resource and generation, as their objects
 	// carried them (the user's, never the operator's record of them in status): a start is
 	// judged by the spec of the generation its JobManager was deployed from.
-	specs    map[string]map[int64]*flinkv1beta1.FlinkDeploymentSpec
-	specUIDs map[string]types.UID // the object each resource's specs are of
+	specs map[string]*specHistory
 	// lastState is the reconciliation state seen last, per resource (a rollback is judged
 	// when it starts).
 	lastState map[string]flinkv1beta1.ReconciliationState
@@ -79,7 +78,7 @@ func NewChecker(w *World) *Checker {
 	c := &Checker{
 		w: w, snapshots: map[string]map[string]fakeflink.Snapshot{}, starts: map[string]int{},
 		lastGen: map[string]int64{}, lastJob: map[string]string{}, deployedGen: map[string]string{}, crashes: map[string]bool{},
-		haLost: map[string]bool{}, lastState: map[string]flinkv1beta1.ReconciliationState{}, lineage: map[string]time.Time{}, specs: map[string]map[int64]*flinkv1beta1.FlinkDeploymentSpec{}, specUIDs: map[string]types.UID{},
+		haLost: map[string]bool{}, lastState: map[string]flinkv1beta1.ReconciliationState{}, lineage: map[string]time.Time{}, specs: map[string]*specHistory{},
 		failovers: map[string][]fakeflink.Failover{}, knownSavepoints: map[string]map[string]bool{},
 		scalingSeen: map[string]int{}, traced: map[string]bool{},
 	}
@@ -299,21 +298,36 @@ func (c *Checker) forget(name string) {
 	delete(c.crashes, name)
 	delete(c.haLost, name)
 	delete(c.specs, name)
-	delete(c.specUIDs, name)
 	delete(c.lastState, name)
 	delete(c.lineage, name)
 	delete(c.knownSavepoints, name)
+}
+
+// specHistory is one object's specs by generation.
+type specHistory struct {
+	uid   types.UID
+	byGen map[int64]*flinkv1beta1.FlinkDeploymentSpec
+}
+
+// specOf is the spec the resource name had at generation gen (nil: never seen).
+func (c *Checker) specOf(name string, gen int64) *flinkv1beta1.FlinkDeploymentSpec {
+	if h := c.specs[name]; h != nil {
+		return h.byGen[gen]
+	}
+	return nil
 }
 
 // remember records the spec of d's generation as d carries it: what the user (or the parent
 // that made d) asked for, which the checker holds the operator to, never what the operator
 // wrote about it.
 func (c *Checker) remember(d *flinkv1beta1.FlinkDeployment) {
-	if c.specs[d.Name] == nil || c.specUIDs[d.Name] != d.UID { // new, or deleted and made again between checks
-		c.specs[d.Name], c.specUIDs[d.Name] = map[int64]*flinkv1beta1.FlinkDeploymentSpec{}, d.UID
+	h := c.specs[d.Name]
+	if h == nil || h.uid != d.UID { // new, or deleted and made again between checks
+		h = &specHistory{uid: d.UID, byGen: map[int64]*flinkv1beta1.FlinkDeploymentSpec{}}
+		c.specs[d.Name] = h
 	}
-	if c.specs[d.Name][d.Generation] == nil {
-		c.specs[d.Name][d.Generation] = d.Spec.DeepCopy()
+	if h.byGen[d.Generation] == nil {
+		h.byGen[d.Generation] = d.Spec.DeepCopy()
 	}
 }
 

@@ -56,13 +56,13 @@ func TestAskedForFreshState(t *testing.T) {
 		return &flinkv1beta1.FlinkDeploymentSpec{Job: &flinkv1beta1.JobSpec{UpgradeMode: mode, SavepointRedeployNonce: &nonce}}
 	}
 	c := NewChecker(nil)
-	c.specs["job"] = map[int64]*flinkv1beta1.FlinkDeploymentSpec{
+	c.specs["job"] = &specHistory{byGen: map[int64]*flinkv1beta1.FlinkDeploymentSpec{
 		1: spec(flinkv1beta1.UpgradeModeSavepoint, 0),
 		2: spec(flinkv1beta1.UpgradeModeStateless, 0),
 		3: spec(flinkv1beta1.UpgradeModeSavepoint, 0),
 		4: spec(flinkv1beta1.UpgradeModeSavepoint, 1),
 		5: spec(flinkv1beta1.UpgradeModeSavepoint, 0),
-	}
+	}}
 	for name, tc := range map[string]struct {
 		key, before string
 		want        bool

@@ -49,7 +49,7 @@ func (c *Checker) checkStart(d *flinkv1beta1.FlinkDeployment, s fakeflink.JobSta
 	if prev == "" {
 		return nil // the first start: nothing to regress from
 	}
-	spec := c.specs[name][generationOf(gen)]
+	spec := c.specOf(name, generationOf(gen))
 	if spec == nil || spec.Job == nil {
 		return nil
 	}
@@ -171,7 +171,7 @@ func (c *Checker) noteSavepoints(d *flinkv1beta1.FlinkDeployment) {
 // which starts from initialSavepointPath or, without one, from empty state. A spec the checker
 // never saw cannot be judged, and is taken as asked.
 func (c *Checker) askedForFreshState(name, key, before string) bool {
-	spec, old := c.specs[name][judgedBy(key)], c.specs[name][judgedBy(before)]
+	spec, old := c.specOf(name, judgedBy(key)), c.specOf(name, judgedBy(before))
 	switch {
 	case spec == nil || spec.Job == nil || old == nil || old.Job == nil:
 		return true
