@@ -87,7 +87,7 @@ func run() error {
 		return err
 	}
 	flat := live.Flat()
-	for _, w := range config.CheckOperatorFile(flat) {
+	for _, w := range config.Check(flat) {
 		ctrl.Log.WithName("config").Info("Warning: "+w, "file", configFile)
 	}
 	if parallelism != "" {

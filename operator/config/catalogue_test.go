@@ -144,10 +144,11 @@ func TestLookupNamesTheListedKey(t *testing.T) {
 	}
 }
 
-// TestCheckOperatorFile: autoscaler options in the file are defaults like Flink's (no
-// warning); a typo under a namespace's or a Flink version's scope is reported with its scope.
+// TestCheckOperatorFile: Check on the operator's options file: autoscaler options there are
+// defaults like Flink's (no warning); a typo under a namespace's or a Flink version's scope is
+// reported with its scope.
 func TestCheckOperatorFile(t *testing.T) {
-	got := config.CheckOperatorFile(map[string]string{
+	got := config.Check(map[string]string{
 		"job.autoscaler.enabled": "true", config.KeyReconcileInterval: "1 min",
 		config.NamespacePrefix + "team-a.kubernetes.operator.job.autoscaler.enabled": "true",
 		config.VersionPrefix + "v1_20.kubernetes.operator.reconcile.intervall":       "1 min",
@@ -156,6 +157,6 @@ func TestCheckOperatorFile(t *testing.T) {
 		"kubernetes.operator.default-configuration.flink-version.v1_20.kubernetes.operator.reconcile.intervall is not an option of the Flink operator (did you mean kubernetes.operator.default-configuration.flink-version.v1_20.kubernetes.operator.reconcile.interval?); it has no effect",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("CheckOperatorFile (-want +got):\n%s", diff)
+		t.Errorf("Check (-want +got):\n%s", diff)
 	}
 }

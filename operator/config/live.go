@@ -218,7 +218,7 @@ func (l *Live) Reload(path string) (bool, []string, error) {
 		st.scope = l.pinScope(st.scope)
 	}
 	l.store(st)
-	return true, CheckOperatorFile(st.flat), nil
+	return true, Check(st.flat), nil
 }
 
 // Watch reloads path every interval until ctx ends (the Apache operator's dynamic

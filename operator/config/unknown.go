@@ -124,7 +124,3 @@ func nearest(key string) string {
 	}
 	return best
 }
-
-// CheckOperatorFile returns Check's warnings for the operator's options file (its autoscaler
-// options are defaults of every resource's, as its Flink options are: see Live.FlinkDefaults).
-func CheckOperatorFile(flat map[string]string) []string { return Check(flat) }
