@@ -274,7 +274,7 @@ var _ Observer = (*observe.Observer)(nil)
 func (r *FlinkDeploymentReconciler) autoscaled(key types.NamespacedName, res decide.Result) {
 	errs := 0
 	for _, e := range res.Events {
-		if e.Reason == "AutoscalerError" {
+		if e.Reason == decide.ReasonAutoscalerError {
 			errs++
 		}
 	}

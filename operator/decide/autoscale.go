@@ -65,11 +65,11 @@ func (s *step) autoscale() {
 	}
 	c, err := autoscaler.ParseConfig(s.conf, config.ParseDuration)
 	if err != nil {
-		s.event(Warning, "AutoscalerError", err.Error())
+		s.event(Warning, ReasonAutoscalerError, err.Error())
 		return
 	}
 	if a.StateError != "" {
-		s.event(Warning, "AutoscalerError", a.StateError)
+		s.event(Warning, ReasonAutoscalerError, a.StateError)
 		if !a.StateFound {
 			return // another's ConfigMap: never written
 		}
@@ -84,12 +84,12 @@ func (s *step) autoscale() {
 	}
 	if a.Collected == nil {
 		if a.CollectError != "" {
-			s.event(Warning, "AutoscalerError", "no scaling decision: the job's metrics could not be read: "+a.CollectError)
+			s.event(Warning, ReasonAutoscalerError, "no scaling decision: the job's metrics could not be read: "+a.CollectError)
 		}
 		return
 	}
 	if c.MetricsWindow < 2*s.in.Options.ReconcileInterval {
-		s.event(Warning, "AutoscalerError", fmt.Sprintf("job.autoscaler.metrics.window %s holds fewer than two looks at the job (one each %s, kubernetes.operator.reconcile.interval): no decision",
+		s.event(Warning, ReasonAutoscalerError, fmt.Sprintf("job.autoscaler.metrics.window %s holds fewer than two looks at the job (one each %s, kubernetes.operator.reconcile.interval): no decision",
 			c.MetricsWindow, s.in.Options.ReconcileInterval))
 		return
 	}
@@ -158,7 +158,7 @@ func (s *step) slotsCap() int {
 func (s *step) saveAutoscaler(state autoscaler.State) {
 	data, err := state.Encode()
 	if err != nil {
-		s.event(Warning, "AutoscalerError", err.Error())
+		s.event(Warning, ReasonAutoscalerError, err.Error())
 		return
 	}
 	s.act(Action{Kind: ActSaveAutoscalerState, AutoscalerState: data})

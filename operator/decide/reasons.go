@@ -143,3 +143,7 @@ func ReasonsMarkdown() string {
 		strings.Join(quoted, ", "))
 	return b.String()
 }
+
+// ReasonAutoscalerError is the Warning's reason for an autoscaler that could not evaluate or
+// apply its decision (the operator's metrics count them per resource).
+const ReasonAutoscalerError = "AutoscalerError"
