@@ -204,6 +204,7 @@ func aliasSet(conf map[string]string, key string) bool {
 // (config.Live.FlinkDefaults); a nil one gives none. Every reader of FlinkDeployment specs
 // (reconcilers, observers, the webhook) gives a spec them (ApplySpec) before anything reads
 // its configuration (Conf).
+// +kubebuilder:object:generate=false
 type FlinkDefaults func(namespace, flinkVersion string) map[string]string
 
 // Apply sets d's Spec.Defaults.
