@@ -35,9 +35,7 @@ func TestBlueGreenSwitchKeepsState(t *testing.T) {
 		}
 		deleteBlueGreen(t, bg, blue.Name, green.Name)
 	})
-	if err := env.client.Create(context.Background(), bg); err != nil {
-		t.Fatalf("create FlinkBlueGreenDeployment: %v", err)
-	}
+	create(t, bg)
 	activeIn := func(state flinkv1beta1.BlueGreenState) func(*flinkv1beta1.FlinkBlueGreenDeployment) bool {
 		return func(b *flinkv1beta1.FlinkBlueGreenDeployment) bool {
 			return b.Status.BlueGreenState == state && b.Status.JobStatus.State == flinkv1beta1.JobStatusRunning

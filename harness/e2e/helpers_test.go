@@ -43,10 +43,33 @@ func newDeployment(t *testing.T, name string, mode flinkv1beta1.UpgradeMode, edi
 		}
 		deleteAndCheckNothingLeft(t, d)
 	})
-	if err := env.client.Create(context.Background(), d); err != nil {
-		t.Fatalf("create FlinkDeployment %s: %v", name, err)
-	}
+	create(t, d)
 	return d
+}
+
+// create creates obj, retrying for up to a minute the API server's transient refusals (a
+// timeout, 429, 500 or 503 on a loaded CI machine: etcd's "request timed out" is a 500), each
+// logged; any other error fails the test with the kind and name. A retry that finds the object
+// stored by the attempt that timed out takes it as created.
+func create(t *testing.T, obj client.Object) {
+	t.Helper()
+	kind := fmt.Sprintf("%T", obj)
+	for attempt := 1; ; attempt++ {
+		err := env.client.Create(context.Background(), obj)
+		switch {
+		case err == nil:
+			return
+		case attempt > 1 && apierrors.IsAlreadyExists(err):
+			t.Logf("create %s %s: stored by the attempt that timed out", kind, obj.GetName())
+			return
+		case attempt < 12 && (apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) || apierrors.IsTooManyRequests(err) ||
+			apierrors.IsInternalError(err) || apierrors.IsServiceUnavailable(err)):
+			t.Logf("create %s %s (attempt %d): %v; retrying", kind, obj.GetName(), attempt, err)
+			time.Sleep(5 * time.Second)
+		default:
+			t.Fatalf("create %s %s: %v", kind, obj.GetName(), err)
+		}
+	}
 }
 
 // fakeflinkHA reads examples/fakeflink-ha.yaml with the given upgrade mode and its state on a

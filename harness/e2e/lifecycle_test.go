@@ -104,9 +104,7 @@ func TestSessionClusterAndSessionJob(t *testing.T) {
 	if err := yaml.UnmarshalStrict(fmt.Appendf(nil, sessionYAML, name), sj); err != nil {
 		t.Fatal(err)
 	}
-	if err := env.client.Create(context.Background(), sj); err != nil {
-		t.Fatal(err)
-	}
+	create(t, sj)
 	t.Cleanup(func() { deleteSessionJob(t, sj) }) // runs before the cluster's cleanup
 	sj = waitFor(t, sj, "RUNNING", 2*time.Minute, sessionJobRunning)
 	first := sj.Status.JobStatus.JobID

@@ -31,9 +31,7 @@ func TestSnapshotResourceSavepointRestoreAndDisposal(t *testing.T) {
 			Savepoint:    &flinkv1beta1.SavepointSpec{},
 		},
 	}
-	if err := env.client.Create(context.Background(), sn); err != nil {
-		t.Fatal(err)
-	}
+	create(t, sn)
 	t.Cleanup(func() { // before the deployments' cleanups: its job still runs
 		_ = env.client.Delete(context.Background(), sn)
 	})
