@@ -93,6 +93,18 @@ func (c *Cluster) trigger(op *operation, triggerID string) string {
 	return triggerID
 }
 
+// Pending returns the trigger ids of the operations of kind that have not completed, per job
+// id, in trigger id order (the harness's view: Flink lists no pending operations).
+func (c *Cluster) Pending(kind OperationKind) map[string][]string {
+	out := map[string][]string{}
+	for _, k := range slices.Sorted(maps.Keys(c.ops)) {
+		if op := c.ops[k]; op.kind == kind && !op.result.Done {
+			out[op.jobID] = append(out[op.jobID], op.triggerID)
+		}
+	}
+	return out
+}
+
 // OperationStatus returns an operation's result; an unknown or expired trigger is NotFound
 // with Flink's message.
 func (c *Cluster) OperationStatus(kind OperationKind, jobID, triggerID string) (OperationResult, error) {
@@ -169,7 +181,7 @@ func (c *Cluster) takeSavepoint(j *Job, req SavepointRequest, triggerID string, 
 	snap := Snapshot{
 		Path: fmt.Sprintf("%s/savepoint-%s-%012x", trimSlash(dir), j.ID[:6], c.opts.Rand.Uint64()&0xffffffffffff),
 		Kind: KindSavepoint, JobID: j.ID, ID: j.checkpointSeq, Offset: j.Offset(now), Time: now, Format: format, InputBegan: j.inputBegan, MaxParallelism: j.keyGroups(),
-		TriggerID: triggerID,
+		TriggerID: triggerID, StoppedJob: req.Stop || req.CancelJob,
 	}
 	c.opts.Store.Put(snap)
 	j.checkpoints = append(j.checkpoints, snap)

@@ -37,6 +37,9 @@ type Snapshot struct {
 	// TriggerID is the trigger a savepoint was taken under (the harness's record: Flink's
 	// savepoint metadata does not keep it).
 	TriggerID string `json:"triggerId,omitempty"`
+	// StoppedJob says the savepoint ended its job (stop-with-savepoint, or a savepoint with
+	// cancelJob): the harness's record, to tell those from savepoints the job ran on after.
+	StoppedJob bool `json:"stoppedJob,omitempty"`
 	// InputBegan is when the input of a job with a workload began: a job that restores the
 	// snapshot reads the same input on.
 	InputBegan time.Time `json:"inputBegan,omitzero"`

@@ -71,6 +71,8 @@ type Checker struct {
 	blueGreens map[string]*blueGreenState
 	// traced are the violations already written into the trace.
 	traced map[string]bool
+	// plain are the savepoints each FlinkDeployment's jobs ran on after (N5).
+	plain map[string]*plainSavepoints
 }
 
 // NewChecker returns a checker of w.
@@ -149,6 +151,7 @@ func (c *Checker) Check(resources ...string) []string {
 	out = append(out, c.checkSnapshots()...)
 	out = append(out, c.checkBlueGreens()...)
 	out = append(out, c.snapshotsBounded()...)
+	out = append(out, c.oneSavepointInFlight()...)
 	out = append(out, c.w.events.rejected...) // API limits and catalogued reasons: every Event was accepted
 	out = append(out, c.w.FalseAlarms()...)
 	out = append(out, c.w.api.staleWrites...)
@@ -217,6 +220,7 @@ func (c *Checker) check(name string) []string {
 	if live > 1 {
 		out = append(out, fmt.Sprintf("%s: %d jobs run at once (invariant 2)", name, live))
 	}
+	out = append(out, c.oneSavepointPerNonce(d, cl)...)
 	return append(out, c.noRegression(d, cl)...)
 }
 

@@ -1,0 +1,137 @@
+package harness
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/flinkop/flinkop/fakeflink"
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/config"
+)
+
+// The bounds on snapshot triggers, judged on fakeflink's truth (the savepoints its jobs took,
+// the operations it has in flight) and the user's spec history, never on the operator's
+// status:
+//
+//	N5 one savepoint per nonce: a FlinkDeployment's jobs take no more savepoints that left
+//	   them running than the user changed job.savepointTriggerNonce, while periodic
+//	   savepoints are off (in the operator's options and every spec it had); savepoints of
+//	   FlinkStateSnapshots do not count, nor do blue/green children (their switches take
+//	   savepoints);
+//	N6 one in flight per job: no job has two savepoints pending at once, besides those of
+//	   FlinkStateSnapshots; blue/green children are not held to it.
+
+// plainSavepoints are, per resource (name and uid), the paths of the savepoints its jobs took
+// that left them running.
+type plainSavepoints struct {
+	uid   string
+	paths map[string]bool
+	// gens is how many generations of the spec history changes and periodic were counted
+	// over (they are counted again when it grows).
+	gens     int
+	changes  int
+	periodic bool
+}
+
+// oneSavepointPerNonce checks N5 for d, whose current cluster is cl.
+func (c *Checker) oneSavepointPerNonce(d *flinkv1beta1.FlinkDeployment, cl *fakeflink.Cluster) []string {
+	if d.Spec.Job == nil || ownedByBlueGreen(d) || c.w.Options.PeriodicSavepoint.On() {
+		return nil
+	}
+	if c.plain == nil {
+		c.plain = map[string]*plainSavepoints{}
+	}
+	p := c.plain[d.Name]
+	if p == nil || p.uid != string(d.UID) {
+		p = &plainSavepoints{uid: string(d.UID), paths: map[string]bool{}}
+		c.plain[d.Name] = p
+	}
+	for _, j := range cl.Jobs() {
+		for _, s := range j.Checkpoints() {
+			if s.Kind == fakeflink.KindSavepoint && !s.StoppedJob && c.snapshotTriggers[s.TriggerID] == "" {
+				p.paths[s.Path] = true
+			}
+		}
+	}
+	if len(p.paths) == 0 {
+		return nil
+	}
+	if h := c.specs[d.Name]; h != nil && len(h.byGen) != p.gens {
+		p.gens = len(h.byGen)
+		p.changes, p.periodic = c.nonceChanges(d.Name)
+	}
+	if p.periodic || len(p.paths) <= p.changes {
+		return nil
+	}
+	return []string{fmt.Sprintf("N5: the jobs of %s took %d savepoints they ran on after (%s); changes of its savepointTriggerNonce: %d",
+		d.Name, len(p.paths), strings.Join(slices.Sorted(maps.Keys(p.paths)), ", "), p.changes)}
+}
+
+// nonceChanges counts the changes of savepointTriggerNonce to a set value across the
+// resource's spec history (a generation the checker never saw counts as one), and reports
+// whether any spec it had asked for periodic savepoints.
+func (c *Checker) nonceChanges(name string) (changes int, periodic bool) {
+	h := c.specs[name]
+	if h == nil {
+		return 0, false
+	}
+	gens := slices.Sorted(maps.Keys(h.byGen))
+	prev := int64(0)
+	var had *int64
+	for _, g := range gens {
+		spec := h.byGen[g]
+		if v, ok := spec.FlinkConfiguration.Get(config.KeyPeriodicSavepoint); ok {
+			if every, err := config.ParsePeriodic(v); err != nil || every.On() {
+				periodic = true
+			}
+		}
+		var n *int64
+		if spec.Job != nil {
+			n = spec.Job.SavepointTriggerNonce
+		}
+		if prev > 0 {
+			changes += int(g - prev - 1) // generations never seen
+			if n != nil && (had == nil || *had != *n) {
+				changes++
+			}
+		}
+		prev, had = g, n
+	}
+	return changes, periodic
+}
+
+// oneSavepointInFlight checks N6 on every cluster of the world.
+func (c *Checker) oneSavepointInFlight() []string {
+	type pending struct{ cluster, job string }
+	many := map[pending][]string{}
+	c.w.Sim.EachCluster(func(key string, cl *fakeflink.Cluster) {
+		for job, ids := range cl.Pending(fakeflink.OpSavepoint) {
+			ids = slices.DeleteFunc(ids, func(id string) bool { return c.snapshotTriggers[id] != "" })
+			if len(ids) > 1 {
+				_, name, _ := strings.Cut(key, "/")
+				many[pending{name, job}] = ids
+			}
+		}
+	})
+	var out []string
+	for k, ids := range many {
+		if d, err := c.w.Get(k.cluster); err == nil && ownedByBlueGreen(d) {
+			continue
+		}
+		out = append(out, fmt.Sprintf("N6: job %s on %s has %d savepoints in flight at once (triggers %s)", k.job, k.cluster, len(ids), strings.Join(ids, ", ")))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ownedByBlueGreen reports whether d is a child of a FlinkBlueGreenDeployment.
+func ownedByBlueGreen(d *flinkv1beta1.FlinkDeployment) bool {
+	for _, o := range d.OwnerReferences {
+		if o.Kind == "FlinkBlueGreenDeployment" {
+			return true
+		}
+	}
+	return false
+}

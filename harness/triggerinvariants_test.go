@@ -1,0 +1,124 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flinkop/flinkop/fakeflink"
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+)
+
+// nonceSavepointTaken applies a savepoint nonce to a running savepoint job and steps until its
+// savepoint is recorded; it returns the world and checker.
+func nonceSavepointTaken(t *testing.T) (*World, *Checker) {
+	t.Helper()
+	w, err := NewWorld(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewChecker(w)
+	d := savepointJob()
+	if err := w.Apply(d); err != nil {
+		t.Fatal(err)
+	}
+	if v := stepUntil(t, w, c, "running", runningGen(1)); len(v) > 0 {
+		t.Fatalf("violations on a plain deploy: %v", v)
+	}
+	n := int64(1)
+	d.Spec.Job.SavepointTriggerNonce = &n
+	if err := w.Apply(d); err != nil {
+		t.Fatal(err)
+	}
+	if v := stepUntil(t, w, c, "savepoint taken", func(d *flinkv1beta1.FlinkDeployment) bool {
+		sp := d.Status.JobStatus.SavepointInfo
+		return sp != nil && sp.LastSavepoint != nil && sp.TriggerID == ""
+	}); len(v) > 0 {
+		t.Fatalf("violations on a nonce savepoint: %v", v)
+	}
+	return w, c
+}
+
+// TestOneSavepointPerNonce: a nonce takes one savepoint, and the world stays quiet for the 10
+// minutes after it (Flink forgets the operation after 5); an operator that loses the nonce
+// from its record of the deployed spec (the status is tampered with, as a bug would write it)
+// asks again once Flink forgot the trigger, the job takes a second savepoint, and N5 fires.
+func TestOneSavepointPerNonce(t *testing.T) {
+	for _, tamper := range []bool{false, true} {
+		w, c := nonceSavepointTaken(t)
+		if err := c.StepUntil(w.Now().Add(6*time.Minute), nil, "job"); err != nil {
+			t.Fatalf("tamper=%v: %v", tamper, err)
+		}
+		if tamper {
+			cur, _ := w.Get("job")
+			var last map[string]any
+			if err := json.Unmarshal([]byte(cur.Status.ReconciliationStatus.LastReconciledSpec), &last); err != nil {
+				t.Fatal(err)
+			}
+			spec, _ := last["spec"].(map[string]any)
+			job, _ := spec["job"].(map[string]any)
+			if job["savepointTriggerNonce"] == nil {
+				t.Fatalf("no nonce in the record: %s", cur.Status.ReconciliationStatus.LastReconciledSpec)
+			}
+			delete(job, "savepointTriggerNonce")
+			raw, _ := json.Marshal(last)
+			cur.Status.ReconciliationStatus.LastReconciledSpec = string(raw)
+			if err := w.Client.Status().Update(context.Background(), cur); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := c.StepUntil(w.Now().Add(4*time.Minute), nil, "job")
+		t.Logf("tamper=%v: %v", tamper, err)
+		if fired := err != nil && strings.Contains(err.Error(), "N5: "); fired != tamper {
+			t.Errorf("tamper=%v: %v", tamper, err)
+		}
+	}
+}
+
+// TestOneSavepointInFlight: while the nonce's savepoint hangs in Flink, an upgrade (a new
+// parallelism, savepoint mode) waits for it; an operator that lost track of the savepoint in
+// flight (its trigger cleared from status, as a bug would write it) stops the job with a second
+// savepoint, and N6 fires.
+func TestOneSavepointInFlight(t *testing.T) {
+	for _, tamper := range []bool{false, true} {
+		w, err := NewWorld(5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := NewChecker(w)
+		d := savepointJob()
+		if err := w.Apply(d); err != nil {
+			t.Fatal(err)
+		}
+		stepUntil(t, w, c, "running", runningGen(1))
+		w.Sim.Do(w.Namespace, "job", func(cl *fakeflink.Cluster) { cl.HangSavepoints(true) })
+		n := int64(1)
+		d.Spec.Job.SavepointTriggerNonce = &n
+		if err := w.Apply(d); err != nil {
+			t.Fatal(err)
+		}
+		stepUntil(t, w, c, "savepoint triggered", func(d *flinkv1beta1.FlinkDeployment) bool {
+			sp := d.Status.JobStatus.SavepointInfo
+			return sp != nil && sp.TriggerID != ""
+		})
+		if tamper {
+			cur, _ := w.Get("job")
+			cur.Status.JobStatus.SavepointInfo.TriggerID = ""
+			if err := w.Client.Status().Update(context.Background(), cur); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p := int32(3)
+		d.Spec.Job.Parallelism = &p
+		if err := w.Apply(d); err != nil {
+			t.Fatal(err)
+		}
+		err = c.StepUntil(w.Now().Add(3*time.Minute), nil, "job")
+		t.Logf("tamper=%v: %v", tamper, err)
+		if fired := err != nil && strings.Contains(err.Error(), "N6: "); fired != tamper {
+			t.Errorf("tamper=%v: %v", tamper, err)
+		}
+	}
+}
