@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	"github.com/flinkop/flinkop/fakeflink"
 	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
@@ -17,39 +18,87 @@ import (
 // missingReasons are the Events that say a resource's JobManager Deployment is gone.
 var missingReasons = map[string]bool{"RecoverDeployment": true, "JobManagerDeploymentMissing": true}
 
-// alarms watches the operator's claims that a JobManager Deployment is missing (invariant 7):
-// before each reconcile of a FlinkDeployment the world notes whether its JobManager Deployment
-// exists on the API server; an Event of missingReasons from that reconcile while it did is a
-// false alarm (the operator believed a lagging cache over the API).
+// alarms checks the operator's stated reasons against the truth (invariant 7): before each
+// reconcile the world notes whether the FlinkDeployment's JobManager Deployment exists on the
+// API server, and the state fakeflink gives each job of the cluster the resource runs on.
+// An Event of the reconcile that says otherwise is a false alarm:
+//   - missingReasons while the JobManager Deployment existed (the operator believed a lagging
+//     cache over the API);
+//   - RestartFailedJob ("Job <id> failed; …") while that job runs on its cluster in another
+//     state than FAILED;
+//   - JobMissing ("job <id> is not on session cluster …") while the session cluster runs that
+//     job (a REST timeout or a 5xx taken for Flink's 404).
 type alarms struct {
-	reconciling string // the FlinkDeployment being reconciled ("": none)
+	reconciling string // the resource being reconciled ("": none)
 	present     bool   // its JobManager Deployment existed when the reconcile began
+	// jobs are the states fakeflink gave the jobs of the resource's cluster when the reconcile
+	// began (nil: no cluster runs).
+	jobs        map[string]fakeflink.JobStatus
 	falseAlarms []string
 }
 
-// beginAlarms notes the JobManager Deployment of the FlinkDeployment about to be reconciled.
+// beginAlarms notes the truth about the resource of key, about to be reconciled.
 func (w *World) beginAlarms(key string) {
-	w.alarms.reconciling, w.alarms.present = "", false
-	if strings.HasPrefix(key, sessionJobPrefix) {
+	w.alarms.reconciling, w.alarms.present, w.alarms.jobs = "", false, nil
+	ctx := context.Background()
+	if name, ok := strings.CutPrefix(key, sessionJobPrefix); ok {
+		var j flinkv1beta1.FlinkSessionJob
+		if w.Client.Get(ctx, client.ObjectKey{Namespace: w.Namespace, Name: name}, &j) == nil {
+			w.alarms.reconciling, w.alarms.jobs = name, w.jobStates(j.Spec.DeploymentName)
+		}
 		return
 	}
-	ctx := context.Background()
+	if strings.Contains(key, "/") { // snapshots and blue/green deployments: nothing to note
+		return
+	}
 	var dep appsv1.Deployment
 	var d flinkv1beta1.FlinkDeployment
 	// Present as the operator counts it: not being deleted, and controlled by the resource.
 	present := w.Client.Get(ctx, client.ObjectKey{Namespace: w.Namespace, Name: act.JobManagerName(key)}, &dep) == nil &&
 		w.Client.Get(ctx, client.ObjectKey{Namespace: w.Namespace, Name: key}, &d) == nil &&
 		dep.DeletionTimestamp == nil && metav1.IsControlledBy(&dep, &d)
-	w.alarms.reconciling, w.alarms.present = key, present
+	w.alarms.reconciling, w.alarms.present, w.alarms.jobs = key, present, w.jobStates(key)
+}
+
+// jobStates are the states of the jobs of the cluster of FlinkDeployment name, nil when none
+// runs.
+func (w *World) jobStates(name string) map[string]fakeflink.JobStatus {
+	var out map[string]fakeflink.JobStatus
+	w.Sim.Do(w.Namespace, act.JobManagerName(name), func(c *fakeflink.Cluster) {
+		if !c.Up() {
+			return
+		}
+		out = map[string]fakeflink.JobStatus{}
+		for _, j := range c.Jobs() {
+			out[j.ID] = j.Status
+		}
+	})
+	return out
 }
 
 // endAlarms ends the reconcile's watch: Events outside a reconcile are nobody's.
-func (w *World) endAlarms() { w.alarms.reconciling, w.alarms.present = "", false }
+func (w *World) endAlarms() { w.alarms.reconciling, w.alarms.present, w.alarms.jobs = "", false, nil }
 
 // event checks one Event of the reconcile under way.
 func (a *alarms) event(object, reason, message string) {
-	if object == a.reconciling && a.present && missingReasons[reason] {
-		a.falseAlarms = append(a.falseAlarms, fmt.Sprintf("%s: Event %s (%q) while its JobManager Deployment exists on the API server (invariant 7)", object, reason, message))
+	if object != a.reconciling {
+		return
+	}
+	var claim string
+	switch fields := strings.Fields(message); {
+	case a.present && missingReasons[reason]:
+		claim = "while its JobManager Deployment exists on the API server"
+	case reason == "RestartFailedJob" && len(fields) > 1:
+		if st, ok := a.jobs[fields[1]]; ok && st != fakeflink.StatusFailed {
+			claim = fmt.Sprintf("while fakeflink's job %s is %s", fields[1], st)
+		}
+	case reason == "JobMissing" && len(fields) > 1:
+		if st, ok := a.jobs[fields[1]]; ok {
+			claim = fmt.Sprintf("while the session cluster runs job %s (%s)", fields[1], st)
+		}
+	}
+	if claim != "" {
+		a.falseAlarms = append(a.falseAlarms, fmt.Sprintf("%s: Event %s (%q) %s (invariant 7)", object, reason, message, claim))
 	}
 }
 
