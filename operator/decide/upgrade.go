@@ -101,7 +101,7 @@ func (s *step) savepointTeardown() {
 			return
 		}
 		s.act(Action{Kind: ActDeleteCluster, DeleteHA: true})
-		s.event(Normal, "Cleanup", "Deleting the previous deployment after its savepoint")
+		s.event(Normal, "Cleanup", "Deleting the previous deployment; its state is kept at "+s.st.JobStatus.UpgradeSavepointPath)
 	case s.last.Metadata.SavepointFailed:
 		s.refuse("the upgrade savepoint failed and no externalized checkpoint is newer than the last savepoint; the job keeps running the previous spec (change the spec to try again)")
 	case o.Job != nil && o.Job.State == "RUNNING" && o.RESTReachable:
