@@ -1,12 +1,15 @@
 package harness
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flinkop/flinkop/fakeflink"
 	"github.com/flinkop/flinkop/operator/act"
@@ -205,4 +208,20 @@ func judgedBy(key string) int64 {
 func haEnabled(spec *flinkv1beta1.FlinkDeploymentSpec) bool {
 	conf, _ := spec.Conf()
 	return flinkv1beta1.HAEnabled(conf)
+}
+
+// deployKey names one deploy of a resource: its generation and job run.
+func deployKey(generation, run string) string {
+	if run == "" {
+		return generation
+	}
+	return generation + "/" + run
+}
+
+func (c *Checker) jmGeneration(name string) string {
+	var dep appsv1.Deployment
+	if err := c.w.Client.Get(context.Background(), client.ObjectKey{Namespace: c.w.Namespace, Name: act.JobManagerName(name)}, &dep); err != nil {
+		return ""
+	}
+	return deployKey(dep.Annotations[act.AnnotationGeneration], dep.Annotations[act.AnnotationRun])
 }

@@ -1,28 +1,17 @@
 package harness
 
 import (
-	"context"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flinkop/flinkop/chaos"
 	"github.com/flinkop/flinkop/fakeflink"
 	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
-	"github.com/flinkop/flinkop/operator/config"
-	"github.com/flinkop/flinkop/operator/controller"
-	"github.com/flinkop/flinkop/operator/cron"
-	"github.com/flinkop/flinkop/operator/decide"
-	"github.com/flinkop/flinkop/operator/observe"
 )
 
 // Checker checks the world's invariants after every step (docs/testing.md lists them). It remembers what it
@@ -211,86 +200,9 @@ func (c *Checker) check(name string) []string {
 	if cl == nil {
 		return out
 	}
-	live := 0
-	for _, j := range cl.Jobs() {
-		if !j.Status.IsTerminal() {
-			live++
-		}
-	}
-	if live > 1 {
-		out = append(out, fmt.Sprintf("%s: %d jobs run at once (invariant 2)", name, live))
-	}
+	out = append(out, oneLiveJob(name, cl)...)
 	out = append(out, c.oneSavepointPerNonce(d, cl)...)
 	return append(out, c.noRegression(d, cl)...)
-}
-
-// rollbackAllowed: a rollback happens only under the rollback conditions (invariant 6): when
-// it starts, the resource enables it, the spec it returns to is not suspended, has the
-// same Flink version, the failed spec had its readiness timeout, and there is state to restore
-// (HA metadata, or the upgrade savepoint of a JobManager that never started).
-func (c *Checker) rollbackAllowed(d *flinkv1beta1.FlinkDeployment) []string {
-	rs, lc := d.Status.ReconciliationStatus, d.Status.LifecycleState
-	prev := c.lastState[d.Name]
-	c.lastState[d.Name] = rs.State
-	if rs.State != flinkv1beta1.ReconciliationRollingBack && rs.State != flinkv1beta1.ReconciliationRolledBack &&
-		lc != flinkv1beta1.LifecycleRollingBack && lc != flinkv1beta1.LifecycleRolledBack {
-		return nil
-	}
-	conf, _ := d.Spec.FlinkConfiguration.Flatten()
-	opts, _ := c.w.Options.With(config.OperatorKeys(conf))
-	rollback := func(s flinkv1beta1.ReconciliationState) bool {
-		return s == flinkv1beta1.ReconciliationRollingBack || s == flinkv1beta1.ReconciliationRolledBack
-	}
-	// Judged when the rollback starts: a person may turn rollbacks off once one happened (a
-	// change the operator applies without a redeploy), and the resource stays ROLLED_BACK.
-	started := rollback(rs.State) && (!rollback(prev) || rs.State == flinkv1beta1.ReconciliationRollingBack && prev != rs.State)
-	if started && !opts.RollbackEnabled {
-		return []string{fmt.Sprintf("%s: %s/%s although kubernetes.operator.deployment.rollback.enabled is not true (invariant 6)", d.Name, rs.State, lc)}
-	}
-	if prev == rs.State || rs.State != flinkv1beta1.ReconciliationRollingBack {
-		return nil
-	}
-	stable, err1 := decide.ParseReconciledSpec(rs.LastStableSpec)
-	failed, err2 := decide.ParseReconciledSpec(rs.LastReconciledSpec)
-	if err1 != nil || err2 != nil || stable == nil || failed == nil {
-		return []string{fmt.Sprintf("%s: rolling back without a readable stable and reconciled spec (invariant 6)", d.Name)}
-	}
-	var out []string
-	bad := func(why string) {
-		out = append(out, fmt.Sprintf("%s: rollback started although %s (invariant 6)", d.Name, why))
-	}
-	if stable.Spec.Job != nil && stable.Spec.Job.EffectiveState() == flinkv1beta1.JobStateSuspended {
-		bad("the last stable spec is suspended")
-	}
-	if stable.Spec.FlinkVersion != failed.Spec.FlinkVersion {
-		bad("the Flink version changed")
-	}
-	if since := c.w.Now().Sub(time.UnixMilli(rs.ReconciliationTimestamp)); since < opts.DeploymentReadyTimeout {
-		bad(fmt.Sprintf("the spec was deployed only %s ago (readiness timeout %s)", since, opts.DeploymentReadyTimeout))
-	}
-	if stable.Metadata.Restore != decide.RestoreSavepoint && !c.haMetadataExists(d) {
-		bad("there is no HA metadata to restore from")
-	}
-	return out
-}
-
-func (c *Checker) haMetadataExists(d *flinkv1beta1.FlinkDeployment) bool {
-	var cms corev1.ConfigMapList
-	err := c.w.Client.List(context.Background(), &cms, client.InNamespace(c.w.Namespace), observe.HASelector(d))
-	return err == nil && slices.ContainsFunc(cms.Items, func(cm corev1.ConfigMap) bool { return observe.IsJobHAConfigMap(&cm) })
-}
-
-// oneJobManager: never two live JobManagers for one HA cluster id (invariant 2). It looks at
-// the whole world, so Check runs it once, not once per resource.
-func (c *Checker) oneJobManager() []string {
-	live := c.w.Sim.LiveJobManagers()
-	var out []string
-	for _, id := range slices.Sorted(maps.Keys(live)) {
-		if n := live[id]; n > 1 {
-			out = append(out, fmt.Sprintf("%d JobManagers run for HA cluster id %s (invariant 2)", n, id))
-		}
-	}
-	return out
 }
 
 // forget drops what the checker remembered of a deleted resource: a new one of the same name
@@ -333,150 +245,6 @@ func (c *Checker) remember(d *flinkv1beta1.FlinkDeployment) {
 	if h.byGen[d.Generation] == nil {
 		h.byGen[d.Generation] = d.Spec.DeepCopy()
 	}
-}
-
-// deployKey names one deploy of a resource: its generation and job run.
-func deployKey(generation, run string) string {
-	if run == "" {
-		return generation
-	}
-	return generation + "/" + run
-}
-
-func (c *Checker) jmGeneration(name string) string {
-	var dep appsv1.Deployment
-	if err := c.w.Client.Get(context.Background(), client.ObjectKey{Namespace: c.w.Namespace, Name: act.JobManagerName(name)}, &dep); err != nil {
-		return ""
-	}
-	return deployKey(dep.Annotations[act.AnnotationGeneration], dep.Annotations[act.AnnotationRun])
-}
-
-// statusConsistent: errors come with Warning events, observedGeneration never goes back, the
-// lifecycle agrees with the reconciliation state, and a deployed spec is what runs
-// (invariant 3).
-func (c *Checker) statusConsistent(d *flinkv1beta1.FlinkDeployment) []string {
-	var out []string
-	st := d.Status
-	if st.Error != "" && !c.hasWarning(d.Name, st.Error) {
-		out = append(out, fmt.Sprintf("%s: status.error %.300q has no Warning event (invariant 3)", d.Name, st.Error))
-	}
-	if st.ObservedGeneration < c.lastGen[d.Name] {
-		out = append(out, fmt.Sprintf("%s: observedGeneration went back from %d to %d (invariant 3)", d.Name, c.lastGen[d.Name], st.ObservedGeneration))
-	}
-	c.lastGen[d.Name] = max(c.lastGen[d.Name], st.ObservedGeneration)
-	rs := st.ReconciliationStatus
-	if (rs.State == flinkv1beta1.ReconciliationUpgrading) != (st.LifecycleState == flinkv1beta1.LifecycleUpgrading) && d.DeletionTimestamp == nil {
-		out = append(out, fmt.Sprintf("%s: lifecycle %s with reconciliation state %s (invariant 3)", d.Name, st.LifecycleState, rs.State))
-	}
-	if st.LifecycleState == flinkv1beta1.LifecycleStable && rs.LastStableSpec != rs.LastReconciledSpec {
-		out = append(out, fmt.Sprintf("%s: STABLE but the reconciled spec is not the stable one (invariant 3)", d.Name))
-	}
-	if rs.State == flinkv1beta1.ReconciliationDeployed {
-		out = append(out, c.deployedMatches(d)...)
-	}
-	return out
-}
-
-// deployedMatches checks that the running JobManager uses the reconciled spec's image.
-func (c *Checker) deployedMatches(d *flinkv1beta1.FlinkDeployment) []string {
-	r, err := decide.ParseReconciledSpec(d.Status.ReconciliationStatus.LastReconciledSpec)
-	if err != nil || r == nil {
-		return nil
-	}
-	var dep appsv1.Deployment
-	if err := c.w.Client.Get(context.Background(), client.ObjectKey{Namespace: c.w.Namespace, Name: act.JobManagerName(d.Name)}, &dep); err != nil {
-		return nil
-	}
-	for _, ct := range dep.Spec.Template.Spec.Containers {
-		if ct.Name == act.MainContainer && ct.Image != r.Spec.Image {
-			return []string{fmt.Sprintf("%s: DEPLOYED spec has image %s but the JobManager runs %s (invariant 3)", d.Name, r.Spec.Image, ct.Image)}
-		}
-	}
-	return nil
-}
-
-func (c *Checker) hasWarning(name, msg string) bool {
-	for _, e := range c.w.events.events {
-		if e.Object != name || e.Type != "Warning" {
-			continue
-		}
-		// An Event cut to the API limit carries at least the message's beginning.
-		kept, cut := strings.CutSuffix(e.Message, controller.TruncatedMark)
-		if strings.Contains(e.Message, msg) || (cut && strings.Contains(kept, msg[:min(len(msg), 200)])) {
-			return true
-		}
-	}
-	return false
-}
-
-// nothingLeft: after deletion no object the resource owned remains (invariant 4).
-func (c *Checker) nothingLeft(name string) []string {
-	ctx := context.Background()
-	sel := client.MatchingLabels{act.LabelApp: name}
-	var deps appsv1.DeploymentList
-	var svcs corev1.ServiceList
-	var cms corev1.ConfigMapList
-	_ = c.w.Client.List(ctx, &deps, client.InNamespace(c.w.Namespace), sel)
-	_ = c.w.Client.List(ctx, &svcs, client.InNamespace(c.w.Namespace), sel)
-	_ = c.w.Client.List(ctx, &cms, client.InNamespace(c.w.Namespace), sel)
-	var left []string
-	for _, d := range deps.Items {
-		if !c.isForeign(&d) {
-			left = append(left, "deployment/"+d.Name)
-		}
-	}
-	for _, s := range svcs.Items {
-		if !c.isForeign(&s) {
-			left = append(left, "service/"+s.Name)
-		}
-	}
-	for _, m := range cms.Items {
-		if !c.isForeign(&m) {
-			left = append(left, "configmap/"+m.Name)
-		}
-	}
-	if len(left) > 0 {
-		return []string{fmt.Sprintf("%s: deleted, but %v remain (invariant 4)", name, left)}
-	}
-	return nil
-}
-
-// Converged reports whether a resource reached its desired state (invariant 5): the current
-// generation observed, no upgrade in flight, and the job RUNNING (or SUSPENDED when asked),
-// or an explicit refusal (status.error with its Warning event).
-func (c *Checker) Converged(name string) (bool, string) {
-	d, err := c.w.Get(name)
-	if apierrors.IsNotFound(err) {
-		return true, "deleted"
-	}
-	if err != nil {
-		return false, err.Error()
-	}
-	st := d.Status
-	if st.Error != "" {
-		return c.hasWarning(name, st.Error), "refused: " + st.Error
-	}
-	if cron.IsTemplate(d) {
-		return st.ObservedGeneration == d.Generation && st.LifecycleState == flinkv1beta1.LifecycleStable,
-			fmt.Sprintf("cron template: generation %d observed %d, lifecycle %s", d.Generation, st.ObservedGeneration, st.LifecycleState)
-	}
-	rs := st.ReconciliationStatus.State
-	if st.ObservedGeneration != d.Generation || (rs != flinkv1beta1.ReconciliationDeployed && rs != flinkv1beta1.ReconciliationRolledBack) {
-		return false, fmt.Sprintf("generation %d observed %d, reconciliation %s", d.Generation, st.ObservedGeneration, st.ReconciliationStatus.State)
-	}
-	want := flinkv1beta1.JobStatusRunning
-	switch {
-	case d.Spec.Job == nil:
-		want = "" // a session cluster runs no job of its own
-	case d.Spec.Job.EffectiveState() == flinkv1beta1.JobStateSuspended:
-		want = flinkv1beta1.JobStatusSuspended
-	}
-	if st.JobStatus.State != want {
-		return false, fmt.Sprintf("job %s, want %s", st.JobStatus.State, want)
-	}
-	lc := st.LifecycleState
-	return lc == flinkv1beta1.LifecycleStable || lc == flinkv1beta1.LifecycleSuspended || lc == flinkv1beta1.LifecycleRolledBack,
-		"lifecycle " + string(lc)
 }
 
 // ResourceVersion returns a resource's resourceVersion ("" when gone), to detect writes.
