@@ -8,11 +8,11 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/utils/ptr"
 
 	"github.com/flinkop/flinkop/fakeflink"
 	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
-	"github.com/flinkop/flinkop/operator/decide"
 	"github.com/flinkop/flinkop/operator/sessionjob"
 )
 
@@ -20,16 +20,34 @@ import (
 type sessionState struct {
 	// owners maps a session job's jar prefix to its name (kept after deletion).
 	owners map[string]string
-	// restore is the restore mode of each job id the operator recorded, and whether it was
-	// the first submission or a redeploy (which may start from initialSavepointPath).
-	restore map[string]submission
+	// specs are the users' specs of each session job (by jar prefix) per generation, as its
+	// object carried them: S2 judges a start by them, never by the operator's status.
+	specs map[string]*sessionSpecs
 	// starts counts the job starts already checked.
 	starts int
 }
 
-type submission struct {
-	mode  decide.RestoreMode
-	fresh bool
+// sessionSpecs is one session job's spec history and the generation it had when its last job
+// started (0: none started yet).
+type sessionSpecs struct {
+	byGen    map[int64]*flinkv1beta1.FlinkSessionJobSpec
+	gen      int64
+	startGen int64
+}
+
+// askedForFreshState reports whether the user's spec of the session job's current generation
+// lets its new job start without the previous job's state: a stateless job, a changed
+// savepointRedeployNonce since the last start (a redeploy from initialSavepointPath), or specs
+// the checker never saw.
+func (h *sessionSpecs) askedForFreshState() bool {
+	cur, old := h.byGen[h.gen], h.byGen[h.startGen]
+	switch {
+	case cur == nil || cur.Job == nil || old == nil || old.Job == nil:
+		return true
+	case cur.Job.EffectiveUpgradeMode() == flinkv1beta1.UpgradeModeStateless:
+		return true
+	}
+	return !ptr.Equal(old.Job.SavepointRedeployNonce, cur.Job.SavepointRedeployNonce)
 }
 
 // WatchSessionCluster makes Check also check the session job invariants on the named
@@ -42,7 +60,7 @@ func (c *Checker) WatchSessionCluster(name string) {
 	if c.sessions == nil {
 		c.sessions = map[string]*sessionState{}
 	}
-	c.sessions[name] = &sessionState{owners: map[string]string{}, restore: map[string]submission{}}
+	c.sessions[name] = &sessionState{owners: map[string]string{}, specs: map[string]*sessionSpecs{}}
 }
 
 func (c *Checker) checkSessions() []string {
@@ -66,7 +84,15 @@ func (c *Checker) checkSession(cluster string, st *sessionState) []string {
 		prefix := sessionjob.JarPrefix(string(j.UID))
 		st.owners[prefix] = j.Name
 		present[prefix] = j.DeletionTimestamp == nil
-		c.rememberSubmission(&j, st)
+		h := st.specs[prefix]
+		if h == nil {
+			h = &sessionSpecs{byGen: map[int64]*flinkv1beta1.FlinkSessionJobSpec{}}
+			st.specs[prefix] = h
+		}
+		if h.byGen[j.Generation] == nil {
+			h.byGen[j.Generation] = j.Spec.DeepCopy()
+		}
+		h.gen = j.Generation
 	}
 	cl := c.w.Sim.Cluster(c.w.Namespace, act.JobManagerName(cluster))
 	if cl == nil {
@@ -112,23 +138,9 @@ func (c *Checker) leftBehind(name, prefix string, live []string, jars []fakeflin
 	return out
 }
 
-// rememberSubmission records the restore mode of the job id the status names.
-func (c *Checker) rememberSubmission(j *flinkv1beta1.FlinkSessionJob, st *sessionState) {
-	r, err := sessionjob.ParseReconciledSpec(j.Status.ReconciliationStatus.LastReconciledSpec)
-	if err != nil || r == nil || j.Status.JobStatus.JobID == "" {
-		return
-	}
-	id := decide.JobIDFor(string(j.UID), r.Generation(), r.Metadata.JobRun)
-	if id != j.Status.JobStatus.JobID {
-		return
-	}
-	if _, ok := st.restore[id]; !ok {
-		st.restore[id] = submission{mode: r.Metadata.Restore, fresh: r.Metadata.FirstDeployment || r.Metadata.Redeploy}
-	}
-}
-
-// checkSessionStarts checks S2 for the job starts not yet checked: a stateful job's next
-// job starts at (or after) the newest snapshot its previous job completed.
+// checkSessionStarts checks S2 for the job starts not yet checked: unless the user's spec
+// asked for a fresh start, a session job's next job starts at (or after) the newest snapshot
+// its previous job completed.
 func (c *Checker) checkSessionStarts(st *sessionState, fj []*fakeflink.Job, starts []fakeflink.JobStart) []string {
 	byID := map[string]*fakeflink.Job{}
 	for _, j := range fj {
@@ -137,11 +149,20 @@ func (c *Checker) checkSessionStarts(st *sessionState, fj []*fakeflink.Job, star
 	var out []string
 	for i := st.starts; i < len(starts); i++ {
 		s := starts[i]
-		job, sub := byID[s.JobID], st.restore[s.JobID]
-		if job == nil || sub.mode == "" || sub.mode == decide.RestoreNone || sub.fresh {
+		job := byID[s.JobID]
+		if job == nil {
 			continue
 		}
 		prefix := ownerPrefix(job.Program.Name, st)
+		h := st.specs[prefix]
+		if h == nil {
+			continue // not one of the session jobs' (S1 and S3 judge those)
+		}
+		first, fresh := h.startGen == 0, h.askedForFreshState()
+		h.startGen = h.gen
+		if first || fresh {
+			continue
+		}
 		prev := previousJob(starts[:i], s.JobID, prefix, byID, st)
 		if prev == nil {
 			continue // the cluster lost it: the operator refuses to guess
