@@ -61,26 +61,36 @@ func TestSessionStateJudgedByTheUsersSpec(t *testing.T) {
 			t.Fatalf("no upgrade: %v\n%s", err, w.Trace)
 		}
 		if tamper {
-			cur, _ := w.GetSessionJob("etl")
-			var rec map[string]any
-			if err := json.Unmarshal([]byte(cur.Status.ReconciliationStatus.LastReconciledSpec), &rec); err != nil {
-				t.Fatal(err)
-			}
-			meta, _ := rec["resource_metadata"].(map[string]any)
-			if meta["restoreMode"] != "savepoint" {
-				t.Fatalf("the upgrade is recorded as %v", meta)
-			}
-			meta["restoreMode"] = "none"
-			raw, _ := json.Marshal(rec)
-			cur.Status.ReconciliationStatus.LastReconciledSpec = string(raw)
-			if err := w.Client.Status().Update(context.Background(), cur); err != nil {
-				t.Fatal(err)
-			}
+			recordRestoreNothing(t, w, "etl")
 		}
 		err := c.StepUntil(w.Now().Add(3*time.Minute), running)
 		t.Logf("tamper=%v: %v", tamper, err)
 		if fired := err != nil && strings.Contains(err.Error(), "(S2)"); fired != tamper {
 			t.Errorf("tamper=%v: %v\n%s", tamper, err, w.Trace)
 		}
+	}
+}
+
+// recordRestoreNothing rewrites the session job's record of the upgrade under way to restore
+// nothing, as a broken operator would write it.
+func recordRestoreNothing(t *testing.T, w *World, name string) {
+	t.Helper()
+	cur, err := w.GetSessionJob(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec map[string]any
+	if err := json.Unmarshal([]byte(cur.Status.ReconciliationStatus.LastReconciledSpec), &rec); err != nil {
+		t.Fatal(err)
+	}
+	meta, _ := rec["resource_metadata"].(map[string]any)
+	if meta["restoreMode"] != "savepoint" {
+		t.Fatalf("the upgrade is recorded as %v", meta)
+	}
+	meta["restoreMode"] = "none"
+	raw, _ := json.Marshal(rec)
+	cur.Status.ReconciliationStatus.LastReconciledSpec = string(raw)
+	if err := w.Client.Status().Update(context.Background(), cur); err != nil {
+		t.Fatal(err)
 	}
 }
