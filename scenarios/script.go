@@ -262,8 +262,8 @@ func (s *Script) reached(name, until string) bool {
 	switch until {
 	case "deleted":
 		return apierrors.IsNotFound(err)
-	case "refused":
-		return err == nil && d.Status.Error != ""
+	case "refused": // for the current generation: an error of an earlier one is stale
+		return err == nil && d.Status.Error != "" && d.Status.ObservedGeneration == d.Generation
 	case "suspended":
 		return err == nil && d.Status.LifecycleState == flinkv1beta1.LifecycleSuspended
 	}

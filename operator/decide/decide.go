@@ -86,11 +86,20 @@ func (s *step) reconcile() {
 	s.steady(valid)
 }
 
+// InvalidSpec is the status.error of a spec Validate refused: a resource that had a valid
+// spec keeps running it; one that never had one has nothing deployed.
+func InvalidSpec(deployed bool, why string) string {
+	if deployed {
+		return "invalid spec, the last valid spec keeps running: " + why
+	}
+	return "invalid spec, nothing is deployed until it is fixed: " + why
+}
+
 // validate reports validation errors; the last valid spec keeps running.
 func (s *step) validate() bool {
 	errs := s.d.Validate()
 	if len(errs) > 0 {
-		s.fail("ValidationError", "invalid spec, the last valid spec keeps running: "+errs.ToAggregate().Error())
+		s.fail("ValidationError", InvalidSpec(s.st.ReconciliationStatus.LastReconciledSpec != "", errs.ToAggregate().Error()))
 		s.observed()
 		return false
 	}

@@ -69,7 +69,7 @@ func (s *step) reconcile() {
 func (s *step) validate() bool {
 	errs := s.j.Validate()
 	if len(errs) > 0 {
-		s.fail("ValidationError", "invalid spec, the last valid spec keeps running: "+errs.ToAggregate().Error())
+		s.fail("ValidationError", decide.InvalidSpec(s.st.ReconciliationStatus.LastReconciledSpec != "", errs.ToAggregate().Error()))
 		s.observed()
 		return false
 	}
