@@ -62,6 +62,8 @@ type Checker struct {
 	traced map[string]bool
 	// plain are the savepoints each FlinkDeployment's jobs ran on after (N5).
 	plain map[string]*plainSavepoints
+	// lifecycles are the lifecycle transitions seen (Transitions).
+	lifecycles transitions
 }
 
 // NewChecker returns a checker of w.
@@ -132,6 +134,7 @@ func (c *Checker) HAMetadataLost(resource string) { c.haLost[resource] = true }
 // Check checks every invariant for the named resources and returns the violations.
 func (c *Checker) Check(resources ...string) []string {
 	var out []string
+	c.lifecycles.noteEvents(c.w)
 	for _, r := range resources {
 		out = append(out, c.check(r)...)
 	}
@@ -185,11 +188,13 @@ func (c *Checker) check(name string) []string {
 	d, err := c.w.Get(name)
 	if apierrors.IsNotFound(err) {
 		c.forget(name)
+		c.lifecycles.note(name, "")
 		return c.nothingLeft(name)
 	}
 	if err != nil {
 		return []string{fmt.Sprintf("%s: read: %v", name, err)}
 	}
+	c.lifecycles.note(name, d.Status.LifecycleState)
 	c.remember(d)
 	c.noteSavepoints(d)
 	var out []string
