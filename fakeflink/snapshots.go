@@ -1,6 +1,7 @@
 package fakeflink
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -44,6 +45,7 @@ type operation struct {
 	kind      OperationKind
 	jobID     string
 	triggerID string
+	triggered time.Time
 	due       time.Time
 	expires   time.Time
 	result    OperationResult
@@ -88,7 +90,8 @@ func (c *Cluster) trigger(op *operation, triggerID string) string {
 		triggerID = c.newID()
 	}
 	op.triggerID = triggerID
-	op.due = c.Now().Add(c.opts.Timing.Operation)
+	op.triggered = c.Now()
+	op.due = op.triggered.Add(c.opts.Timing.Operation)
 	c.ops[opKey(op.kind, op.jobID, triggerID)] = op
 	return triggerID
 }
@@ -102,6 +105,29 @@ func (c *Cluster) Pending(kind OperationKind) map[string][]string {
 			out[op.jobID] = append(out[op.jobID], op.triggerID)
 		}
 	}
+	return out
+}
+
+// InFlight is a savepoint or checkpoint a job is taking.
+type InFlight struct {
+	Savepoint bool
+	// Format is a savepoint's format (CANONICAL or NATIVE).
+	Format    string
+	Triggered time.Time
+}
+
+// InFlight lists the savepoints and checkpoints the operator triggered on job that have not
+// completed, oldest first: Flink lists them in the job's checkpoint history as in progress.
+func (c *Cluster) InFlight(jobID string) []InFlight {
+	var out []InFlight
+	for _, k := range slices.Sorted(maps.Keys(c.ops)) {
+		op := c.ops[k]
+		if op.jobID == jobID && !op.result.Done && (op.kind == OpSavepoint || op.kind == OpCheckpoint) {
+			format := cmp.Or(op.savepoint.Format, "CANONICAL")
+			out = append(out, InFlight{Savepoint: op.kind == OpSavepoint, Format: format, Triggered: op.triggered})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b InFlight) int { return a.Triggered.Compare(b.Triggered) })
 	return out
 }
 

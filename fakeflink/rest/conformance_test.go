@@ -228,6 +228,7 @@ func TestRESTConformsToFlinkSpec(t *testing.T) {
 
 	sp := api.trigger(t, "/jobs/"+job+"/savepoints", map[string]any{"target-directory": "file:///sp", "cancel-job": false, "formatType": "CANONICAL", "triggerId": strings.Repeat("2b", 16)})
 	api.expect(t, "GET", "/jobs/"+job+"/savepoints/"+sp, nil, 200)
+	checkSavepointInProgress(t, api, job) // listed in the checkpoint history, valid by the spec
 	w.advance(time.Second, session)
 	var spRes struct {
 		Operation struct {
@@ -388,4 +389,26 @@ func (a *api) uploadJar(t *testing.T, name string) string {
 	}
 	a.decode(t, data, &out)
 	return filepath.Base(out.Filename)
+}
+
+// checkSavepointInProgress: while a savepoint is in flight, GET /jobs/:id/checkpoints counts it
+// in progress and lists it first in the history (className in_progress, is_savepoint), as
+// Flink reports every pending checkpoint, savepoints included, to its statistics.
+func checkSavepointInProgress(t *testing.T, api *api, job string) {
+	t.Helper()
+	var st struct {
+		Counts struct {
+			InProgress int `json:"in_progress"`
+		} `json:"counts"`
+		History []struct {
+			ClassName   string `json:"className"`
+			Status      string `json:"status"`
+			IsSavepoint bool   `json:"is_savepoint"`
+		} `json:"history"`
+	}
+	api.decode(t, api.expect(t, "GET", "/jobs/"+job+"/checkpoints", nil, 200), &st)
+	if st.Counts.InProgress != 1 || len(st.History) == 0 || st.History[0].ClassName != "in_progress" ||
+		st.History[0].Status != "IN_PROGRESS" || !st.History[0].IsSavepoint {
+		t.Errorf("a savepoint in flight: counts.in_progress %d, history %+v", st.Counts.InProgress, st.History)
+	}
 }

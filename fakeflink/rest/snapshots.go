@@ -174,10 +174,32 @@ func checkpointStatistics(snap fakeflink.Snapshot) map[string]any {
 	}
 }
 
+// inProgressStatistics is the CheckpointStatistics entry of a savepoint or checkpoint in
+// progress (className in_progress, as Flink's PendingCheckpointStats).
+func inProgressStatistics(id int64, p fakeflink.InFlight) map[string]any {
+	ctype, format := "CHECKPOINT", any(nil)
+	if p.Savepoint {
+		ctype, format = "SAVEPOINT", p.Format
+	}
+	ms := p.Triggered.UnixMilli()
+	return map[string]any{
+		"className": "in_progress", "id": id, "status": "IN_PROGRESS", "is_savepoint": p.Savepoint,
+		"savepointFormat": format, "checkpoint_type": ctype, "trigger_timestamp": ms, "latest_ack_timestamp": ms,
+		"end_to_end_duration": 0, "checkpointed_size": 0, "state_size": 0, "alignment_buffered": 0,
+		"processed_data": 0, "persisted_data": 0, "num_subtasks": 2, "num_acknowledged_subtasks": 0, "tasks": map[string]any{},
+	}
+}
+
 func checkpointingStatistics(c *fakeflink.Cluster, j *fakeflink.Job) map[string]any {
 	snaps := j.Checkpoints()
 	latest := map[string]any{"completed": nil, "savepoint": nil, "failed": nil, "restored": nil}
 	history := []map[string]any{}
+	// Flink reports every pending checkpoint, savepoints included, to its statistics: the
+	// newest entries of the history are the ones in progress.
+	pending := c.InFlight(j.ID)
+	for i := len(pending) - 1; i >= 0 && len(history) < 10; i-- {
+		history = append(history, inProgressStatistics(int64(len(snaps)+i+1), pending[i]))
+	}
 	completed := 0
 	for i := len(snaps) - 1; i >= 0; i-- {
 		s := snaps[i]
@@ -203,7 +225,7 @@ func checkpointingStatistics(c *fakeflink.Cluster, j *fakeflink.Job) map[string]
 	summary := map[string]any{"min": 0, "max": 0, "avg": 0, "p50": 0.0, "p90": 0.0, "p95": 0.0, "p99": 0.0, "p999": 0.0}
 	return map[string]any{
 		"counts": map[string]any{
-			"restored": boolInt(j.Restored() != nil), "total": completed + failed, "in_progress": 0,
+			"restored": boolInt(j.Restored() != nil), "total": completed + failed + len(pending), "in_progress": len(pending),
 			"completed": completed, "failed": failed,
 		},
 		"summary": map[string]any{

@@ -184,6 +184,15 @@ func ChangedNonce(want, had *flinkv1beta1.JobSpec) Nonce {
 	return Nonce{}
 }
 
+// SavepointNonceWaits reports whether a changed savepoint nonce from had to want must wait:
+// Flink is taking a savepoint of job already (one whose trigger the operator lost with a
+// status write, or a FlinkStateSnapshot's), and a second at once is never asked for. The nonce
+// is not consumed: it triggers once that savepoint ends.
+func SavepointNonceWaits(want, had *flinkv1beta1.JobSpec, job *JobObservation) bool {
+	return job != nil && job.SavepointInProgress && want != nil && had != nil &&
+		want.SavepointTriggerNonce != nil && !equalNonce(want.SavepointTriggerNonce, had.SavepointTriggerNonce)
+}
+
 // Trigger starts the snapshot of a changed nonce for the running job jobID (uid derives the
 // trigger id) and returns the action; when the job does not run it records a Warning and
 // returns None.

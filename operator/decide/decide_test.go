@@ -429,3 +429,32 @@ func TestUnknownOptionIsWarnedOncePerGeneration(t *testing.T) {
 		})
 	}
 }
+
+// TestNoSecondSavepointWhileFlinkTakesOne: while Flink's checkpoint history shows a savepoint
+// in progress that the status does not (its trigger was lost with a status write), a changed
+// savepoint nonce and a savepoint upgrade wait for it and the nonce is not consumed; once it
+// ended, the nonce triggers.
+func TestNoSecondSavepointWhileFlinkTakesOne(t *testing.T) {
+	busy := func(o Observation) Observation { o.Job.SavepointInProgress = true; return o }
+	d := deployed(sp)
+	n := int64(5)
+	d.Spec.Job.SavepointTriggerNonce, d.Generation = &n, 2
+	got := Decide(input(d, busy(cluster(1, "RUNNING"))))
+	if got.Action.Kind != ActNone || got.RequeueAfter == 0 {
+		t.Errorf("nonce with a savepoint in flight: action %q, requeue %s; want none, and a look again", got.Action.Kind, got.RequeueAfter)
+	}
+	if r := reconciled(got.Status); r.Spec.Job.SavepointTriggerNonce != nil {
+		t.Error("the waiting nonce was consumed: it would never trigger")
+	}
+	if later := Decide(input(d, cluster(1, "RUNNING"))); later.Action.Kind != ActTriggerSavepoint {
+		t.Errorf("after the savepoint in flight ended: action %q, want a trigger", later.Action.Kind)
+	}
+
+	up := upgrading(sp)
+	if got := Decide(input(up, busy(cluster(1, "RUNNING")))); got.Action.Kind == ActStopWithSavepoint {
+		t.Error("the upgrade stopped the job with a second savepoint in flight")
+	}
+	if got := Decide(input(up, cluster(1, "RUNNING"))); got.Action.Kind != ActStopWithSavepoint {
+		t.Errorf("the upgrade with no savepoint in flight: action %q, want a stop with a savepoint", got.Action.Kind)
+	}
+}

@@ -74,6 +74,9 @@ func (b Book) PeriodicSavepoint(every config.Periodic, job *JobObservation, reac
 	if !due {
 		return Action{}, wait
 	}
+	if job.SavepointInProgress { // Flink takes one already: never a second at once
+		return Action{}, SlotRetry(uid)
+	}
 	id := TriggerID(uid, "periodic", from)
 	b.SetTrigger(id, flinkv1beta1.SnapshotTriggerPeriodic)
 	b.Savepoints().LastPeriodicSavepointTimestamp = b.Now.UnixMilli()

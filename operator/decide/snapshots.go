@@ -37,6 +37,10 @@ func (s *step) pollTriggers() bool {
 // nonces handles changed savepoint and checkpoint nonces, one per reconcile. The new nonce is
 // written to the reconciled spec with the trigger, so a failure is never retried.
 func (s *step) nonces() bool {
+	if SavepointNonceWaits(s.d.Spec.Job, s.last.Spec.Job, s.in.Observed.Job) {
+		s.requeue(s.in.Options.ProgressCheckInterval)
+		return true
+	}
 	n := ChangedNonce(s.d.Spec.Job, s.last.Spec.Job)
 	if n.Kind == "" {
 		return false

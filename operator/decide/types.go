@@ -133,6 +133,9 @@ type JobObservation struct {
 	// (its id counts with the checkpoints'). It is known even when the status write that
 	// would have recorded it was lost.
 	LatestSavepoint *SnapshotRef
+	// SavepointInProgress says Flink's checkpoint history lists a savepoint in progress (one
+	// the operator may have lost track of, or a FlinkStateSnapshot's): a new one waits for it.
+	SavepointInProgress bool
 }
 
 // SnapshotRef points at a completed checkpoint or savepoint.

@@ -2,6 +2,7 @@ package observe
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -58,6 +59,9 @@ func observeJob(ctx context.Context, api FlinkAPI, job *flink.JobOverview, js *f
 		if sp := st.Latest.Savepoint; sp != nil {
 			j.LatestSavepoint = &decide.SnapshotRef{Path: sp.ExternalPath, ID: sp.ID, Timestamp: sp.TriggerTimestamp}
 		}
+		j.SavepointInProgress = slices.ContainsFunc(st.History, func(c flink.CheckpointStats) bool {
+			return c.IsSavepoint && c.Status == "IN_PROGRESS"
+		})
 	}
 	if job.State == flink.JobRunning && adaptive {
 		// The adaptive scheduler's parallelism can drift from the spec (an in-place rescale

@@ -99,6 +99,10 @@ func (s *step) cleanHistory() {
 
 // nonce triggers the snapshot of a changed savepoint or checkpoint nonce.
 func (s *step) nonce() bool {
+	if decide.SavepointNonceWaits(s.j.Spec.Job, s.last.Spec.Job, s.in.Observed.Job) {
+		s.requeue(s.in.Options.ProgressCheckInterval)
+		return true
+	}
 	n := decide.ChangedNonce(s.j.Spec.Job, s.last.Spec.Job)
 	if n.Kind == "" {
 		return false

@@ -79,13 +79,17 @@ func (s *step) cancel(why string) {
 // failing) is cancelled and restored from its newest checkpoint instead, when there is one.
 func (s *step) savepointTeardown() {
 	o := s.in.Observed
-	switch o.Job.State {
-	case "RUNNING":
+	switch {
+	case o.Job.State == "RUNNING" && o.Job.SavepointInProgress:
+		// Flink takes a savepoint the status does not show (its trigger was lost with a
+		// status write, or a FlinkStateSnapshot's): it ends first, never two at once.
+		s.requeue(s.in.Options.ProgressCheckInterval)
+	case o.Job.State == "RUNNING":
 		id := decide.TriggerID(string(s.j.UID), "upgrade", s.last.Generation())
 		s.act(Action{Kind: decide.ActStopWithSavepoint, JobID: o.Job.ID, TriggerID: id, FormatType: s.in.Options.SavepointFormat})
 		s.book().SetTrigger(id, flinkv1beta1.SnapshotTriggerUpgrade)
 		s.event(decide.Normal, "SavepointTriggered", "Stopping job "+o.Job.ID+" with a savepoint to upgrade")
-	case "RESTARTING", "FAILING":
+	case o.Job.State == "RESTARTING" || o.Job.State == "FAILING":
 		s.fallBackToCheckpoint("the job is " + o.Job.State + ", so no savepoint can be taken")
 	default:
 		// CREATED, INITIALIZING, RECONCILING: the job is about to run.
