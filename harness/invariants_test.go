@@ -11,21 +11,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/flinkop/flinkop/harness/fixtures"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
 func savepointJob() *flinkv1beta1.FlinkDeployment {
-	p := int32(2)
-	d := &flinkv1beta1.FlinkDeployment{Spec: flinkv1beta1.FlinkDeploymentSpec{
-		Image: "flink:1.20", FlinkVersion: "v1_20",
-		FlinkConfiguration: flinkv1beta1.NewFlinkConfiguration(map[string]string{
-			"taskmanager.numberOfTaskSlots": "2", "execution.checkpointing.interval": "10s",
-			"state.checkpoints.dir": "file:///data/cp", "state.savepoints.dir": "file:///data/sp",
-		}),
-		Job: &flinkv1beta1.JobSpec{JarURI: "local:///opt/flink/job.jar", Parallelism: &p, UpgradeMode: flinkv1beta1.UpgradeModeSavepoint},
-	}}
-	d.Name = "job"
-	return d
+	return fixtures.StatefulDeployment("", "job", flinkv1beta1.UpgradeModeSavepoint)
 }
 
 // stepUntil steps the world until cond holds, checking the invariants on the way.

@@ -11,6 +11,7 @@ import (
 	"github.com/flinkop/flinkop/chaos"
 	"github.com/flinkop/flinkop/fakeflink"
 	"github.com/flinkop/flinkop/harness"
+	"github.com/flinkop/flinkop/harness/fixtures"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
@@ -95,16 +96,7 @@ func newMachine(t *rapid.T, newBackend func() (harness.Backend, error), st *Stat
 // BaseSpec is a stateful job with HA, checkpoints and savepoints, so every upgrade mode is
 // valid.
 func BaseSpec() flinkv1beta1.FlinkDeploymentSpec {
-	p := int32(2)
-	return flinkv1beta1.FlinkDeploymentSpec{
-		Image: "flink:1.20", FlinkVersion: "v1_20",
-		FlinkConfiguration: flinkv1beta1.NewFlinkConfiguration(map[string]string{
-			"taskmanager.numberOfTaskSlots": "2", "execution.checkpointing.interval": "10s",
-			"state.checkpoints.dir": "file:///data/cp", "state.savepoints.dir": "file:///data/sp",
-			"high-availability.type": "kubernetes", "high-availability.storageDir": "file:///data/ha",
-		}),
-		Job: &flinkv1beta1.JobSpec{JarURI: "local:///opt/flink/job.jar", Parallelism: &p, UpgradeMode: flinkv1beta1.UpgradeModeSavepoint},
-	}
+	return fixtures.WithHA(fixtures.StatefulDeployment("", "", flinkv1beta1.UpgradeModeSavepoint)).Spec
 }
 
 func (m *machine) apply(t *rapid.T) {

@@ -9,7 +9,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -20,6 +19,7 @@ import (
 	"github.com/flinkop/flinkop/fakeflink"
 	"github.com/flinkop/flinkop/harness"
 	"github.com/flinkop/flinkop/harness/envtest"
+	"github.com/flinkop/flinkop/harness/fixtures"
 	"github.com/flinkop/flinkop/harness/podsim"
 	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
@@ -65,22 +65,8 @@ func newEnv(t *testing.T) *env {
 
 // deployment is a valid application deployment with checkpoints every 10s, changed by mods.
 func deployment(name string, mode flinkv1beta1.UpgradeMode, mods ...func(*flinkv1beta1.FlinkDeployment)) *flinkv1beta1.FlinkDeployment {
-	p := int32(2)
-	d := &flinkv1beta1.FlinkDeployment{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: types.UID("uid-" + name), Generation: 1},
-		Spec: flinkv1beta1.FlinkDeploymentSpec{
-			Image: "flink:1.20", FlinkVersion: "v1_20",
-			FlinkConfiguration: flinkv1beta1.NewFlinkConfiguration(map[string]string{
-				"taskmanager.numberOfTaskSlots": "2", "execution.checkpointing.interval": "10s",
-				"state.checkpoints.dir": "file:///data/cp", "state.savepoints.dir": "file:///data/sp",
-			}),
-			Job: &flinkv1beta1.JobSpec{JarURI: "local:///opt/flink/job.jar", Parallelism: &p, UpgradeMode: mode},
-		},
-	}
-	if mode == flinkv1beta1.UpgradeModeLastState {
-		d.Spec.FlinkConfiguration.Set("high-availability.type", "kubernetes")
-		d.Spec.FlinkConfiguration.Set("high-availability.storageDir", "file:///data/ha")
-	}
+	d := fixtures.StatefulDeployment(ns, name, mode)
+	d.UID, d.Generation = types.UID("uid-"+name), 1
 	for _, m := range mods {
 		m(d)
 	}
