@@ -13,6 +13,7 @@ import (
 	"github.com/flinkop/flinkop/fakeflink"
 	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/decide"
 	"github.com/flinkop/flinkop/operator/sessionjob"
 )
 
@@ -27,20 +28,41 @@ type sessionState struct {
 	starts int
 }
 
-// sessionSpecs is one session job's spec history and the generation it had when its last job
-// started (0: none started yet).
+// sessionSpecs is one session job's spec history (its uid names its jobs' ids) and the
+// generation its last job was submitted for (0: none yet).
 type sessionSpecs struct {
+	uid      string
 	byGen    map[int64]*flinkv1beta1.FlinkSessionJobSpec
-	gen      int64
 	startGen int64
 }
 
-// askedForFreshState reports whether the user's spec of the session job's current generation
-// lets its new job start without the previous job's state: a stateless job, a changed
-// savepointRedeployNonce since the last start (a redeploy from initialSavepointPath), or specs
-// the checker never saw.
-func (h *sessionSpecs) askedForFreshState() bool {
-	cur, old := h.byGen[h.gen], h.byGen[h.startGen]
+// maxRuns bounds the restarts of one generation the checker looks for in job ids.
+const maxRuns = 64
+
+// generationOf is the generation a job of the session job was submitted for: the one whose job
+// id (Flink's job ids name the generation and run they were submitted for) it has; 0 when none
+// the checker saw.
+func (h *sessionSpecs) generationOf(jobID string) int64 {
+	for g := range h.byGen {
+		for k := range maxRuns {
+			run := ""
+			if k > 0 {
+				run = fmt.Sprintf("restart-%d", k)
+			}
+			if decide.JobIDFor(h.uid, g, run) == jobID {
+				return g
+			}
+		}
+	}
+	return 0
+}
+
+// askedForFreshState reports whether the user's spec of generation gen lets its job start
+// without the previous job's state: a stateless job, a changed savepointRedeployNonce since
+// the generation of the last start (a redeploy from initialSavepointPath), or specs the
+// checker never saw.
+func (h *sessionSpecs) askedForFreshState(gen int64) bool {
+	cur, old := h.byGen[gen], h.byGen[h.startGen]
 	switch {
 	case cur == nil || cur.Job == nil || old == nil || old.Job == nil:
 		return true
@@ -86,13 +108,12 @@ func (c *Checker) checkSession(cluster string, st *sessionState) []string {
 		present[prefix] = j.DeletionTimestamp == nil
 		h := st.specs[prefix]
 		if h == nil {
-			h = &sessionSpecs{byGen: map[int64]*flinkv1beta1.FlinkSessionJobSpec{}}
+			h = &sessionSpecs{uid: string(j.UID), byGen: map[int64]*flinkv1beta1.FlinkSessionJobSpec{}}
 			st.specs[prefix] = h
 		}
 		if h.byGen[j.Generation] == nil {
 			h.byGen[j.Generation] = j.Spec.DeepCopy()
 		}
-		h.gen = j.Generation
 	}
 	cl := c.w.Sim.Cluster(c.w.Namespace, act.JobManagerName(cluster))
 	if cl == nil {
@@ -158,8 +179,11 @@ func (c *Checker) checkSessionStarts(st *sessionState, fj []*fakeflink.Job, star
 		if h == nil {
 			continue // not one of the session jobs' (S1 and S3 judge those)
 		}
-		first, fresh := h.startGen == 0, h.askedForFreshState()
-		h.startGen = h.gen
+		gen := h.generationOf(s.JobID)
+		first, fresh := h.startGen == 0, h.askedForFreshState(gen)
+		if gen != 0 {
+			h.startGen = gen
+		}
 		if first || fresh {
 			continue
 		}
