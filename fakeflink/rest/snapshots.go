@@ -194,14 +194,20 @@ func checkpointingStatistics(c *fakeflink.Cluster, j *fakeflink.Job) map[string]
 	snaps := j.Checkpoints()
 	latest := map[string]any{"completed": nil, "savepoint": nil, "failed": nil, "restored": nil}
 	history := []map[string]any{}
-	// Flink reports every pending checkpoint, savepoints included, to its statistics: the
-	// newest entries of the history are the ones in progress.
+	// Flink reports every pending checkpoint, savepoints included, to its statistics, and its
+	// history holds the newest web.checkpoints.history (10) entries by trigger, newest first: a
+	// savepoint in progress sits among the completed checkpoints triggered around it, and one
+	// running long enough falls out of the history.
 	pending := c.InFlight(j.ID)
-	for i := len(pending) - 1; i >= 0 && len(history) < 10; i-- {
-		history = append(history, inProgressStatistics(int64(len(snaps)+i+1), pending[i]))
-	}
 	completed := 0
-	for i := len(snaps) - 1; i >= 0; i-- {
+	for i, p := len(snaps)-1, len(pending)-1; i >= 0 || p >= 0; {
+		if p >= 0 && (i < 0 || !pending[p].Triggered.Before(snaps[i].Time)) {
+			if len(history) < 10 {
+				history = append(history, inProgressStatistics(int64(len(snaps)+p+1), pending[p]))
+			}
+			p--
+			continue
+		}
 		s := snaps[i]
 		completed++
 		key := "completed"
@@ -214,6 +220,7 @@ func checkpointingStatistics(c *fakeflink.Cluster, j *fakeflink.Job) map[string]
 		if len(history) < 10 {
 			history = append(history, checkpointStatistics(s))
 		}
+		i--
 	}
 	if r := j.Restored(); r != nil {
 		latest["restored"] = map[string]any{

@@ -2,7 +2,6 @@ package observe
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"time"
 
@@ -59,9 +58,7 @@ func observeJob(ctx context.Context, api FlinkAPI, job *flink.JobOverview, js *f
 		if sp := st.Latest.Savepoint; sp != nil {
 			j.LatestSavepoint = &decide.SnapshotRef{Path: sp.ExternalPath, ID: sp.ID, Timestamp: sp.TriggerTimestamp}
 		}
-		j.SavepointInProgress = slices.ContainsFunc(st.History, func(c flink.CheckpointStats) bool {
-			return c.IsSavepoint && c.Status == "IN_PROGRESS"
-		})
+		j.SavepointInProgress = savepointInProgress(st)
 	}
 	if job.State == flink.JobRunning && adaptive {
 		// The adaptive scheduler's parallelism can drift from the spec (an in-place rescale
@@ -177,4 +174,22 @@ func observeExceptions(ctx context.Context, api FlinkAPI, job *flink.JobOverview
 			j.Exceptions = append(j.Exceptions, decide.NewJobException(e.Timestamp, e.TaskName, e.StackTrace))
 		}
 	}
+}
+
+// savepointInProgress reports whether Flink is taking a savepoint of the job: one its checkpoint
+// history lists in progress, or one pushed out of that history (the newest
+// web.checkpoints.history triggers) by newer checkpoints, which counts.in_progress still counts.
+// An unlisted checkpoint in progress counts too: with max-concurrent checkpoints 1 no newer one
+// starts while it runs, so an unlisted one is all but always a long savepoint.
+func savepointInProgress(st *flink.CheckpointingStatistics) bool {
+	listed := 0
+	for _, c := range st.History {
+		if c.Status == "IN_PROGRESS" {
+			if c.IsSavepoint {
+				return true
+			}
+			listed++
+		}
+	}
+	return int(st.Counts.InProgress) > listed
 }
