@@ -215,11 +215,12 @@ func (b Book) Trigger(n Nonce, uid, jobID string, running bool) Action {
 	return Action{Kind: ActTriggerSavepoint, JobID: jobID, TriggerID: id, FormatType: b.Format}
 }
 
-// DeletionSavepoint stops job jobID with a savepoint before its resource (uid, generation),
-// deleted at deletedAt, goes; op is what Flink says of the pending savepoint. It returns the
-// action to take (Kind "" for none) and whether deletion waits for the savepoint. A failed
-// savepoint is reported and deletion goes on without one.
-func (b Book) DeletionSavepoint(op *OperationObservation, deletedAt time.Time, uid string, generation int64, jobID string) (Action, bool) {
+// DeletionSavepoint stops job with a savepoint before its resource (uid, generation), deleted
+// at deletedAt, goes; op is what Flink says of the pending savepoint. It returns the action to
+// take (Kind "" for none) and whether deletion waits for the savepoint. A failed savepoint is
+// reported and deletion goes on without one; a savepoint Flink takes that status does not show
+// ends first.
+func (b Book) DeletionSavepoint(op *OperationObservation, deletedAt time.Time, uid string, generation int64, job *JobObservation) (Action, bool) {
 	sp := b.JS.SavepointInfo
 	if sp != nil && sp.TriggerID != "" {
 		switch {
@@ -237,8 +238,11 @@ func (b Book) DeletionSavepoint(op *OperationObservation, deletedAt time.Time, u
 		sp.LastSavepoint.TimeStamp >= deletedAt.UnixMilli() {
 		return Action{}, false
 	}
+	if job.SavepointInProgress {
+		return Action{}, true
+	}
 	id := TriggerID(uid, "delete", generation)
 	b.SetTrigger(id, flinkv1beta1.SnapshotTriggerUpgrade)
 	b.event(Normal, "Cleanup", "Stopping job with a savepoint before deletion")
-	return Action{Kind: ActStopWithSavepoint, JobID: jobID, TriggerID: id, FormatType: b.Format}, true
+	return Action{Kind: ActStopWithSavepoint, JobID: job.ID, TriggerID: id, FormatType: b.Format}, true
 }

@@ -229,6 +229,9 @@ func TestDeletion(t *testing.T) {
 	}{
 		"a running job is cancelled first":                  {o: cluster(1, "RUNNING"), want: ActCancelJob},
 		"with savepoint-on-deletion it is stopped with one": {o: cluster(1, "RUNNING"), savepointFirst: true, want: ActStopWithSavepoint},
+		"a savepoint Flink takes ends first": {
+			o: func() Observation { o := cluster(1, "RUNNING"); o.Job.SavepointInProgress = true; return o }(), savepointFirst: true, want: ActNone,
+		},
 		"a cancelled job's cluster is deleted with HA data": {o: cluster(1, "CANCELED"), want: ActDeleteAll},
 		"an unreachable JobManager does not block deletion": {o: cluster(1, "", unreachable), want: ActDeleteAll},
 		"leftover services are deleted":                     {o: Observation{Leftovers: []string{"service/job-rest"}}, want: ActDeleteAll},

@@ -48,7 +48,7 @@ func (s *step) delete() {
 
 // deletionSavepoint takes a savepoint before deletion; it reports whether it acted or waits.
 func (s *step) deletionSavepoint() bool {
-	a, wait := s.book().DeletionSavepoint(s.in.Observed.Savepoint, s.d.DeletionTimestamp.Time, string(s.d.UID), s.d.Generation, s.in.Observed.Job.ID)
+	a, wait := s.book().DeletionSavepoint(s.in.Observed.Savepoint, s.d.DeletionTimestamp.Time, string(s.d.UID), s.d.Generation, s.in.Observed.Job)
 	if a.Kind != "" {
 		s.act(a)
 	}

@@ -188,7 +188,7 @@ func (s *step) delete() {
 func (s *step) stopBeforeDeletion() {
 	o := s.in.Observed
 	if s.in.Options.SavepointOnDeletion && o.Job.State == "RUNNING" {
-		a, wait := s.book().DeletionSavepoint(o.Savepoint, s.j.DeletionTimestamp.Time, string(s.j.UID), s.j.Generation, o.Job.ID)
+		a, wait := s.book().DeletionSavepoint(o.Savepoint, s.j.DeletionTimestamp.Time, string(s.j.UID), s.j.Generation, o.Job)
 		if a.Kind != "" {
 			s.act(jobAction(a))
 		}
