@@ -62,6 +62,9 @@ type Checker struct {
 	traced map[string]bool
 	// plain are the savepoints each FlinkDeployment's jobs ran on after (N5).
 	plain map[string]*plainSavepoints
+	// blueGreenChildren are the FlinkDeployments seen as children of a blue/green deployment
+	// (N5 and N6 do not hold them; names of the world's one namespace).
+	blueGreenChildren map[string]bool
 	// lifecycles are the lifecycle transitions seen (Transitions).
 	lifecycles transitions
 }
@@ -135,12 +138,12 @@ func (c *Checker) HAMetadataLost(resource string) { c.haLost[resource] = true }
 func (c *Checker) Check(resources ...string) []string {
 	var out []string
 	c.lifecycles.noteEvents(c.w)
+	out = append(out, c.checkSnapshots()...) // first: N5 needs the snapshots' trigger ids
 	for _, r := range resources {
 		out = append(out, c.check(r)...)
 	}
 	out = append(out, c.checkSessions()...)
 	out = append(out, c.checkCrons()...)
-	out = append(out, c.checkSnapshots()...)
 	out = append(out, c.checkBlueGreens()...)
 	out = append(out, c.snapshotsBounded()...)
 	out = append(out, c.oneSavepointInFlight()...)
