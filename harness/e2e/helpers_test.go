@@ -50,7 +50,7 @@ func newDeployment(t *testing.T, name string, mode flinkv1beta1.UpgradeMode, edi
 // create creates obj, retrying for up to a minute the API server's transient refusals (a
 // timeout, 429, 500 or 503 on a loaded CI machine: etcd's "request timed out" is a 500), each
 // logged; any other error fails the test with the kind and name. A retry that finds the object
-// stored by the attempt that timed out takes it as created.
+// stored by the attempt that timed out takes it as created (each test's names are its own).
 func create(t *testing.T, obj client.Object) {
 	t.Helper()
 	kind := fmt.Sprintf("%T", obj)
@@ -60,6 +60,10 @@ func create(t *testing.T, obj client.Object) {
 		case err == nil:
 			return
 		case attempt > 1 && apierrors.IsAlreadyExists(err):
+			// The attempt that timed out stored it; read it back (uid, resourceVersion).
+			if err := env.client.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
+				t.Fatalf("create %s %s: read back: %v", kind, obj.GetName(), err)
+			}
 			t.Logf("create %s %s: stored by the attempt that timed out", kind, obj.GetName())
 			return
 		case attempt < 12 && (apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) || apierrors.IsTooManyRequests(err) ||
