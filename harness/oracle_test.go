@@ -72,6 +72,7 @@ func TestAskedForFreshState(t *testing.T) {
 		"a rollback from a stateless generation":   {"1/rollback-2", "2", true},
 		"a rollback from a savepoint generation":   {"1/rollback-3", "3", false},
 		"a changed nonce":                          {"4", "3", true},
+		"a nonce changed and back in between":      {"5", "3", true},
 		"after a rollback, against the failed one": {"5", "1/rollback-4", true},
 		"a generation never seen":                  {"9", "3", true},
 		"a restart of the same generation":         {"3/restart-1", "3", false},

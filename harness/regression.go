@@ -174,14 +174,31 @@ func (c *Checker) noteSavepoints(d *flinkv1beta1.FlinkDeployment) {
 // which starts from initialSavepointPath or, without one, from empty state. A spec the checker
 // never saw cannot be judged, and is taken as asked.
 func (c *Checker) askedForFreshState(name, key, before string) bool {
-	spec, old := c.specOf(name, judgedBy(key)), c.specOf(name, judgedBy(before))
-	switch {
-	case spec == nil || spec.Job == nil || old == nil || old.Job == nil:
-		return true
-	case spec.Job.EffectiveUpgradeMode() == flinkv1beta1.UpgradeModeStateless:
+	h := c.specs[name]
+	if h == nil {
 		return true
 	}
-	return !ptr.Equal(old.Job.SavepointRedeployNonce, spec.Job.SavepointRedeployNonce)
+	return freshBetween(h.byGen, judgedBy(before), judgedBy(key), func(s *flinkv1beta1.FlinkDeploymentSpec) *flinkv1beta1.JobSpec { return s.Job })
+}
+
+// freshBetween reports whether the specs from generation from to generation to let the job of
+// to start afresh: to's spec is stateless, or some generation after from up to to changed
+// savepointRedeployNonce from from's (a change and its undoing in between still redeployed
+// once, if the operator saw it), or one of them was never seen.
+func freshBetween[S any](byGen map[int64]*S, from, to int64, job func(*S) *flinkv1beta1.JobSpec) bool {
+	cur, old := byGen[to], byGen[from]
+	if cur == nil || old == nil || job(cur) == nil || job(old) == nil ||
+		job(cur).EffectiveUpgradeMode() == flinkv1beta1.UpgradeModeStateless {
+		return true
+	}
+	lo, hi := min(from, to), max(from, to)
+	for g := lo + 1; g <= hi; g++ {
+		s := byGen[g]
+		if s == nil || job(s) == nil || !ptr.Equal(job(old).SavepointRedeployNonce, job(s).SavepointRedeployNonce) {
+			return true
+		}
+	}
+	return false
 }
 
 // generationOf is the generation of a deploy key ("<generation>" or "<generation>/<run>").

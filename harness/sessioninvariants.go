@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/utils/ptr"
 
 	"github.com/flinkop/flinkop/fakeflink"
 	"github.com/flinkop/flinkop/operator/act"
@@ -57,19 +56,12 @@ func (h *sessionSpecs) generationOf(jobID string) int64 {
 	return 0
 }
 
-// askedForFreshState reports whether the user's spec of generation gen lets its job start
-// without the previous job's state: a stateless job, a changed savepointRedeployNonce since
-// the generation of the last start (a redeploy from initialSavepointPath), or specs the
-// checker never saw.
+// askedForFreshState reports whether the user's specs let the job of generation gen start
+// without the previous job's state (freshBetween from the generation of the last start): a
+// stateless job, a savepointRedeployNonce changed since (a redeploy from initialSavepointPath),
+// or specs the checker never saw.
 func (h *sessionSpecs) askedForFreshState(gen int64) bool {
-	cur, old := h.byGen[gen], h.byGen[h.startGen]
-	switch {
-	case cur == nil || cur.Job == nil || old == nil || old.Job == nil:
-		return true
-	case cur.Job.EffectiveUpgradeMode() == flinkv1beta1.UpgradeModeStateless:
-		return true
-	}
-	return !ptr.Equal(old.Job.SavepointRedeployNonce, cur.Job.SavepointRedeployNonce)
+	return freshBetween(h.byGen, h.startGen, gen, func(s *flinkv1beta1.FlinkSessionJobSpec) *flinkv1beta1.JobSpec { return s.Job })
 }
 
 // WatchSessionCluster makes Check also check the session job invariants on the named
