@@ -46,20 +46,23 @@ func runningGen(gen int64) func(d *flinkv1beta1.FlinkDeployment) bool {
 // TestCheckerCatchesStateRegression makes the operator restore an old savepoint (by
 // tampering with its status mid-upgrade) and expects invariant 1 to fire; the same upgrade
 // without tampering passes.
+// runningSavepointJob is a checked world (seeded with seed) whose savepointJob runs.
+func runningSavepointJob(t *testing.T, seed int64) (*World, *Checker, *flinkv1beta1.FlinkDeployment) {
+	t.Helper()
+	w, c := checkedWorld(t, seed)
+	d := savepointJob()
+	if err := w.Apply(d); err != nil {
+		t.Fatal(err)
+	}
+	if v := stepUntil(t, w, c, "running", runningGen(1)); len(v) > 0 {
+		t.Fatalf("violations on a plain deploy: %v", v)
+	}
+	return w, c, d
+}
+
 func TestCheckerCatchesStateRegression(t *testing.T) {
 	for _, tamper := range []bool{false, true} {
-		w, err := NewWorld(1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := NewChecker(w)
-		d := savepointJob()
-		if err := w.Apply(d); err != nil {
-			t.Fatal(err)
-		}
-		if v := stepUntil(t, w, c, "running", runningGen(1)); len(v) > 0 {
-			t.Fatalf("violations on a plain deploy: %v", v)
-		}
+		w, c, d := runningSavepointJob(t, 1)
 		n := int64(1)
 		d.Spec.Job.SavepointTriggerNonce = &n
 		_ = w.Apply(d)

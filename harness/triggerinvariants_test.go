@@ -15,18 +15,7 @@ import (
 // savepoint is recorded; it returns the world and checker.
 func nonceSavepointTaken(t *testing.T) (*World, *Checker) {
 	t.Helper()
-	w, err := NewWorld(3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := NewChecker(w)
-	d := savepointJob()
-	if err := w.Apply(d); err != nil {
-		t.Fatal(err)
-	}
-	if v := stepUntil(t, w, c, "running", runningGen(1)); len(v) > 0 {
-		t.Fatalf("violations on a plain deploy: %v", v)
-	}
+	w, c, d := runningSavepointJob(t, 3)
 	n := int64(1)
 	d.Spec.Job.SavepointTriggerNonce = &n
 	if err := w.Apply(d); err != nil {
@@ -86,16 +75,7 @@ func TestOneSavepointInFlight(t *testing.T) {
 		name          string
 		lost, trigger bool
 	}{{"upgrade waits", false, false}, {"trigger lost from status", true, false}, {"a second trigger", false, true}} {
-		w, err := NewWorld(5)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := NewChecker(w)
-		d := savepointJob()
-		if err := w.Apply(d); err != nil {
-			t.Fatal(err)
-		}
-		stepUntil(t, w, c, "running", runningGen(1))
+		w, c, d := runningSavepointJob(t, 5)
 		w.Sim.Do(w.Namespace, "job", func(cl *fakeflink.Cluster) { cl.HangSavepoints(true) })
 		n := int64(1)
 		d.Spec.Job.SavepointTriggerNonce = &n
@@ -125,7 +105,7 @@ func TestOneSavepointInFlight(t *testing.T) {
 		if err := w.Apply(d); err != nil {
 			t.Fatal(err)
 		}
-		err = c.StepUntil(w.Now().Add(3*time.Minute), nil, "job")
+		err := c.StepUntil(w.Now().Add(3*time.Minute), nil, "job")
 		if fired := err != nil && strings.Contains(err.Error(), "N6: "); fired != tc.trigger {
 			t.Errorf("%s: %v", tc.name, err)
 		}
