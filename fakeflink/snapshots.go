@@ -96,21 +96,11 @@ func (c *Cluster) trigger(op *operation, triggerID string) string {
 	return triggerID
 }
 
-// Pending returns the trigger ids of the operations of kind that have not completed, per job
-// id, in trigger id order (the harness's view: Flink lists no pending operations).
-func (c *Cluster) Pending(kind OperationKind) map[string][]string {
-	out := map[string][]string{}
-	for _, k := range slices.Sorted(maps.Keys(c.ops)) {
-		if op := c.ops[k]; op.kind == kind && !op.result.Done {
-			out[op.jobID] = append(out[op.jobID], op.triggerID)
-		}
-	}
-	return out
-}
-
 // InFlight is a savepoint or checkpoint a job is taking.
 type InFlight struct {
 	Savepoint bool
+	// TriggerID is the id it was triggered under (the harness's view: Flink lists none).
+	TriggerID string
 	// Format is a savepoint's format (CANONICAL or NATIVE).
 	Format    string
 	Triggered time.Time
@@ -124,7 +114,7 @@ func (c *Cluster) InFlight(jobID string) []InFlight {
 		op := c.ops[k]
 		if op.jobID == jobID && !op.result.Done && (op.kind == OpSavepoint || op.kind == OpCheckpoint) {
 			format := cmp.Or(op.savepoint.Format, "CANONICAL")
-			out = append(out, InFlight{Savepoint: op.kind == OpSavepoint, Format: format, Triggered: op.triggered})
+			out = append(out, InFlight{Savepoint: op.kind == OpSavepoint, TriggerID: op.triggerID, Format: format, Triggered: op.triggered})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b InFlight) int { return a.Triggered.Compare(b.Triggered) })

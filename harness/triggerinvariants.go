@@ -114,11 +114,16 @@ func (c *Checker) oneSavepointInFlight() []string {
 	type pending struct{ cluster, job string }
 	many := map[pending][]string{}
 	c.w.Sim.EachCluster(func(key string, cl *fakeflink.Cluster) {
-		for job, ids := range cl.Pending(fakeflink.OpSavepoint) {
-			ids = slices.DeleteFunc(ids, func(id string) bool { return c.snapshotTriggers[id] != "" })
+		for _, j := range cl.Jobs() {
+			var ids []string
+			for _, f := range cl.InFlight(j.ID) {
+				if f.Savepoint && c.snapshotTriggers[f.TriggerID] == "" {
+					ids = append(ids, f.TriggerID)
+				}
+			}
 			if len(ids) > 1 {
 				_, name, _ := strings.Cut(key, "/")
-				many[pending{name, job}] = ids
+				many[pending{name, j.ID}] = ids
 			}
 		}
 	})
