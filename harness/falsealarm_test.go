@@ -29,21 +29,8 @@ func claim(w *World, c *Checker, key, name string, obj any, reason, message stri
 // caught, and so is one that says a running job failed (RestartFailedJob).
 func TestStatedReasonsMatchFakeflink(t *testing.T) {
 	w, c := checkedWorld(t, 9)
-	c.WatchSessionCluster("session")
 	cluster := &flinkv1beta1.FlinkDeployment{Spec: flinkv1beta1.FlinkDeploymentSpec{Image: "flink:1.20", FlinkVersion: "v1_20"}}
-	cluster.Name = "session"
-	if err := w.Apply(cluster); err != nil {
-		t.Fatal(err)
-	}
-	p := int32(1)
-	j := &flinkv1beta1.FlinkSessionJob{Spec: flinkv1beta1.FlinkSessionJobSpec{
-		DeploymentName: "session",
-		Job:            &flinkv1beta1.JobSpec{JarURI: "https://repo.example.com/jobs/etl.jar", Parallelism: &p, UpgradeMode: flinkv1beta1.UpgradeModeStateless},
-	}}
-	j.Name = "etl"
-	if err := w.ApplySessionJob(j); err != nil {
-		t.Fatal(err)
-	}
+	sessionWithJob(t, w, c, cluster, flinkv1beta1.UpgradeModeStateless)
 	running := func() bool {
 		got, err := w.GetSessionJob("etl")
 		return err == nil && got.Status.JobStatus.State == flinkv1beta1.JobStatusRunning

@@ -18,21 +18,9 @@ import (
 func TestSessionStateJudgedByTheUsersSpec(t *testing.T) {
 	for _, tamper := range []bool{false, true} {
 		w, c := checkedWorld(t, 4)
-		c.WatchSessionCluster("session")
 		cluster := savepointJob()
-		cluster.Name, cluster.Spec.Job = "session", nil
-		if err := w.Apply(cluster); err != nil {
-			t.Fatal(err)
-		}
-		p := int32(1)
-		j := &flinkv1beta1.FlinkSessionJob{Spec: flinkv1beta1.FlinkSessionJobSpec{
-			DeploymentName: "session",
-			Job:            &flinkv1beta1.JobSpec{JarURI: "https://repo.example.com/jobs/etl.jar", Parallelism: &p, UpgradeMode: flinkv1beta1.UpgradeModeSavepoint},
-		}}
-		j.Name = "etl"
-		if err := w.ApplySessionJob(j); err != nil {
-			t.Fatal(err)
-		}
+		cluster.Spec.Job = nil
+		j := sessionWithJob(t, w, c, cluster, flinkv1beta1.UpgradeModeSavepoint)
 		sessionJobIs := func(cond func(*flinkv1beta1.FlinkSessionJob) bool) func() bool {
 			return func() bool {
 				got, err := w.GetSessionJob("etl")
@@ -69,6 +57,28 @@ func TestSessionStateJudgedByTheUsersSpec(t *testing.T) {
 			t.Errorf("tamper=%v: %v\n%s", tamper, err, w.Trace)
 		}
 	}
+}
+
+// sessionWithJob applies cluster as the session cluster "session", which c watches, and the
+// session job "etl" on it (parallelism 1, a jar fetched over HTTPS, upgrade mode mode), and
+// returns the session job as applied.
+func sessionWithJob(t *testing.T, w *World, c *Checker, cluster *flinkv1beta1.FlinkDeployment, mode flinkv1beta1.UpgradeMode) *flinkv1beta1.FlinkSessionJob {
+	t.Helper()
+	c.WatchSessionCluster("session")
+	cluster.Name = "session"
+	if err := w.Apply(cluster); err != nil {
+		t.Fatal(err)
+	}
+	p := int32(1)
+	j := &flinkv1beta1.FlinkSessionJob{Spec: flinkv1beta1.FlinkSessionJobSpec{
+		DeploymentName: "session",
+		Job:            &flinkv1beta1.JobSpec{JarURI: "https://repo.example.com/jobs/etl.jar", Parallelism: &p, UpgradeMode: mode},
+	}}
+	j.Name = "etl"
+	if err := w.ApplySessionJob(j); err != nil {
+		t.Fatal(err)
+	}
+	return j
 }
 
 // recordRestoreNothing rewrites the session job's record of the upgrade under way to restore
