@@ -67,6 +67,8 @@ type Checker struct {
 	blueGreenChildren map[string]bool
 	// lifecycles are the lifecycle transitions seen (Transitions).
 	lifecycles transitions
+	// timeline is what sampleTimeline already drew into the trace.
+	timeline timelineSeen
 }
 
 // NewChecker returns a checker of w.
@@ -192,6 +194,9 @@ func (c *Checker) check(name string) []string {
 	if apierrors.IsNotFound(err) {
 		c.forget(name)
 		c.lifecycles.note(name, "")
+		for _, lane := range []string{LaneLifecycle, LaneJobManager, LaneJob} {
+			c.w.Trace.State(c.w.Now(), name, lane, "")
+		}
 		return c.nothingLeft(name)
 	}
 	if err != nil {
@@ -205,6 +210,7 @@ func (c *Checker) check(name string) []string {
 	out = append(out, c.rollbackAllowed(d)...)
 	out = append(out, c.scalingOnlyWhenSteady(d)...)
 	cl := c.w.Sim.Cluster(c.w.Namespace, act.JobManagerName(name))
+	c.sampleTimeline(d, cl)
 	if cl == nil {
 		return out
 	}

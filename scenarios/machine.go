@@ -64,8 +64,9 @@ func Property(newBackend func() (harness.Backend, error), stats *Stats) func(*ra
 			st, first = stats, false
 			st.Faults = map[string]int{}
 		}
-		m := newMachine(t, newBackend, st)
-		stats.keep(m.w)
+		w := newWorld(t, newBackend)
+		stats.keep(w) // before the first step: a violation there has its timeline too
+		m := newMachine(t, w, st)
 		defer func() { st.Reconciles = m.w.Reconciles }()
 		t.Repeat(m.actions())
 		m.settle(t)
@@ -85,8 +86,7 @@ func newWorld(t *rapid.T, newBackend func() (harness.Backend, error)) *harness.W
 	return harness.NewWorldOn(b, rapid.Int64().Draw(t, "seed"))
 }
 
-func newMachine(t *rapid.T, newBackend func() (harness.Backend, error), st *Stats) *machine {
-	w := newWorld(t, newBackend)
+func newMachine(t *rapid.T, w *harness.World, st *Stats) *machine {
 	m := &machine{checked: newChecked(w, resource), spec: BaseSpec(), stats: st}
 	m.apply(t)
 	m.run(t, 20*time.Second)

@@ -1,7 +1,16 @@
 package scenarios
 
 import (
+	"bytes"
+	"context"
+	"strings"
 	"testing"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	"github.com/flinkop/flinkop/harness"
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
 // BenchmarkSweep measures whole fault-injected runs (DefaultSteps actions on average, then the
@@ -17,4 +26,60 @@ func BenchmarkSweep(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Minutes(), "runs/min")
 	b.ReportMetric(float64(sum.Actions)/float64(b.N), "actions/run")
 	b.ReportMetric(float64(sum.Reconciles)/float64(b.N), "reconciles/run")
+}
+
+// brokenBackend is the fake backend under an operator that writes a status error it never
+// warns about (invariant 3): a deliberately broken operator.
+type brokenBackend struct {
+	harness.Backend
+	c client.WithWatch
+}
+
+func (b brokenBackend) Client() client.WithWatch { return b.c }
+
+func newBrokenBackend() (harness.Backend, error) {
+	b, err := harness.FakeBackend()
+	if err != nil {
+		return nil, err
+	}
+	c := interceptor.NewClient(b.Client(), interceptor.Funcs{
+		SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+			if d, ok := obj.(*flinkv1beta1.FlinkDeployment); ok && d.Status.Error == "" {
+				d.Status.Error = "a broken operator's silent error"
+			}
+			return c.SubResource(sub).Update(ctx, obj, opts...)
+		},
+	})
+	return brokenBackend{Backend: b, c: c}, nil
+}
+
+// TestSweepViolationReplaysIntoTimeline: a sweep of a deliberately broken operator reports
+// the violation with the command that replays it, and the replay's timeline shows it.
+func TestSweepViolationReplaysIntoTimeline(t *testing.T) {
+	const seed, steps = 2, 5 // an operator state-machine run
+	sum, err := Sweep(SweepOptions{Seeds: 1, BaseSeed: seed, Steps: steps, Workers: 1, NewBackend: newBrokenBackend})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Violations) != 1 {
+		t.Fatalf("%d violations, want 1:\n%s", len(sum.Violations), sum)
+	}
+	v := sum.Violations[0]
+	if want := "flinksim replay --seed 2 --steps 5"; !strings.Contains(v.Replay, want) || !strings.Contains(sum.String(), want) {
+		t.Errorf("the sweep's replay command %q does not say %q", v.Replay, want)
+	}
+	st, again, err := replayOn(seed, steps, newBrokenBackend)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again == nil || st.World == nil {
+		t.Fatalf("the replay did not violate the invariant again (%v, world %v); the sweep said:\n%s", again, st.World != nil, sum)
+	}
+	var page bytes.Buffer
+	if err := st.World.Trace.WriteHTML(&page); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), `class="annotation" data-kind="violation"`) || !strings.Contains(page.String(), "has no Warning event (invariant 3)") {
+		t.Error("the replay's timeline does not show the violation")
+	}
 }

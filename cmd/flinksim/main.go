@@ -101,6 +101,10 @@ func demo(args []string) error {
 	fmt.Printf("flinksim demo: the real Flinkop reconciler, fakeflink, %s, virtual time, seed %d\n\n", describe(b), *seed)
 	w, err := harness.RunDemoOn(os.Stdout, b, *seed)
 	if w != nil && *timeline != "" {
+		w.Trace.Header = []string{
+			fmt.Sprintf("flinksim demo on %s, seed %d", describe(b), *seed),
+			fmt.Sprintf("replay: flinksim demo --seed %d --backend %s", *seed, *which),
+		}
 		if werr := writeTimeline(w.Trace, *timeline); werr != nil {
 			return werr
 		}
@@ -137,6 +141,10 @@ func runScenario(args []string) error {
 		err = checkGolden(fs.Arg(0), got.String())
 	}
 	if s != nil && *timeline != "" {
+		s.World().Trace.Header = []string{
+			fmt.Sprintf("scenario %s on %s, seed %d", fs.Arg(0), describe(b), *seed),
+			fmt.Sprintf("replay: flinksim run --seed %d --backend %s %s", *seed, *which, fs.Arg(0)),
+		}
 		if werr := writeTimeline(s.World().Trace, *timeline); werr != nil {
 			return werr
 		}
@@ -190,6 +198,14 @@ func replay(args []string) error {
 		return err
 	}
 	if st.World != nil {
+		outcome := "passed"
+		if v != nil {
+			outcome = "violated an invariant (marked in red)"
+		}
+		st.World.Trace.Header = []string{
+			fmt.Sprintf("sweep seed %d, %d steps, fake backend: %s", *seed, *steps, outcome),
+			fmt.Sprintf("replay: flinksim replay --seed %d --steps %d", *seed, *steps),
+		}
 		if err := writeTimeline(st.World.Trace, *timeline); err != nil {
 			return err
 		}
