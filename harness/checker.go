@@ -108,8 +108,10 @@ func (w *World) Inject(f chaos.Fault, resource string) error {
 	return w.apply(f, resource)
 }
 
-// apply applies a fault to a resource of w, naming the fault in its error.
+// apply writes a fault into the trace and applies it to a resource of w, naming the fault in
+// its error.
 func (w *World) apply(f chaos.Fault, resource string) error {
+	w.Trace.add(w.Clock.Now(), "fault", resource, f.Name())
 	if err := f.Apply(w, resource); err != nil {
 		return fmt.Errorf("fault %s: %w", f.Name(), err)
 	}

@@ -92,7 +92,6 @@ func demoStages() []demoStage {
 			if err := w.RunFor(35 * time.Second); err != nil { // a few checkpoints first
 				return err
 			}
-			w.Trace.add(w.Now(), "fault", d.Name, "jm-crash")
 			if err := w.Inject(chaos.JobManagerCrash{}, d.Name); err != nil {
 				return err
 			}

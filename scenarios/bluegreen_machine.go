@@ -26,8 +26,7 @@ const blueGreenName = "bg"
 // savepoints, faults on the active child, operator restarts and deletions, checking every
 // invariant (B1–B5 and the children's own) after every step.
 type blueGreenMachine struct {
-	w       *harness.World
-	checker *harness.Checker
+	checked
 	spec    flinkv1beta1.FlinkDeploymentSpec
 	exists  bool
 	ingress bool // spec.ingress is set
@@ -43,7 +42,7 @@ func BlueGreenProperty(newBackend func() (harness.Backend, error), stats *Stats)
 		st := runStats(stats)
 		w := newWorld(t, newBackend)
 		stats.keep(w)
-		m := &blueGreenMachine{w: w, checker: harness.NewChecker(w), spec: BaseSpec(), stats: st}
+		m := &blueGreenMachine{checked: newChecked(w, blueGreenChildren()...), spec: BaseSpec(), stats: st}
 		m.checker.WatchBlueGreen(blueGreenName)
 		m.apply(t)
 		m.run(t, 20*time.Second)
@@ -67,22 +66,9 @@ func BlueGreenProperty(newBackend func() (harness.Backend, error), stats *Stats)
 	}
 }
 
-func (m *blueGreenMachine) children() []string {
+// blueGreenChildren are the names of the blue/green deployment's two children.
+func blueGreenChildren() []string {
 	return []string{flinkv1beta1.Blue.ChildName(blueGreenName), flinkv1beta1.Green.ChildName(blueGreenName)}
-}
-
-// run lets virtual time pass, checking the invariants after every step.
-func (m *blueGreenMachine) run(t *rapid.T, d time.Duration) {
-	if err := m.checker.StepUntil(m.w.Now().Add(d), nil, m.children()...); err != nil {
-		t.Fatalf("%v\ntrace:\n%s", err, m.w.Trace)
-	}
-}
-
-// Check fails the run on any invariant violation.
-func (m *blueGreenMachine) Check(t *rapid.T) {
-	if v := m.checker.Check(m.children()...); len(v) > 0 {
-		t.Fatalf("invariant violated at %s:\n  %s\ntrace:\n%s", m.w.Now().Sub(harness.Start), strings.Join(v, "\n  "), m.w.Trace)
-	}
 }
 
 func (m *blueGreenMachine) apply(t *rapid.T) {
@@ -159,7 +145,7 @@ func (m *blueGreenMachine) breakNext(t *rapid.T) {
 // failSavepoint makes the active child's next savepoints fail.
 func (m *blueGreenMachine) failSavepoint(t *rapid.T) {
 	n := rapid.IntRange(1, 3).Draw(t, "failures")
-	for _, child := range m.children() {
+	for _, child := range m.resources {
 		m.w.Cluster(child, func(c *fakeflink.Cluster) { c.FailNextSavepoints(n) })
 	}
 	m.run(t, 5*time.Second)
@@ -167,16 +153,11 @@ func (m *blueGreenMachine) failSavepoint(t *rapid.T) {
 
 // fault injects a fault class into a child's cluster.
 func (m *blueGreenMachine) fault(t *rapid.T) {
-	child := rapid.SampledFrom(m.children()).Draw(t, "child")
+	child := rapid.SampledFrom(m.resources).Draw(t, "child")
 	if _, err := m.w.Get(child); err != nil {
 		t.Skip("no such child")
 	}
-	f := rapid.SampledFrom(sessionFaults).Draw(t, "fault")
-	m.w.Trace.Add(m.w.Now(), "fault", child, f.Name())
-	if err := m.checker.Inject(f, child); err != nil {
-		t.Fatal(err)
-	}
-	m.stats.Faults[f.Name()]++
+	m.inject(t, sessionFaults, child, m.stats)
 	m.run(t, 5*time.Second)
 }
 
@@ -195,13 +176,13 @@ func (m *blueGreenMachine) delete(t *rapid.T) {
 // child, ready (or suspended, as asked), and no switch in progress; a deleted resource leaves
 // no child.
 func (m *blueGreenMachine) settle(t *rapid.T) {
-	for _, child := range m.children() {
+	for _, child := range m.resources {
 		healFaults(m.w, child)
 	}
 	m.run(t, Settle)
 	b, err := m.w.GetBlueGreen(blueGreenName)
 	if !m.exists {
-		for _, child := range m.children() {
+		for _, child := range m.resources {
 			if _, err := m.w.Get(child); err == nil {
 				t.Fatalf("%s left after its FlinkBlueGreenDeployment was deleted\ntrace:\n%s", child, m.w.Trace)
 			}

@@ -94,12 +94,7 @@ func (m *cronMachine) actions() map[string]func(*rapid.T) {
 			m.run(t, time.Duration(rapid.IntRange(1, 20).Draw(t, "minutes"))*time.Minute)
 		}),
 		"fault": count(func(t *rapid.T) {
-			f := rapid.SampledFrom(cronFaults).Draw(t, "fault")
-			m.w.Trace.Add(m.w.Now(), "fault", cronTemplate, f.Name())
-			if err := m.checker.Inject(f, cronTemplate); err != nil {
-				t.Fatal(err)
-			}
-			m.stats.Faults[f.Name()]++
+			m.inject(t, cronFaults, cronTemplate, m.stats)
 			m.run(t, time.Duration(rapid.IntRange(1, 5).Draw(t, "after"))*time.Minute)
 		}),
 		"runLength": count(func(t *rapid.T) {

@@ -51,7 +51,7 @@ func FleetProperty(newBackend func() (harness.Backend, error), stats *Stats) fun
 			m.specs[name] = &spec
 			m.apply(t, w, name)
 		}
-		m.checked = newChecked(w, "")
+		m.checked = newChecked(w, m.names...)
 		m.run(t, 30*time.Second)
 		defer func() { st.Reconciles = m.w.Reconciles }()
 		t.Repeat(map[string]func(*rapid.T){
@@ -126,13 +126,8 @@ func (m *fleetMachine) hang(t *rapid.T) {
 		}
 	}
 	name := rapid.SampledFrom(ok).Draw(t, "deployment")
-	f := chaos.RESTTimeout{For: time.Duration(rapid.IntRange(1, 15).Draw(t, "minutes")) * time.Minute}
-	m.w.Trace.Add(m.w.Now(), "fault", name, f.Name())
-	if err := m.checker.Inject(f, name); err != nil {
-		t.Fatal(err)
-	}
+	m.injectFault(t, chaos.RESTTimeout{For: time.Duration(rapid.IntRange(1, 15).Draw(t, "minutes")) * time.Minute}, name, m.stats)
 	m.hung[name] = true
-	m.stats.Faults[f.Name()]++
 	m.run(t, 5*time.Second)
 }
 
@@ -159,19 +154,6 @@ func (m *fleetMachine) forgetHealed() {
 
 func (m *fleetMachine) advance(t *rapid.T) {
 	m.run(t, time.Duration(rapid.IntRange(1, 300).Draw(t, "seconds"))*time.Second)
-}
-
-func (m *fleetMachine) run(t *rapid.T, d time.Duration) {
-	if err := m.checker.StepUntil(m.w.Now().Add(d), nil, m.names...); err != nil {
-		t.Fatalf("%v\ntrace:\n%s", err, m.w.Trace)
-	}
-}
-
-// Check fails the run on any invariant violation.
-func (m *fleetMachine) Check(t *rapid.T) {
-	if v := m.checker.Check(m.names...); len(v) > 0 {
-		t.Fatalf("invariant violated at %s:\n  %v\ntrace:\n%s", m.w.Now().Sub(harness.Start), v, m.w.Trace)
-	}
 }
 
 // settle heals every JobManager and checks that the whole fleet converges.

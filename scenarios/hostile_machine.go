@@ -45,6 +45,7 @@ type hostileMachine struct {
 	job  flinkv1beta1.FlinkSessionJobSpec
 	// snapshots counts the FlinkStateSnapshots created (snap-1, snap-2, …).
 	snapshots int
+	stats     *Stats
 }
 
 // HostileProperty is the hostile-input property on worlds from newBackend (nil: the fake
@@ -53,7 +54,7 @@ func HostileProperty(newBackend func() (harness.Backend, error), stats *Stats) f
 	return func(t *rapid.T) {
 		w := newWorld(t, newBackend)
 		stats.keep(w)
-		m := &hostileMachine{name: hostileName(t), spec: BaseSpec(), job: BaseSessionJob(sessionCluster)}
+		m := &hostileMachine{name: hostileName(t), spec: BaseSpec(), job: BaseSessionJob(sessionCluster), stats: runStats(stats)}
 		m.checked = newChecked(w, m.name)
 		m.checker.WatchSessionCluster(sessionCluster)
 		m.foreign(t)
@@ -175,11 +176,7 @@ func (m *hostileMachine) jar(t *rapid.T) {
 }
 
 func (m *hostileMachine) fault(t *rapid.T) {
-	f := rapid.SampledFrom(hostileFaults).Draw(t, "fault")
-	m.w.Trace.Add(m.w.Now(), "fault", m.name, f.Name())
-	if err := m.checker.Inject(f, m.name); err != nil {
-		t.Fatal(err)
-	}
+	m.inject(t, hostileFaults, m.name, m.stats)
 	m.run(t, 5*time.Second)
 }
 

@@ -3,8 +3,6 @@ package scenarios
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -13,7 +11,7 @@ import (
 	"pgregory.net/rapid"
 	"sigs.k8s.io/yaml"
 
-	"github.com/flinkop/flinkop/harness/fixtures"
+	"github.com/flinkop/flinkop/config/crd"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
@@ -45,21 +43,16 @@ var (
 // specLeaves reads the scalar fields of the FlinkDeployment spec from the CRD.
 func specLeaves() ([]schemaLeaf, error) {
 	leavesOnce.Do(func() {
-		root, err := fixtures.ModuleRoot()
+		data, err := crd.Bases.ReadFile("bases/flink.apache.org_flinkdeployments.yaml")
 		if err != nil {
 			errLeaves = err
 			return
 		}
-		data, err := os.ReadFile(filepath.Join(root, "config", "crd", "bases", "flink.apache.org_flinkdeployments.yaml"))
-		if err != nil {
-			errLeaves = err
+		var def apiextensionsv1.CustomResourceDefinition
+		if errLeaves = yaml.Unmarshal(data, &def); errLeaves != nil {
 			return
 		}
-		var crd apiextensionsv1.CustomResourceDefinition
-		if errLeaves = yaml.Unmarshal(data, &crd); errLeaves != nil {
-			return
-		}
-		spec := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"]
+		spec := def.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"]
 		leaves = walkSchema(spec, nil)
 		if len(leaves) == 0 {
 			errLeaves = fmt.Errorf("no scalar fields in the FlinkDeployment schema")

@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -108,32 +107,6 @@ func (m *machine) apply(t *rapid.T) {
 	m.exists = true
 }
 
-// checked is a world under the invariant checker, watching one resource: what every machine
-// (FlinkDeployment, session job, cron template) steps and checks.
-type checked struct {
-	w        *harness.World
-	checker  *harness.Checker
-	resource string
-}
-
-func newChecked(w *harness.World, resource string) checked {
-	return checked{w: w, checker: harness.NewChecker(w), resource: resource}
-}
-
-// run lets virtual time pass, checking the invariants after every step.
-func (c checked) run(t *rapid.T, d time.Duration) {
-	if err := c.checker.StepUntil(c.w.Now().Add(d), nil, c.resource); err != nil {
-		t.Fatalf("%v\ntrace:\n%s", err, c.w.Trace)
-	}
-}
-
-// Check fails the run on any invariant violation.
-func (c checked) Check(t *rapid.T) {
-	if v := c.checker.Check(c.resource); len(v) > 0 {
-		t.Fatalf("invariant violated at %s:\n  %s\ntrace:\n%s", c.w.Now().Sub(harness.Start), strings.Join(v, "\n  "), c.w.Trace)
-	}
-}
-
 func (m *machine) changeSpec(t *rapid.T) {
 	if !m.exists {
 		m.apply(t)
@@ -216,12 +189,7 @@ func (m *machine) savepoint(t *rapid.T) {
 }
 
 func (m *machine) fault(t *rapid.T) {
-	f := rapid.SampledFrom(chaos.Classes).Draw(t, "fault")
-	m.w.Trace.Add(m.w.Now(), "fault", resource, f.Name())
-	if err := m.checker.Inject(f, resource); err != nil {
-		t.Fatal(err)
-	}
-	m.stats.Faults[f.Name()]++
+	m.inject(t, chaos.Classes, resource, m.stats)
 	m.run(t, 5*time.Second)
 }
 
@@ -300,17 +268,8 @@ func (m *machine) settle(t *rapid.T) {
 		m.spec.FlinkConfiguration.Set("kubernetes.operator.periodic.savepoint.interval", "0")
 		m.apply(t)
 	}
-	m.run(t, Settle)
-	ok, why := m.checker.Converged(resource)
-	if !ok {
-		t.Fatalf("not converged %s after the last fault and spec change: %s\ntrace:\n%s", Settle, why, m.w.Trace)
-	}
-	rv := m.checker.ResourceVersion(resource)
-	m.run(t, Quiet)
-	if now := m.checker.ResourceVersion(resource); now != rv {
-		d, _ := m.w.Get(resource)
-		t.Fatalf("converged resource kept being written (resourceVersion %s → %s); status %+v", rv, now, d.Status)
-	}
+	m.converge(t, resource, func() (bool, string) { return m.checker.Converged(resource) },
+		func() string { return m.checker.ResourceVersion(resource) })
 }
 
 // restSSLSpec turns the REST endpoint's SSL on or off (and client authentication with it):

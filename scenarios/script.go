@@ -292,7 +292,6 @@ func (s *Script) fault(name string, raw []datadriven.CmdArg) error {
 	if err != nil {
 		return err
 	}
-	s.w.Trace.Add(s.w.Now(), "fault", name, f.Name())
 	return s.checker.Inject(f, name)
 }
 

@@ -134,12 +134,7 @@ func (m *sessionMachine) savepoint(t *rapid.T) {
 }
 
 func (m *sessionMachine) fault(t *rapid.T) {
-	f := rapid.SampledFrom(sessionFaults).Draw(t, "fault")
-	m.w.Trace.Add(m.w.Now(), "fault", sessionCluster, f.Name())
-	if err := m.checker.Inject(f, sessionCluster); err != nil {
-		t.Fatal(err)
-	}
-	m.stats.Faults[f.Name()]++
+	m.inject(t, sessionFaults, sessionCluster, m.stats)
 	m.run(t, 5*time.Second)
 }
 
@@ -165,14 +160,6 @@ func (m *sessionMachine) settle(t *rapid.T) {
 		m.spec.FlinkConfiguration.Set("kubernetes.operator.periodic.savepoint.interval", "0")
 		m.apply(t)
 	}
-	m.run(t, Settle)
-	if ok, why := m.checker.SessionJobConverged(sessionJobName); !ok {
-		t.Fatalf("session job not converged %s after the last fault and spec change: %s\ntrace:\n%s", Settle, why, m.w.Trace)
-	}
-	rv := m.checker.SessionJobResourceVersion(sessionJobName)
-	m.run(t, Quiet)
-	if now := m.checker.SessionJobResourceVersion(sessionJobName); now != rv {
-		j, _ := m.w.GetSessionJob(sessionJobName)
-		t.Fatalf("converged session job kept being written (resourceVersion %s → %s); status %+v", rv, now, j.Status)
-	}
+	m.converge(t, "session job "+sessionJobName, func() (bool, string) { return m.checker.SessionJobConverged(sessionJobName) },
+		func() string { return m.checker.SessionJobResourceVersion(sessionJobName) })
 }
