@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,19 +28,33 @@ var missingReasons = map[string]bool{"RecoverDeployment": true, "JobManagerDeplo
 //   - RestartFailedJob ("Job <id> failed; …") while that job runs on its cluster in another
 //     state than FAILED;
 //   - JobMissing ("job <id> is not on session cluster …") while the session cluster runs that
-//     job (a REST timeout or a 5xx taken for Flink's 404).
+//     job (a REST timeout or a 5xx taken for Flink's 404);
+//   - JobFailed while no job of the cluster is FAILED;
+//   - RestartUnhealthyJob ("Job <id> is unhealthy (N restarts within W)") while fakeflink
+//     recorded fewer than N failures of that job within W, or ("… (no checkpoint completed
+//     within W)") while the job completed a checkpoint within W.
 type alarms struct {
 	reconciling string // the resource being reconciled ("": none)
 	present     bool   // its JobManager Deployment existed when the reconcile began
-	// jobs are the states fakeflink gave the jobs of the resource's cluster when the reconcile
-	// began (nil: no cluster runs).
-	jobs        map[string]fakeflink.JobStatus
+	// jobs are fakeflink's truth about the jobs of the resource's cluster when the reconcile
+	// began (nil: no cluster runs); now is when it began.
+	jobs        map[string]jobTruth
+	now         time.Time
 	falseAlarms []string
+}
+
+// jobTruth is what fakeflink knows of a job that the operator's reasons may claim.
+type jobTruth struct {
+	status fakeflink.JobStatus
+	// failures are when the job failed (its exception history); lastCheckpoint is when its
+	// newest checkpoint completed (zero: none).
+	failures       []time.Time
+	lastCheckpoint time.Time
 }
 
 // beginAlarms notes the truth about the resource of key, about to be reconciled.
 func (w *World) beginAlarms(key string) {
-	w.alarms.reconciling, w.alarms.present, w.alarms.jobs = "", false, nil
+	w.alarms.reconciling, w.alarms.present, w.alarms.jobs, w.alarms.now = "", false, nil, w.Clock.Now()
 	ctx := context.Background()
 	if name, ok := strings.CutPrefix(key, sessionJobPrefix); ok {
 		var j flinkv1beta1.FlinkSessionJob
@@ -60,17 +75,26 @@ func (w *World) beginAlarms(key string) {
 	w.alarms.reconciling, w.alarms.present, w.alarms.jobs = key, present, w.jobStates(key)
 }
 
-// jobStates are the states of the jobs of the cluster of FlinkDeployment name, nil when none
-// runs.
-func (w *World) jobStates(name string) map[string]fakeflink.JobStatus {
-	var out map[string]fakeflink.JobStatus
+// jobStates is fakeflink's truth about the jobs of the cluster of FlinkDeployment name, nil
+// when none runs.
+func (w *World) jobStates(name string) map[string]jobTruth {
+	var out map[string]jobTruth
 	w.Sim.Do(w.Namespace, act.JobManagerName(name), func(c *fakeflink.Cluster) {
 		if !c.Up() {
 			return
 		}
-		out = map[string]fakeflink.JobStatus{}
+		out = map[string]jobTruth{}
 		for _, j := range c.Jobs() {
-			out[j.ID] = j.Status
+			truth := jobTruth{status: j.Status}
+			for _, e := range j.Exceptions {
+				truth.failures = append(truth.failures, e.Time)
+			}
+			for _, s := range j.Checkpoints() {
+				if s.Kind == fakeflink.KindCheckpoint && s.Time.After(truth.lastCheckpoint) {
+					truth.lastCheckpoint = s.Time
+				}
+			}
+			out[j.ID] = truth
 		}
 	})
 	return out
@@ -89,17 +113,64 @@ func (a *alarms) event(object, reason, message string) {
 	case a.present && missingReasons[reason]:
 		claim = "while its JobManager Deployment exists on the API server"
 	case reason == "RestartFailedJob" && len(fields) > 1:
-		if st, ok := a.jobs[fields[1]]; ok && st != fakeflink.StatusFailed {
-			claim = fmt.Sprintf("while fakeflink's job %s is %s", fields[1], st)
+		if j, ok := a.jobs[fields[1]]; ok && j.status != fakeflink.StatusFailed {
+			claim = fmt.Sprintf("while fakeflink's job %s is %s", fields[1], j.status)
 		}
 	case reason == "JobMissing" && len(fields) > 1:
-		if st, ok := a.jobs[fields[1]]; ok {
-			claim = fmt.Sprintf("while the session cluster runs job %s (%s)", fields[1], st)
+		if j, ok := a.jobs[fields[1]]; ok {
+			claim = fmt.Sprintf("while the session cluster runs job %s (%s)", fields[1], j.status)
+		}
+	case reason == "JobFailed" && a.jobs != nil && !a.anyFailed():
+		claim = "while no job of its cluster is FAILED in fakeflink"
+	case reason == "RestartUnhealthyJob" && len(fields) > 1:
+		if j, ok := a.jobs[fields[1]]; ok {
+			claim = a.unhealthyClaim(j, message)
 		}
 	}
 	if claim != "" {
 		a.falseAlarms = append(a.falseAlarms, fmt.Sprintf("%s: Event %s (%q) %s (invariant 7)", object, reason, message, claim))
 	}
+}
+
+// anyFailed says whether a job of the reconciled resource's cluster is FAILED.
+func (a *alarms) anyFailed() bool {
+	for _, j := range a.jobs {
+		if j.status == fakeflink.StatusFailed {
+			return true
+		}
+	}
+	return false
+}
+
+// unhealthyClaim checks the health check's reason in a RestartUnhealthyJob message against
+// fakeflink's record of the job; it returns what is false about it ("" when it holds).
+func (a *alarms) unhealthyClaim(j jobTruth, message string) string {
+	var n int
+	var window string
+	_, why, _ := strings.Cut(message, "(")
+	if _, err := fmt.Sscanf(why, "%d restarts within %s", &n, &window); err == nil {
+		w, err := time.ParseDuration(strings.TrimSuffix(window, ");"))
+		if err != nil {
+			return ""
+		}
+		since, count := a.now.Add(-w), 0
+		for _, t := range j.failures {
+			if !t.Before(since) {
+				count++
+			}
+		}
+		if count < n {
+			return fmt.Sprintf("while fakeflink's job failed %d times within %s", count, w)
+		}
+		return ""
+	}
+	if rest, ok := strings.CutPrefix(why, "no checkpoint completed within "); ok {
+		w, err := time.ParseDuration(strings.TrimSuffix(strings.Fields(rest)[0], ");"))
+		if err == nil && !j.lastCheckpoint.IsZero() && a.now.Sub(j.lastCheckpoint) <= w {
+			return fmt.Sprintf("while fakeflink's job completed a checkpoint %s before", a.now.Sub(j.lastCheckpoint))
+		}
+	}
+	return ""
 }
 
 // FalseAlarms are the false claims of a missing JobManager Deployment so far (invariant 7).

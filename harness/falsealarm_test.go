@@ -69,4 +69,39 @@ func TestStatedReasonsMatchFakeflink(t *testing.T) {
 	if !strings.Contains(strings.Join(v, "\n"), "RestartFailedJob") {
 		t.Errorf("a false RestartFailedJob passed: %v", v)
 	}
+	v = claim(w, c, "session", "session", d, "JobFailed", "java.lang.RuntimeException: boom")
+	if !strings.Contains(strings.Join(v, "\n"), "no job of its cluster is FAILED") {
+		t.Errorf("a false JobFailed passed: %v", v)
+	}
+	v = claim(w, c, "session", "session", d, "RestartUnhealthyJob", "Job "+id+" is unhealthy (3 restarts within 2m0s); restarting it with upgrade mode stateless")
+	if !strings.Contains(strings.Join(v, "\n"), "failed 0 times within 2m0s") {
+		t.Errorf("a false count of restarts passed: %v", v)
+	}
+}
+
+// TestUnhealthyCheckpointClaim: "no checkpoint completed within W" is held to fakeflink's
+// newest checkpoint of the job: false when one completed within W, true otherwise.
+func TestUnhealthyCheckpointClaim(t *testing.T) {
+	w, c, d := runningSavepointJob(t, 3)
+	if err := c.StepUntil(w.Now().Add(2*time.Minute), nil, d.Name); err != nil {
+		t.Fatal(err)
+	}
+	d, _ = w.Get(d.Name)
+	id := d.Status.JobStatus.JobID
+	msg := func(window string) string {
+		return "Job " + id + " is unhealthy (no checkpoint completed within " + window + "); restarting it with upgrade mode savepoint"
+	}
+	if v := claim(w, c, d.Name, d.Name, d, "RestartUnhealthyJob", msg("1m0s")); !strings.Contains(strings.Join(v, "\n"), "completed a checkpoint") {
+		t.Errorf("a false claim of no checkpoint passed: %v", v)
+	}
+	// Checkpoints fail from now on: a minute later, none completed within 30 s is true.
+	w.Cluster(d.Name, func(cl *fakeflink.Cluster) { cl.FailCheckpoints(true) })
+	if err := w.RunFor(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	before := len(w.FalseAlarms())
+	claim(w, c, d.Name, d.Name, d, "RestartUnhealthyJob", msg("30s"))
+	if after := w.FalseAlarms(); len(after) != before {
+		t.Errorf("a true claim of no checkpoint was flagged: %v", after[before:])
+	}
 }

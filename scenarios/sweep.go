@@ -60,8 +60,8 @@ type Violation struct {
 var flagMu sync.Mutex
 
 // Sweep runs opts.Seeds independent runs of the state-machine property (every fourth one the
-// hostile-input property, every eighth the fleet property, every eighth the blue/green one) in parallel, each one replayable alone with -rapid.seed, and sums
-// them up.
+// hostile-input property, every eighth the fleet, blue/green and session-job ones) in
+// parallel, each one replayable alone with -rapid.seed, and sums them up.
 func Sweep(opts SweepOptions) (Summary, error) {
 	start := time.Now()
 	ctrl.SetLogger(logr.Discard()) // the operator's logs would drown the report; traces say it all
@@ -142,11 +142,12 @@ const (
 	runHostile                  // TestHostileInput
 	runFleet                    // TestFleetStateMachine
 	runBlueGreen                // TestBlueGreenStateMachine
+	runSession                  // TestSessionJobStateMachine
 )
 
 // kindOf picks the property of seed's run: every fourth the hostile-input one, every eighth
-// the fleet one, every eighth the blue/green one, else the operator's; all hostile-input with
-// hostile.
+// the fleet one, the blue/green one and the session-job one, else the FlinkDeployment
+// operator's; all hostile-input with hostile.
 func kindOf(seed uint64, hostile bool) runKind {
 	switch {
 	case hostile || seed%4 == 3:
@@ -155,6 +156,8 @@ func kindOf(seed uint64, hostile bool) runKind {
 		return runFleet
 	case seed%8 == 5:
 		return runBlueGreen
+	case seed%8 == 2:
+		return runSession
 	}
 	return runOperator
 }
@@ -177,6 +180,8 @@ func runSeed(seed uint64, steps int, newBackend func() (harness.Backend, error),
 		prop, test = FleetProperty(newBackend, &st), "TestFleetStateMachine"
 	case runBlueGreen:
 		prop, test = BlueGreenProperty(newBackend, &st), "TestBlueGreenStateMachine"
+	case runSession:
+		prop, test = SessionProperty(newBackend, &st), "TestSessionJobStateMachine"
 	}
 	func() {
 		defer func() {
