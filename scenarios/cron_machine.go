@@ -60,6 +60,7 @@ func CronProperty(stats *Stats) func(*rapid.T) {
 		if err != nil {
 			t.Fatalf("world: %v", err)
 		}
+		stats.keep(w)
 		// Runs sit finished until the next fire: a longer resync keeps a virtual day cheap.
 		w.Options.ReconcileInterval = 5 * time.Minute
 		w.RestartOperator()

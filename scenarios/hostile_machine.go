@@ -55,7 +55,7 @@ func HostileProperty(newBackend func() (harness.Backend, error), stats *Stats) f
 		w := newWorld(t, newBackend)
 		stats.keep(w)
 		m := &hostileMachine{name: hostileName(t), spec: BaseSpec(), job: BaseSessionJob(sessionCluster), stats: runStats(stats)}
-		m.checked = newChecked(w, m.name)
+		m.checked = newChecked(w, m.name, sessionCluster) // the session cluster too: it is a FlinkDeployment of the tenant
 		m.checker.WatchSessionCluster(sessionCluster)
 		m.foreign(t)
 		m.startSessionCluster(t)

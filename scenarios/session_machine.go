@@ -45,6 +45,7 @@ func SessionProperty(newBackend func() (harness.Backend, error), stats *Stats) f
 	return func(t *rapid.T) {
 		st := runStats(stats)
 		w := newWorld(t, newBackend)
+		stats.keep(w)
 		m := &sessionMachine{checked: newChecked(w, sessionCluster), spec: BaseSessionJob(sessionCluster), stats: st}
 		m.checker.WatchSessionCluster(sessionCluster)
 		cluster := BaseSpec()

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -54,32 +55,35 @@ func newBrokenBackend() (harness.Backend, error) {
 }
 
 // TestSweepViolationReplaysIntoTimeline: a sweep of a deliberately broken operator reports
-// the violation with the command that replays it, and the replay's timeline shows it.
+// the violation of every kind of run (seeds 1–5: fleet, session job, hostile input,
+// FlinkDeployment, blue/green) with the command that replays it, and the replay's timeline
+// shows it.
 func TestSweepViolationReplaysIntoTimeline(t *testing.T) {
-	const seed, steps = 2, 5 // an operator state-machine run
-	sum, err := Sweep(SweepOptions{Seeds: 1, BaseSeed: seed, Steps: steps, Workers: 1, NewBackend: newBrokenBackend})
+	const steps = 5
+	sum, err := Sweep(SweepOptions{Seeds: 5, BaseSeed: 1, Steps: steps, Workers: 1, NewBackend: newBrokenBackend})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sum.Violations) != 1 {
-		t.Fatalf("%d violations, want 1:\n%s", len(sum.Violations), sum)
+	if len(sum.Violations) != 5 {
+		t.Fatalf("%d violations, want 5:\n%s", len(sum.Violations), sum)
 	}
-	v := sum.Violations[0]
-	if want := "flinksim replay --seed 2 --steps 5"; !strings.Contains(v.Replay, want) || !strings.Contains(sum.String(), want) {
-		t.Errorf("the sweep's replay command %q does not say %q", v.Replay, want)
-	}
-	st, again, err := replayOn(seed, steps, newBrokenBackend)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if again == nil || st.World == nil {
-		t.Fatalf("the replay did not violate the invariant again (%v, world %v); the sweep said:\n%s", again, st.World != nil, sum)
-	}
-	var page bytes.Buffer
-	if err := st.World.Trace.WriteHTML(&page); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(page.String(), `class="annotation" data-kind="violation"`) || !strings.Contains(page.String(), "has no Warning event (invariant 3)") {
-		t.Error("the replay's timeline does not show the violation")
+	for _, v := range sum.Violations {
+		if want := fmt.Sprintf("flinksim replay --seed %d --steps %d", v.Seed, steps); !strings.Contains(v.Replay, want) || !strings.Contains(sum.String(), want) {
+			t.Errorf("the sweep's replay command %q does not say %q", v.Replay, want)
+		}
+		st, again, err := replayOn(v.Seed, steps, newBrokenBackend)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again == nil || st.World == nil {
+			t.Fatalf("seed %d: the replay did not violate the invariant again, or kept no world (%v)", v.Seed, again)
+		}
+		var page bytes.Buffer
+		if err := st.World.Trace.WriteHTML(&page); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(page.String(), `class="annotation" data-kind="violation"`) || !strings.Contains(page.String(), "has no Warning event (invariant 3)") {
+			t.Errorf("seed %d: the replay's timeline does not show the violation", v.Seed)
+		}
 	}
 }
