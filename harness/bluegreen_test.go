@@ -5,17 +5,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flinkop/flinkop/harness/fixtures"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
 // blueGreen is a blue/green deployment of savepointJob's spec.
 func blueGreen() *flinkv1beta1.FlinkBlueGreenDeployment {
-	b := &flinkv1beta1.FlinkBlueGreenDeployment{}
-	b.Name = "bg"
-	spec := savepointJob().Spec
-	b.Spec.Template.Spec = &spec
-	b.Spec.Configuration = map[string]string{flinkv1beta1.BlueGreenDeletionDelay: "2s"}
-	return b
+	return fixtures.BlueGreen("", "bg", savepointJob().Spec)
 }
 
 // runBlueGreenUntil steps until the resource is in state, checking every invariant (its

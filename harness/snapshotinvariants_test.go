@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/flinkop/flinkop/fakeflink"
+	"github.com/flinkop/flinkop/harness/fixtures"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
@@ -24,11 +25,7 @@ func snapshotWorld(t *testing.T) (*World, *Checker, *flinkv1beta1.FlinkStateSnap
 	if v := stepUntil(t, w, c, "running", runningGen(1)); len(v) > 0 {
 		t.Fatalf("violations on the way: %v", v)
 	}
-	sp := &flinkv1beta1.FlinkStateSnapshot{Spec: flinkv1beta1.FlinkStateSnapshotSpec{
-		JobReference: &flinkv1beta1.JobReference{Kind: flinkv1beta1.JobKindDeployment, Name: "job"},
-		Savepoint:    &flinkv1beta1.SavepointSpec{},
-	}}
-	sp.Name = "sp"
+	sp := fixtures.Savepoint("", "sp", "job")
 	if err := w.CreateSnapshot(sp); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/flinkop/flinkop/harness"
+	"github.com/flinkop/flinkop/harness/fixtures"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
@@ -16,11 +17,7 @@ func BlueGreenSwitch(b harness.Backend, seed int64) error {
 	w := harness.NewWorldOn(b, seed)
 	c := harness.NewChecker(w)
 	c.WatchBlueGreen(blueGreenName)
-	bg := &flinkv1beta1.FlinkBlueGreenDeployment{}
-	bg.Name = blueGreenName
-	spec := BaseSpec()
-	bg.Spec.Template.Spec = &spec
-	bg.Spec.Configuration = map[string]string{flinkv1beta1.BlueGreenDeletionDelay: "2s"}
+	bg := fixtures.BlueGreen("", blueGreenName, BaseSpec())
 	if err := w.ApplyBlueGreen(bg); err != nil {
 		return err
 	}
@@ -49,7 +46,7 @@ func BlueGreenSwitch(b harness.Backend, seed int64) error {
 		return fmt.Errorf("blue runs %d jobs", len(jobs))
 	}
 	before := jobs[0].Offset(w.Now())
-	spec.Image = "flink:1.20.1"
+	bg.Spec.Template.Spec.Image = "flink:1.20.1"
 	if err := w.ApplyBlueGreen(bg); err != nil {
 		return err
 	}

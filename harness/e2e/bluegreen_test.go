@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flinkop/flinkop/fakeflink"
+	"github.com/flinkop/flinkop/harness/fixtures"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
@@ -20,10 +21,7 @@ import (
 // then deleted, and deleting the resource removes green and everything of both children.
 func TestBlueGreenSwitchKeepsState(t *testing.T) {
 	d := fakeflinkHA(t, "e2e-bg", flinkv1beta1.UpgradeModeSavepoint)
-	bg := &flinkv1beta1.FlinkBlueGreenDeployment{}
-	bg.Name, bg.Namespace = "e2e-bg", jobNS
-	bg.Spec.Template.Spec = &d.Spec
-	bg.Spec.Configuration = map[string]string{flinkv1beta1.BlueGreenDeletionDelay: "2s"}
+	bg := fixtures.BlueGreen(jobNS, "e2e-bg", d.Spec)
 	blue := &flinkv1beta1.FlinkDeployment{}
 	blue.Name, blue.Namespace = flinkv1beta1.Blue.ChildName(bg.Name), jobNS
 	green := &flinkv1beta1.FlinkDeployment{}

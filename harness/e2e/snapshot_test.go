@@ -9,8 +9,7 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
+	"github.com/flinkop/flinkop/harness/fixtures"
 	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
@@ -24,13 +23,7 @@ func TestSnapshotResourceSavepointRestoreAndDisposal(t *testing.T) {
 	src := running(t, newDeployment(t, "e2e-snap", flinkv1beta1.UpgradeModeSavepoint, nil), startTimeout)
 	waitCheckpointed(t, src.Name, src.Status.JobStatus.JobID)
 
-	sn := &flinkv1beta1.FlinkStateSnapshot{
-		ObjectMeta: metav1.ObjectMeta{Name: "e2e-snap-savepoint", Namespace: jobNS},
-		Spec: flinkv1beta1.FlinkStateSnapshotSpec{
-			JobReference: &flinkv1beta1.JobReference{Kind: flinkv1beta1.JobKindDeployment, Name: src.Name},
-			Savepoint:    &flinkv1beta1.SavepointSpec{},
-		},
-	}
+	sn := fixtures.Savepoint(jobNS, "e2e-snap-savepoint", src.Name)
 	create(t, sn)
 	t.Cleanup(func() { // before the deployments' cleanups: its job still runs
 		_ = env.client.Delete(context.Background(), sn)

@@ -8,13 +8,13 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/flinkop/flinkop/harness"
+	"github.com/flinkop/flinkop/harness/fixtures"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/controller"
 	"github.com/flinkop/flinkop/operator/snapshot"
@@ -42,13 +42,8 @@ func (s *snapEnv) snapshotReconciler(c client.WithWatch) *controller.FlinkStateS
 
 // savepointSnapshot is a manual savepoint snapshot of deployment dep, changed by mods.
 func savepointSnapshot(name, dep string, mods ...func(*flinkv1beta1.FlinkStateSnapshot)) *flinkv1beta1.FlinkStateSnapshot {
-	sn := &flinkv1beta1.FlinkStateSnapshot{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: types.UID("uid-" + name)},
-		Spec: flinkv1beta1.FlinkStateSnapshotSpec{
-			JobReference: &flinkv1beta1.JobReference{Kind: flinkv1beta1.JobKindDeployment, Name: dep},
-			Savepoint:    &flinkv1beta1.SavepointSpec{},
-		},
-	}
+	sn := fixtures.Savepoint(ns, name, dep)
+	sn.UID = types.UID("uid-" + name)
 	for _, m := range mods {
 		m(sn)
 	}

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/flinkop/flinkop/harness/fixtures"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/decide"
 )
@@ -22,13 +23,8 @@ const (
 
 // savepointOf is a manual savepoint of FlinkDeployment "job", changed by mods.
 func savepointOf(mods ...func(*flinkv1beta1.FlinkStateSnapshot)) *flinkv1beta1.FlinkStateSnapshot {
-	s := &flinkv1beta1.FlinkStateSnapshot{
-		ObjectMeta: metav1.ObjectMeta{Name: "sp", Namespace: "ns", UID: "uid-1"},
-		Spec: flinkv1beta1.FlinkStateSnapshotSpec{
-			JobReference: &flinkv1beta1.JobReference{Kind: flinkv1beta1.JobKindDeployment, Name: "job"},
-			Savepoint:    &flinkv1beta1.SavepointSpec{},
-		},
-	}
+	s := fixtures.Savepoint("ns", "sp", "job")
+	s.UID = "uid-1"
 	for _, m := range mods {
 		m(s)
 	}
