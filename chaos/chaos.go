@@ -64,6 +64,27 @@ type Fault interface {
 	Apply(t Target, resource string) error
 }
 
+// Effect is a consequence of a fault that the invariants must expect: without it, a
+// legitimate recovery from the fault would look like an operator bug.
+type Effect int
+
+const (
+	// RestartsJobManager means that the resource's JobManager restarts without an operator deploy (Flink
+	// restarts it, or the operator recreates the Deployment the fault deleted), and the job
+	// recovers from HA.
+	RestartsJobManager Effect = 1 << iota
+	// LosesHAMetadata means that the resource's HA metadata is gone.
+	LosesHAMetadata
+)
+
+// Expected is a fault that says which effects the invariants must expect of it; a fault that
+// is not one has none. The checker reads it (harness.Checker.Injected), and a test holds every
+// class's claim to what the fault does in a world (harness TestFaultEffectsDeclared).
+type Expected interface {
+	Fault
+	Effects() Effect
+}
+
 // Classes are one value of every fault class, for random choice.
 var Classes = []Fault{
 	JobManagerCrash{},

@@ -114,6 +114,8 @@ func TestFaultsTakeEffect(t *testing.T) {
 	maps.Copy(cases, windowFaultCases())
 	maps.Copy(cases, apiFaultCases())
 	maps.Copy(cases, kubernetesFaultCases())
+	maps.Copy(cases, operatorFaultCases())
+	everyClassCovered(t, cases)
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			w := running(t)
@@ -157,20 +159,10 @@ func kubernetesFaultCases() map[string]faultCase {
 func windowFaultCases() map[string]faultCase {
 	return map[string]faultCase{
 		"a crash-looping JobManager pod is down for the window, then recovers from HA": {
-			chaos.JobManagerPodFailure{Reason: "CrashLoopBackOff", For: time.Minute}, func(t *testing.T, w *harness.World) {
-				t.Helper()
-				_ = w.RunFor(10 * time.Second)
-				if r := podWaiting(t, w, "demo-0"); r != "CrashLoopBackOff" {
-					t.Errorf("JobManager pod waiting reason %q during the fault, want CrashLoopBackOff", r)
-				}
-				_ = w.RunFor(90 * time.Second)
-				w.Cluster("demo", func(c *fakeflink.Cluster) {
-					s := c.Starts()
-					if !c.Up() || len(s) < 2 || s[len(s)-1].RestorePath == "" {
-						t.Errorf("after the window: up %v, starts %+v; want a JobManager recovered from HA", c.Up(), s)
-					}
-				})
-			},
+			chaos.JobManagerPodFailure{Reason: "CrashLoopBackOff", For: time.Minute}, podFailsThenRecovers("CrashLoopBackOff"),
+		},
+		"a JobManager pod whose image cannot be pulled is down for the window, then recovers from HA": {
+			chaos.JobManagerPodFailure{Reason: "ImagePullBackOff", For: time.Minute}, podFailsThenRecovers("ImagePullBackOff"),
 		},
 		"a slow start keeps the next JobManager pod creating": {chaos.SlowStart{By: 90 * time.Second}, func(t *testing.T, w *harness.World) {
 			t.Helper()
@@ -395,6 +387,69 @@ func TestParameterizedFaultsAreTunable(t *testing.T) {
 			if got != any(7*time.Minute) && got != any(7) {
 				t.Errorf("%s.Tune left %s at %v", f.Name(), name, got)
 			}
+		}
+	}
+}
+
+// podFailsThenRecovers checks a JobManager pod failure of reason for a minute: the pod waits
+// with reason during the window, and a JobManager recovered from HA runs after it.
+func podFailsThenRecovers(reason string) func(t *testing.T, w *harness.World) {
+	return func(t *testing.T, w *harness.World) {
+		t.Helper()
+		_ = w.RunFor(10 * time.Second)
+		if r := podWaiting(t, w, "demo-0"); r != reason {
+			t.Errorf("JobManager pod waiting reason %q during the fault, want %s", r, reason)
+		}
+		_ = w.RunFor(90 * time.Second)
+		w.Cluster("demo", func(c *fakeflink.Cluster) {
+			s := c.Starts()
+			if !c.Up() || len(s) < 2 || s[len(s)-1].RestorePath == "" {
+				t.Errorf("after the window: up %v, starts %+v; want a JobManager recovered from HA", c.Up(), s)
+			}
+		})
+	}
+}
+
+// operatorFaultCases are faults of the API server and the operator's process.
+func operatorFaultCases() map[string]faultCase {
+	return map[string]faultCase{
+		"API server errors fail the operator's writes": {chaos.APIErrors{Code: 500, Count: 1}, func(t *testing.T, w *harness.World) {
+			t.Helper()
+			bumpParallelism(w)
+			if !traced(w, "etcdserver: request timed out (simulated)") {
+				t.Errorf("no server error in the trace:\n%s", w.Trace)
+			}
+		}},
+		"an operator restart reconciles every resource at once": {chaos.OperatorRestart{}, func(t *testing.T, w *harness.World) {
+			t.Helper()
+			before := w.Reconciles
+			_ = w.RunFor(time.Second) // the next resync is a minute away
+			if w.Reconciles == before {
+				t.Error("the restarted operator did not reconcile the deployment at once")
+			}
+		}},
+		"a lagging ConfigMap informer delays nothing the operator must see, and the job runs": {chaos.InformerLag{Kind: "ConfigMap", For: time.Minute}, func(t *testing.T, w *harness.World) {
+			t.Helper()
+			bumpParallelism(w)
+			_ = w.RunFor(2 * time.Minute)
+			if got, _ := w.Get("demo"); got.Status.JobStatus.State != "RUNNING" || got.Status.ObservedGeneration != got.Generation || len(w.FalseAlarms()) > 0 {
+				t.Errorf("job %s at observed generation %d of %d, false alarms %v; want RUNNING at the new spec, none", got.Status.JobStatus.State, got.Status.ObservedGeneration, got.Generation, w.FalseAlarms())
+			}
+		}},
+	}
+}
+
+// everyClassCovered fails for a class of chaos.Classes without a case: a new class cannot land
+// without a check of its effect.
+func everyClassCovered(t *testing.T, cases map[string]faultCase) {
+	t.Helper()
+	covered := map[string]bool{}
+	for _, tc := range cases {
+		covered[tc.fault.Name()] = true
+	}
+	for _, f := range chaos.Classes {
+		if !covered[f.Name()] {
+			t.Errorf("fault class %s has no case here", f.Name())
 		}
 	}
 }

@@ -23,3 +23,6 @@ func (JobManagerCrash) Apply(t Target, r string) error {
 	})
 	return nil
 }
+
+// Effects says that the JobManager restarts and the job recovers from HA.
+func (JobManagerCrash) Effects() Effect { return RestartsJobManager }

@@ -11,3 +11,6 @@ func (JobManagerDeploymentLoss) Name() string { return "jm-deployment-deleted" }
 func (JobManagerDeploymentLoss) Apply(t Target, r string) error {
 	return t.DeleteJobManagerDeployment(r)
 }
+
+// Effects says that the JobManager restarts and the job recovers from HA.
+func (JobManagerDeploymentLoss) Effects() Effect { return RestartsJobManager }

@@ -27,3 +27,6 @@ func (f JobManagerPodFailure) Tune(p Params) Fault {
 	f.For = cmp.Or(p.For, f.For)
 	return f
 }
+
+// Effects says that the JobManager restarts and the job recovers from HA.
+func (JobManagerPodFailure) Effects() Effect { return RestartsJobManager }

@@ -81,7 +81,8 @@ type uidSource struct{ n int }
 
 // countGenerationOnCreate gives a created object a UID when it has none, and starts a
 // counted object at generation 1, as the API server does. Without UIDs, two children or
-// cron runs the operator created would share their job ids (act.JobID derives from the UID).
+// cron runs the operator created would share their job ids (decide.JobIDFor derives them from
+// the UID).
 func (u *uidSource) countGenerationOnCreate(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
 	if obj.GetUID() == "" && obj.GetGenerateName() == "" {
 		u.n++

@@ -119,15 +119,17 @@ func (w *World) apply(f chaos.Fault, resource string) error {
 }
 
 // Injected tells the checker about a fault injected into a resource's world, for the faults
-// that change what the invariants expect (a JobManager that Flink restarts by itself, HA
-// metadata gone).
+// that change what the invariants expect, as each says itself (chaos.Expected): a JobManager
+// that restarts without an operator deploy, HA metadata gone.
 func (c *Checker) Injected(f chaos.Fault, resource string) {
-	switch f.(type) {
-	case chaos.JobManagerCrash, chaos.JobManagerPodFailure, chaos.JobManagerDeploymentLoss:
-		// A lost JobManager Deployment is recreated by the operator: the job's restart is an
-		// HA recovery and is held to the same rule as Flink's own.
+	e, ok := f.(chaos.Expected)
+	if !ok {
+		return
+	}
+	if e.Effects()&chaos.RestartsJobManager != 0 {
 		c.JobManagerCrashed(resource)
-	case chaos.HAMetadataLoss:
+	}
+	if e.Effects()&chaos.LosesHAMetadata != 0 {
 		c.HAMetadataLost(resource)
 	}
 }
