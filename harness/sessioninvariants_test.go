@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flinkop/flinkop/harness/fixtures"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
@@ -69,12 +70,8 @@ func sessionWithJob(t *testing.T, w *World, c *Checker, cluster *flinkv1beta1.Fl
 	if err := w.Apply(cluster); err != nil {
 		t.Fatal(err)
 	}
-	p := int32(1)
-	j := &flinkv1beta1.FlinkSessionJob{Spec: flinkv1beta1.FlinkSessionJobSpec{
-		DeploymentName: "session",
-		Job:            &flinkv1beta1.JobSpec{JarURI: "https://repo.example.com/jobs/etl.jar", Parallelism: &p, UpgradeMode: mode},
-	}}
-	j.Name = "etl"
+	j := fixtures.SessionJob("", "etl", "session")
+	j.Spec.Job.JarURI, j.Spec.Job.UpgradeMode = "https://repo.example.com/jobs/etl.jar", mode
 	if err := w.ApplySessionJob(j); err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/jarcoal/httpmock"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -59,14 +58,10 @@ func sessionCluster(name string) *flinkv1beta1.FlinkDeployment {
 
 // sessionJob is a session job of an http jar on cluster, changed by mods.
 func sessionJob(name, cluster string, mode flinkv1beta1.UpgradeMode, mods ...func(*flinkv1beta1.FlinkSessionJob)) *flinkv1beta1.FlinkSessionJob {
+	j := fixtures.SessionJob(ns, name, cluster)
+	j.UID, j.Generation = types.UID("uid-"+name), 1
 	p := int32(2)
-	j := &flinkv1beta1.FlinkSessionJob{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: types.UID("uid-" + name), Generation: 1},
-		Spec: flinkv1beta1.FlinkSessionJobSpec{
-			DeploymentName: cluster,
-			Job:            &flinkv1beta1.JobSpec{JarURI: jarURL, Parallelism: &p, UpgradeMode: mode, EntryClass: "org.example.Job"},
-		},
-	}
+	j.Spec.Job.JarURI, j.Spec.Job.Parallelism, j.Spec.Job.UpgradeMode, j.Spec.Job.EntryClass = jarURL, &p, mode, "org.example.Job"
 	for _, m := range mods {
 		m(j)
 	}

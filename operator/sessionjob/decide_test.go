@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/flinkop/flinkop/harness/fixtures"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/config"
 	"github.com/flinkop/flinkop/operator/decide"
@@ -18,13 +19,10 @@ var now = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 // job is a session job of generation gen in the given mode.
 func job(mode flinkv1beta1.UpgradeMode, gen int64) *flinkv1beta1.FlinkSessionJob {
-	return &flinkv1beta1.FlinkSessionJob{
-		ObjectMeta: metav1.ObjectMeta{Name: "etl", Namespace: "flink", UID: "uid-etl", Generation: gen},
-		Spec: flinkv1beta1.FlinkSessionJobSpec{
-			DeploymentName: "sess",
-			Job:            &flinkv1beta1.JobSpec{JarURI: "https://example.com/job.jar", UpgradeMode: mode},
-		},
-	}
+	j := fixtures.SessionJob("flink", "etl", "sess")
+	j.UID, j.Generation = "uid-etl", gen
+	j.Spec.Job.JarURI, j.Spec.Job.Parallelism, j.Spec.Job.UpgradeMode = "https://example.com/job.jar", nil, mode
+	return j
 }
 
 // deployedAt gives j the status of its generation gen submitted as jobID and running.
