@@ -7,18 +7,16 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/flinkop/flinkop/harness/fixtures"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/decide"
 )
 
 var now = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 
+// template is the children's spec: fixtures.StatefulDeployment's in the given mode.
 func template(mode flinkv1beta1.UpgradeMode) *flinkv1beta1.FlinkDeploymentSpec {
-	return &flinkv1beta1.FlinkDeploymentSpec{
-		Image: "flink:1.20", FlinkVersion: "v1_20",
-		FlinkConfiguration: flinkv1beta1.NewFlinkConfiguration(map[string]string{"state.savepoints.dir": "file:///sp", "state.checkpoints.dir": "file:///cp"}),
-		Job:                &flinkv1beta1.JobSpec{JarURI: "local:///opt/flink/job.jar", UpgradeMode: mode},
-	}
+	return &fixtures.StatefulDeployment("", "", mode).Spec
 }
 
 // bgIn builds a resource in state st whose last reconciled template is last and current

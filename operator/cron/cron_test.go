@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/flinkop/flinkop/harness/fixtures"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/config"
 	"github.com/flinkop/flinkop/operator/cron"
@@ -16,17 +17,13 @@ import (
 // t0 is a day's midnight; the template fires every 4 hours.
 var t0 = time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 
+// template is a stateless batch template (fixtures.Deployment) that fires every 4 hours,
+// changed by mods.
 func template(mods ...func(*flinkv1beta1.FlinkDeployment)) *flinkv1beta1.FlinkDeployment {
-	d := &flinkv1beta1.FlinkDeployment{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: "nightly", Namespace: "flink", UID: "uid-nightly", Generation: 1,
-			Annotations: map[string]string{cron.AnnotationSchedule: "0 */4 * * *"},
-		},
-		Spec: flinkv1beta1.FlinkDeploymentSpec{
-			Image: "flink:1.20", FlinkVersion: "v1_20",
-			Job: &flinkv1beta1.JobSpec{JarURI: "local:///opt/flink/batch.jar", UpgradeMode: flinkv1beta1.UpgradeModeStateless},
-		},
-	}
+	d := fixtures.Deployment("flink", "nightly")
+	d.UID, d.Generation = "uid-nightly", 1
+	d.Annotations = map[string]string{cron.AnnotationSchedule: "0 */4 * * *"}
+	d.Spec.Job.JarURI = "local:///opt/flink/batch.jar"
 	for _, m := range mods {
 		m(d)
 	}

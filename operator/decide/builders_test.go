@@ -6,23 +6,17 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/flinkop/flinkop/harness/fixtures"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/config"
 )
 
 var now = time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)
 
-// spec is a valid job spec in the given upgrade mode with HA, checkpoints and savepoints.
+// spec is a valid job spec in the given upgrade mode with HA, checkpoints and savepoints
+// (fixtures.StatefulDeployment's, with HA).
 func spec(mode flinkv1beta1.UpgradeMode) flinkv1beta1.FlinkDeploymentSpec {
-	p := int32(2)
-	return flinkv1beta1.FlinkDeploymentSpec{
-		Image: "flink:1.20", FlinkVersion: "v1_20",
-		FlinkConfiguration: flinkv1beta1.NewFlinkConfiguration(map[string]string{
-			"high-availability.type": "kubernetes", "high-availability.storageDir": "file:///ha",
-			"state.checkpoints.dir": "file:///cp", "state.savepoints.dir": "file:///sp",
-		}),
-		Job: &flinkv1beta1.JobSpec{JarURI: "local:///job.jar", Parallelism: &p, UpgradeMode: mode},
-	}
+	return fixtures.WithHA(fixtures.StatefulDeployment("ns", "job", mode)).Spec
 }
 
 // deployed is a resource whose generation-1 spec is deployed and stable; mods then change it.

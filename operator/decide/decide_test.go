@@ -311,7 +311,7 @@ func TestDiff(t *testing.T) {
 		"the same key written nested is no change": {
 			mod: func(s *flinkv1beta1.FlinkDeploymentSpec) {
 				delete(s.FlinkConfiguration, "state.savepoints.dir")
-				s.FlinkConfiguration["state"] = jsonRaw(`{"savepoints.dir":"file:///sp"}`)
+				s.FlinkConfiguration["state"] = jsonRaw(`{"savepoints.dir":"file:///data/sp"}`)
 			},
 			wantType: DiffIgnore,
 		},

@@ -217,8 +217,9 @@ func TestRestartUnhealthyJob(t *testing.T) {
 		in.Options.HealthCheck, in.Options.HealthRestartsThreshold = true, 3
 		in.Options.HealthRestartsWindow, in.Options.HealthCheckpointsWindow = 2*time.Minute, 5*time.Minute
 	}
-	withCheckpointing := func(d *flinkv1beta1.FlinkDeployment) {
-		d.Spec.FlinkConfiguration.Set("execution.checkpointing.interval", "10s")
+	// The deployed spec checkpoints every 10 s; withoutCheckpointing turns it off.
+	withoutCheckpointing := func(d *flinkv1beta1.FlinkDeployment) {
+		delete(d.Spec.FlinkConfiguration, "execution.checkpointing.interval")
 		r := newReconciledSpec(d.Spec, 1, false, RestoreHA)
 		d.Status.ReconciliationStatus.LastReconciledSpec, d.Status.ReconciliationStatus.LastStableSpec = r.Encode(), r.Encode()
 	}
@@ -240,17 +241,17 @@ func TestRestartUnhealthyJob(t *testing.T) {
 			wantRestart: "3 restarts within 2m0s",
 		},
 		"old restarts do not count": {
-			d: deployed(ls), o: cluster(1, "RUNNING", failures(10*time.Second, 5*time.Minute, 6*time.Minute)), opts: healthCheck,
+			d: deployed(ls, withoutCheckpointing), o: cluster(1, "RUNNING", failures(10*time.Second, 5*time.Minute, 6*time.Minute)), opts: healthCheck,
 		},
 		"no checkpoint within the window": {
-			d: deployed(ls, withCheckpointing), o: cluster(1, "RUNNING", startedAgo(time.Hour), checkpoint("file:///cp/chk-1", now.Add(-6*time.Minute).UnixMilli())),
+			d: deployed(ls), o: cluster(1, "RUNNING", startedAgo(time.Hour), checkpoint("file:///cp/chk-1", now.Add(-6*time.Minute).UnixMilli())),
 			opts: healthCheck, wantRestart: "no checkpoint completed within 5m0s",
 		},
 		"a young job has time for its first checkpoint": {
-			d: deployed(ls, withCheckpointing), o: cluster(1, "RUNNING", startedAgo(time.Minute)), opts: healthCheck,
+			d: deployed(ls), o: cluster(1, "RUNNING", startedAgo(time.Minute)), opts: healthCheck,
 		},
 		"never without checkpointing": {
-			d: deployed(ls), o: cluster(1, "RUNNING", startedAgo(time.Hour)), opts: healthCheck,
+			d: deployed(ls, withoutCheckpointing), o: cluster(1, "RUNNING", startedAgo(time.Hour)), opts: healthCheck,
 		},
 		"never with the health check off": {
 			d: deployed(ls), o: cluster(1, "RESTARTING", failures(time.Second, 2*time.Second, 3*time.Second, 4*time.Second)),

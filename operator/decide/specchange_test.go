@@ -47,12 +47,12 @@ func TestSpecChangedMessage(t *testing.T) {
 			new:  []func(*flinkv1beta1.FlinkDeploymentSpec){func(s *flinkv1beta1.FlinkDeploymentSpec) { p := int32(4); s.Job.Parallelism = &p }},
 			want: "UPGRADE change(s) detected (Diff: FlinkDeploymentSpec[job.parallelism : 2 -> 4]), starting reconciliation.",
 		},
-		"image and an added key": {
+		"image and a changed key": {
 			new: []func(*flinkv1beta1.FlinkDeploymentSpec){
 				func(s *flinkv1beta1.FlinkDeploymentSpec) { s.Image = "flink:2.0" },
 				withConf(map[string]string{"taskmanager.numberOfTaskSlots": "4"}),
 			},
-			want: "UPGRADE change(s) detected (Diff: FlinkDeploymentSpec[flinkConfiguration.taskmanager.numberOfTaskSlots : null -> 4, " +
+			want: "UPGRADE change(s) detected (Diff: FlinkDeploymentSpec[flinkConfiguration.taskmanager.numberOfTaskSlots : 2 -> 4, " +
 				"image : flink:1.20 -> flink:2.0]), starting reconciliation.",
 		},
 		"a secret key, as Flink hides it": {
@@ -83,7 +83,7 @@ func TestSpecChangedMessage(t *testing.T) {
 				},
 			},
 			want: "UPGRADE change(s) detected (Diff: FlinkDeploymentSpec[job.args.0 : ****** -> ******, " +
-				"job.jarURI : local:///job.jar -> ******, podTemplate.spec.containers.0.env.0.value : ****** -> ******]), starting reconciliation.",
+				"job.jarURI : local:///opt/flink/job.jar -> ******, podTemplate.spec.containers.0.env.0.value : ****** -> ******]), starting reconciliation.",
 		},
 		"a long value is cut": {
 			new:  []func(*flinkv1beta1.FlinkDeploymentSpec){func(s *flinkv1beta1.FlinkDeploymentSpec) { s.Image = strings.Repeat("x", 100) }},
