@@ -153,9 +153,10 @@ func (a *alarms) unhealthyClaim(j jobTruth, message string) string {
 		if err != nil {
 			return ""
 		}
-		since, count := a.now.Add(-w), 0
+		// In whole milliseconds, as the operator reads Flink's timestamps.
+		since, count := a.now.Add(-w).UnixMilli(), 0
 		for _, t := range j.failures {
-			if !t.Before(since) {
+			if t.UnixMilli() >= since {
 				count++
 			}
 		}
@@ -164,10 +165,12 @@ func (a *alarms) unhealthyClaim(j jobTruth, message string) string {
 		}
 		return ""
 	}
-	if rest, ok := strings.CutPrefix(why, "no checkpoint completed within "); ok {
+	// The operator dates a checkpoint by its trigger_timestamp, which fakeflink serves as the
+	// time the checkpoint completed (lastCheckpoint).
+	if rest, ok := strings.CutPrefix(why, "no checkpoint completed within "); ok && len(strings.Fields(rest)) > 0 {
 		w, err := time.ParseDuration(strings.TrimSuffix(strings.Fields(rest)[0], ");"))
-		if err == nil && !j.lastCheckpoint.IsZero() && a.now.Sub(j.lastCheckpoint) <= w {
-			return fmt.Sprintf("while fakeflink's job completed a checkpoint %s before", a.now.Sub(j.lastCheckpoint))
+		if age := a.now.UnixMilli() - j.lastCheckpoint.UnixMilli(); err == nil && !j.lastCheckpoint.IsZero() && age <= w.Milliseconds() {
+			return fmt.Sprintf("while fakeflink's job completed a checkpoint %s before", time.Duration(age)*time.Millisecond)
 		}
 	}
 	return ""

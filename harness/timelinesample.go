@@ -16,23 +16,24 @@ const (
 	LaneJob        = "job"
 )
 
-// timelineSeen is what the sampler already drew: snapshots by job and path, job starts by
-// JobManager incarnation.
+// timelineSeen is what the sampler already drew: snapshots by job and path, and failovers
+// (snapshots), job starts by JobManager incarnation.
 type timelineSeen struct {
 	snapshots map[string]bool
 	starts    map[string]int
 }
 
 // sampleTimeline draws a FlinkDeployment into the trace at the current step: its lifecycle and
-// JobManager states, the state of its newest job in fakeflink, the job's offset when it is not
-// running (a running job's line goes through its snapshots), a mark for each snapshot its jobs
-// completed and for each start with the state it restored. The offset line and the marks are
+// JobManager states and, for an application deployment, the state of its newest job in
+// fakeflink, the job's offset when it is not running (a running job's line goes through its
+// snapshots), a mark for each snapshot its jobs completed, and one for each start and each of
+// Flink's failovers with the state it went back to. The offset line and the marks are
 // fakeflink's record, never the operator's: a start from older state shows as a drop.
 func (c *Checker) sampleTimeline(d *flinkv1beta1.FlinkDeployment, cl *fakeflink.Cluster) {
 	t, now, name := c.w.Trace, c.w.Now(), d.Name
 	t.State(now, name, LaneLifecycle, string(d.Status.LifecycleState))
 	t.State(now, name, LaneJobManager, string(d.Status.JobManagerDeploymentStatus))
-	if cl == nil {
+	if cl == nil || d.Spec.Job == nil { // a session cluster's jobs are its session jobs'
 		t.State(now, name, LaneJob, "")
 		return
 	}
@@ -55,6 +56,13 @@ func (c *Checker) sampleTimeline(d *flinkv1beta1.FlinkDeployment, cl *fakeflink.
 		return
 	}
 	for _, j := range jobs {
+		for _, f := range j.Failovers() { // Flink's own restarts go back to older state too
+			id := fmt.Sprintf("%s failover %d", j.ID, f.At.UnixNano())
+			if !c.timeline.snapshots[id] {
+				c.timeline.snapshots[id] = true
+				t.Mark(f.At, name, MarkRestore, f.Offset, fmt.Sprintf("Flink restarted job %s from offset %d", j.ID, f.Offset))
+			}
+		}
 		for _, s := range j.Checkpoints() {
 			id := fmt.Sprintf("%s %s#%d", j.ID, s.Path, s.ID)
 			if c.timeline.snapshots[id] {

@@ -8,14 +8,16 @@ import (
 )
 
 // Replay runs one sweep seed again as the sweep ran it (the same property for the seed, the
-// same number of steps, the fake backend): a sweep's failure reproduces exactly, and
-// Stats.World holds the trace of the failing run for its timeline. The Violation is nil when
-// the run passes.
-func Replay(seed uint64, steps int) (Stats, *Violation, error) { return replayOn(seed, steps, nil) }
+// same number of steps, the fake backend; hostile as the sweep's SweepOptions.Hostile): a
+// sweep's failure reproduces exactly, and Stats.World holds the trace of the failing run for
+// its timeline. The Violation is nil when the run passes.
+func Replay(seed uint64, steps int, hostile bool) (Stats, *Violation, error) {
+	return replayOn(seed, steps, hostile, nil)
+}
 
 // replayOn is Replay on backends from newBackend (nil: the fake backend), as a sweep with the
 // same NewBackend ran the seed.
-func replayOn(seed uint64, steps int, newBackend func() (harness.Backend, error)) (Stats, *Violation, error) {
+func replayOn(seed uint64, steps int, hostile bool, newBackend func() (harness.Backend, error)) (Stats, *Violation, error) {
 	ctrl.SetLogger(logr.Discard())
 	if steps <= 0 {
 		steps = DefaultSteps
@@ -23,6 +25,6 @@ func replayOn(seed uint64, steps int, newBackend func() (harness.Backend, error)
 	if err := setRapidFlags(steps); err != nil {
 		return Stats{}, nil, err
 	}
-	st, v := runSeed(seed, steps, newBackend, kindOf(seed, false))
+	st, v := runSeed(seed, steps, newBackend, kindOf(seed, hostile))
 	return st, v, nil
 }

@@ -194,9 +194,14 @@ func runSeed(seed uint64, steps int, newBackend func() (harness.Backend, error),
 	if !tb.failed {
 		return st, nil
 	}
+	hostile := ""
+	if kind == runHostile && kindOf(seed, false) != runHostile {
+		hostile = " --hostile" // a hostile-only sweep's seed
+	}
 	return st, &Violation{
-		Seed:   seed,
-		Replay: fmt.Sprintf("flinksim replay --seed %d --steps %d (its timeline), or go test ./scenarios -run '%s$' -rapid.checks=1 -rapid.steps=%d -rapid.seed=%d", seed, steps, test, steps, seed),
+		Seed: seed,
+		Replay: fmt.Sprintf("flinksim replay --seed %d --steps %d%s (its timeline), or go test ./scenarios -run '%s$' -rapid.checks=1 -rapid.steps=%d -rapid.seed=%d",
+			seed, steps, hostile, test, steps, seed),
 		Report: strings.Join(tb.logs, "\n"),
 	}
 }

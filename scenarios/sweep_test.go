@@ -71,7 +71,7 @@ func TestSweepViolationReplaysIntoTimeline(t *testing.T) {
 		if want := fmt.Sprintf("flinksim replay --seed %d --steps %d", v.Seed, steps); !strings.Contains(v.Replay, want) || !strings.Contains(sum.String(), want) {
 			t.Errorf("the sweep's replay command %q does not say %q", v.Replay, want)
 		}
-		st, again, err := replayOn(v.Seed, steps, newBrokenBackend)
+		st, again, err := replayOn(v.Seed, steps, false, newBrokenBackend)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,7 +6,7 @@
 //	flinksim demo  [--seed N] [--timeline FILE] [--backend auto|fake|envtest]
 //	flinksim run   [--seed N] [--timeline FILE] [--backend fake|envtest] [--check] SCENARIO.txt
 //	flinksim sweep [--seeds N] [--base-seed S] [--workers W] [--steps A]
-//	flinksim replay --seed S [--steps A] [--timeline FILE]
+//	flinksim replay --seed S [--steps A] [--hostile] [--timeline FILE]
 //	flinksim sandbox [--kubeconfig FILE]
 //	flinksim fleet [--n N] [--slow P] [--parallelism W] [--changes C] [--steady D] [--bystanders] [--autoscaled]
 //	flinksim services [--n N] [--at 4,16,64,256]
@@ -39,7 +39,7 @@ const usage = `usage:
   flinksim demo  [--seed N] [--timeline FILE] [--backend auto|fake|envtest]
   flinksim run   [--seed N] [--timeline FILE] [--backend fake|envtest] [--check] SCENARIO.txt
   flinksim sweep [--seeds N] [--base-seed S] [--workers W] [--steps A]
-  flinksim replay --seed S [--steps A] [--timeline FILE]
+  flinksim replay --seed S [--steps A] [--hostile] [--timeline FILE]
   flinksim sandbox [--kubeconfig FILE]
   flinksim fleet [--n N] [--slow P] [--parallelism W] [--changes C] [--steady D] [--bystanders] [--autoscaled]
   flinksim services [--n N] [--at 4,16,64,256]
@@ -182,6 +182,7 @@ func replay(args []string) error {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	seed := fs.Uint64("seed", 0, "the sweep seed to run again (required)")
 	steps := fs.Int("steps", scenarios.DefaultSteps, "average number of actions, as the sweep ran it")
+	hostile := fs.Bool("hostile", false, "the seed is of a sweep of hostile-input runs only, as the sweep's replay command says")
 	timeline := fs.String("timeline", "", "file the run's timeline is written to (default flinksim-replay-<seed>.html; .html or text)")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
@@ -193,7 +194,7 @@ func replay(args []string) error {
 		*timeline = fmt.Sprintf("flinksim-replay-%d.html", *seed)
 	}
 	fmt.Printf("flinksim replay: seed %d, %d steps (fake backend)\n", *seed, *steps)
-	st, v, err := scenarios.Replay(*seed, *steps)
+	st, v, err := scenarios.Replay(*seed, *steps, *hostile)
 	if err != nil {
 		return err
 	}
