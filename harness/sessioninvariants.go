@@ -134,7 +134,7 @@ func (c *Checker) checkSession(cluster string, st *sessionState) []string {
 		}
 	}
 	out = append(out, c.checkSessionStarts(st, fj, starts)...)
-	return out
+	return append(out, c.sessionSavepointsPerNonce(cluster, st, fj)...)
 }
 
 // leftBehind reports what a deleted session job left on its running cluster (S3).

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/flinkop/flinkop/fakeflink"
+	"github.com/flinkop/flinkop/harness/fixtures"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
@@ -111,6 +112,45 @@ func TestOneSavepointInFlight(t *testing.T) {
 		}
 		if got, _ := w.Get("job"); !tc.trigger && got.Status.ReconciliationStatus.State != flinkv1beta1.ReconciliationUpgrading {
 			t.Errorf("%s: reconciliation %s, want the upgrade waiting", tc.name, got.Status.ReconciliationStatus.State)
+		}
+	}
+}
+
+// TestOneSavepointPerNonceOfSessionJobs: a session job whose nonce changed once takes one
+// savepoint and stays within N5 for minutes; a second savepoint of its job that no nonce asked
+// for (as an operator that triggers twice would take) makes N5 fire for the session job.
+func TestOneSavepointPerNonceOfSessionJobs(t *testing.T) {
+	for _, extra := range []bool{false, true} {
+		w, c := checkedWorld(t, 11)
+		cluster := &flinkv1beta1.FlinkDeployment{Spec: fixtures.StatefulDeployment("", "", flinkv1beta1.UpgradeModeSavepoint).Spec}
+		cluster.Spec.Job = nil
+		j := sessionWithJob(t, w, c, cluster, flinkv1beta1.UpgradeModeSavepoint)
+		running := func() bool {
+			got, err := w.GetSessionJob("etl")
+			return err == nil && got.Status.JobStatus.State == flinkv1beta1.JobStatusRunning
+		}
+		if err := c.StepUntil(w.Now().Add(5*time.Minute), running); err != nil || !running() {
+			t.Fatalf("the session job does not run: %v\n%s", err, w.Trace)
+		}
+		n := int64(1)
+		j.Spec.Job.SavepointTriggerNonce = &n
+		if err := w.ApplySessionJob(j); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.StepUntil(w.Now().Add(2*time.Minute), nil); err != nil {
+			t.Fatalf("extra=%v: the nonce's savepoint: %v", extra, err)
+		}
+		if extra {
+			got, _ := w.GetSessionJob("etl")
+			w.Sim.Do(w.Namespace, "session", func(cl *fakeflink.Cluster) {
+				if _, err := cl.TriggerSavepoint(got.Status.JobStatus.JobID, fakeflink.SavepointRequest{}); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+		err := c.StepUntil(w.Now().Add(3*time.Minute), nil)
+		if fired := err != nil && strings.Contains(err.Error(), "N5: the jobs of session job etl"); fired != extra {
+			t.Errorf("extra=%v: %v\n%s", extra, err, w.Trace)
 		}
 	}
 }
