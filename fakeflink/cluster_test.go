@@ -445,3 +445,39 @@ func TestApplicationHARecoveryTakesTheNewConfiguration(t *testing.T) {
 		t.Errorf("recovered job %s with parallelism %d from %v; want %s, 1, the HA checkpoint", j.ID, j.Parallelism(), j.Restored(), id)
 	}
 }
+
+// TestJarRunRestartStrategyIsTheJobs: the configuration a jar run submits a job with is the
+// job's own over the cluster's, as Flink's JarRunHandler runs the program with both: a job
+// submitted with no restarts allowed FAILS on its first failure on a cluster whose own
+// strategy (checkpointing on) would restart it, and a job submitted without one restarts.
+func TestJarRunRestartStrategyIsTheJobs(t *testing.T) {
+	for _, tc := range []struct {
+		conf map[string]string
+		want JobStatus
+	}{
+		{map[string]string{"restart-strategy.type": "fixed-delay", "restart-strategy.fixed-delay.attempts": "0"}, StatusFailed},
+		{nil, StatusRunning},
+	} {
+		w := newWorld(t)
+		c := w.cluster(ClusterSpec{ID: "session", Config: statefulConf()})
+		c.RegisterTaskManager("tm", 4)
+		_ = c.StartJobManager()
+		jar, err := c.UploadJar("job.jar", []byte("PK"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, err := c.RunJar(jar.ID, RunRequest{Parallelism: 2, Config: tc.conf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.advance(5*time.Second, c)
+		if err := c.FailJob(id, "boom"); err != nil {
+			t.Fatal(err)
+		}
+		w.advance(10*time.Second, c)
+		j, _ := c.Job(id)
+		if j.Status != tc.want {
+			t.Errorf("run configuration %v: the job is %s after a failure, want %s", tc.conf, j.Status, tc.want)
+		}
+	}
+}

@@ -224,6 +224,18 @@ func (c *Cluster) jarProgram(jarID string, req RunRequest) (Program, error) {
 		prog.RestorePath = req.SavepointPath
 	}
 	prog.AllowNonRestoredState = req.AllowNonRestoredState
+	// The run's configuration is the job's own, over the cluster's (Flink's JarRunHandler
+	// executes the program with both): a restart strategy in it is the job's.
+	if slices.ContainsFunc([]string{keyRestartStrategy, keyRestartAttempts, keyRestartDelay, keyCheckpointInterval}, func(k string) bool {
+		_, ok := req.Config[k]
+		return ok
+	}) {
+		s, err := ParseSettings(merged)
+		if err != nil {
+			return Program{}, errorf(KindBadRequest, "Could not execute application. %v", err)
+		}
+		prog.Restart = &RestartPolicy{Attempts: s.RestartAttempts, Delay: s.RestartDelay}
+	}
 	return prog, nil
 }
 

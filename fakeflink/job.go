@@ -77,6 +77,16 @@ type Program struct {
 	ParallelismOverrides map[string]string `json:",omitempty"`
 	// MaxParallelism is pipeline.max-parallelism (0: Flink's default per vertex).
 	MaxParallelism int `json:",omitempty"`
+	// Restart is the job's own restart strategy, from the configuration a jar run submitted it
+	// with (nil: the cluster's).
+	Restart *RestartPolicy `json:",omitempty"`
+}
+
+// RestartPolicy is a fixed-delay restart strategy: how often a failed job restarts, and after
+// how long.
+type RestartPolicy struct {
+	Attempts int
+	Delay    time.Duration
 }
 
 // Job is one job on the fake JobManager.

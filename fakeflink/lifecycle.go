@@ -174,10 +174,14 @@ func (c *Cluster) failJob(j *Job, class, msg string, now time.Time) {
 		return
 	}
 	c.recordException(j, class, msg, now)
-	if j.restarts < c.settings.RestartAttempts && CanTransition(j.Status, StatusRestarting) {
+	attempts, delay := c.settings.RestartAttempts, c.settings.RestartDelay
+	if r := j.Program.Restart; r != nil {
+		attempts, delay = r.Attempts, r.Delay
+	}
+	if j.restarts < attempts && CanTransition(j.Status, StatusRestarting) {
 		j.restarts++
 		_ = j.setStatus(StatusRestarting, now)
-		j.nextAction = now.Add(c.settings.RestartDelay)
+		j.nextAction = now.Add(delay)
 		return
 	}
 	if j.Status != StatusFailing {

@@ -65,8 +65,9 @@ type Checker struct {
 	// blueGreenChildren are the FlinkDeployments seen as children of a blue/green deployment
 	// (N5 and N6 do not hold them; names of the world's one namespace).
 	blueGreenChildren map[string]bool
-	// lifecycles are the lifecycle transitions seen (Transitions).
-	lifecycles transitions
+	// lifecycles are the lifecycle transitions seen (Transitions), sessionLifecycles those of
+	// the session jobs of watched session clusters (SessionJobTransitions).
+	lifecycles, sessionLifecycles transitions
 	// timeline is what sampleTimeline already drew into the trace.
 	timeline timelineSeen
 }
@@ -144,6 +145,7 @@ func (c *Checker) HAMetadataLost(resource string) { c.haLost[resource] = true }
 func (c *Checker) Check(resources ...string) []string {
 	var out []string
 	c.lifecycles.noteEvents(c.w)
+	c.sessionLifecycles.noteEvents(c.w)
 	out = append(out, c.checkSnapshots()...) // first: N5 needs the snapshots' trigger ids
 	for _, r := range resources {
 		out = append(out, c.check(r)...)

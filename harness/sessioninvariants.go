@@ -98,6 +98,7 @@ func (c *Checker) checkSession(cluster string, st *sessionState) []string {
 		prefix := sessionjob.JarPrefix(string(j.UID))
 		st.owners[prefix] = j.Name
 		present[prefix] = j.DeletionTimestamp == nil
+		c.sessionLifecycles.note(j.Name, j.Status.LifecycleState)
 		h := st.specs[prefix]
 		if h == nil {
 			h = &sessionSpecs{uid: string(j.UID), byGen: map[int64]*flinkv1beta1.FlinkSessionJobSpec{}}
@@ -105,6 +106,15 @@ func (c *Checker) checkSession(cluster string, st *sessionState) []string {
 		}
 		if h.byGen[j.Generation] == nil {
 			h.byGen[j.Generation] = j.Spec.DeepCopy()
+		}
+	}
+	names := map[string]bool{}
+	for p := range present {
+		names[st.owners[p]] = true
+	}
+	for _, name := range st.owners {
+		if !names[name] {
+			c.sessionLifecycles.note(name, "") // gone (a new one of the name is another)
 		}
 	}
 	cl := c.w.Sim.Cluster(c.w.Namespace, act.JobManagerName(cluster))

@@ -9,8 +9,8 @@ import (
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
-// Transition is a change of a FlinkDeployment's status.lifecycleState the checker saw between
-// two checks ("" for From: the resource had none yet; "" for To: it is gone).
+// Transition is a change of a FlinkDeployment's or a FlinkSessionJob's status.lifecycleState
+// the checker saw between two checks ("" for From: the resource had none yet; "" for To: it is gone).
 type Transition struct {
 	From, To flinkv1beta1.LifecycleState
 }
@@ -62,6 +62,16 @@ func (t *transitions) note(name string, now flinkv1beta1.LifecycleState) {
 func (c *Checker) Transitions() map[Transition][]string {
 	out := map[Transition][]string{}
 	for tr, reasons := range c.lifecycles.seen {
+		out[tr] = slices.Sorted(maps.Keys(reasons))
+	}
+	return out
+}
+
+// SessionJobTransitions are the lifecycle transitions of the session jobs of the session
+// clusters the checker watches, as Transitions.
+func (c *Checker) SessionJobTransitions() map[Transition][]string {
+	out := map[Transition][]string{}
+	for tr, reasons := range c.sessionLifecycles.seen {
 		out[tr] = slices.Sorted(maps.Keys(reasons))
 	}
 	return out

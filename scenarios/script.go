@@ -36,7 +36,7 @@ import (
 //	fault CLASS [name=] [for=DURATION] [count=N] [k=N]      (a chaos class name)
 //	delete [name=]            delete-jobmanager [name=]      restart-operator
 //	status [name=]            restored [name=]
-//	sessionjob [name=] [deployment=] [mode=] [parallelism=N] [state=] [savepoint-nonce=N]
+//	sessionjob [name=] [deployment=] [mode=] [parallelism=N] [state=] [savepoint-nonce=N] [restart-nonce=N] [conf=k=v]...
 //	           [restart-nonce=N]                              (applies a FlinkSessionJob)
 //	delete-sessionjob [name=] sessionjob-status [name=]
 //

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -57,6 +58,13 @@ func (s *Script) applySessionJob(name string, a args) error {
 			}
 			set(n)
 		}
+	}
+	for _, kv := range a.takeAll("conf") {
+		if spec.FlinkConfiguration == nil {
+			spec.FlinkConfiguration = flinkv1beta1.NewFlinkConfiguration(nil)
+		}
+		k, v, _ := strings.Cut(kv, "=")
+		spec.FlinkConfiguration.Set(k, v)
 	}
 	j := &flinkv1beta1.FlinkSessionJob{Spec: *spec.DeepCopy()}
 	j.Name = name
