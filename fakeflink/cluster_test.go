@@ -294,7 +294,9 @@ func TestBoundedJobFinishes(t *testing.T) {
 	}
 }
 
-func TestSessionJarRunAndDuplicateJobID(t *testing.T) {
+// sessionWithJar is a running stateful session cluster with four slots and job.jar uploaded.
+func sessionWithJar(t *testing.T) (*testWorld, *Cluster, Jar) {
+	t.Helper()
 	w := newWorld(t)
 	c := w.cluster(ClusterSpec{ID: "session", Config: statefulConf()})
 	c.RegisterTaskManager("tm", 4)
@@ -303,6 +305,11 @@ func TestSessionJarRunAndDuplicateJobID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return w, c, jar
+}
+
+func TestSessionJarRunAndDuplicateJobID(t *testing.T) {
+	_, c, jar := sessionWithJar(t)
 	id := strings.Repeat("0f", 16)
 	if got, err := c.RunJar(jar.ID, RunRequest{JobID: id, Parallelism: 2}); err != nil || got != id {
 		t.Fatalf("RunJar = %s, %v", got, err)
@@ -458,14 +465,7 @@ func TestJarRunRestartStrategyIsTheJobs(t *testing.T) {
 		{map[string]string{"restart-strategy.type": "fixed-delay", "restart-strategy.fixed-delay.attempts": "0"}, StatusFailed},
 		{nil, StatusRunning},
 	} {
-		w := newWorld(t)
-		c := w.cluster(ClusterSpec{ID: "session", Config: statefulConf()})
-		c.RegisterTaskManager("tm", 4)
-		_ = c.StartJobManager()
-		jar, err := c.UploadJar("job.jar", []byte("PK"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		w, c, jar := sessionWithJar(t)
 		id, err := c.RunJar(jar.ID, RunRequest{Parallelism: 2, Config: tc.conf})
 		if err != nil {
 			t.Fatal(err)
