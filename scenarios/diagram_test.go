@@ -11,8 +11,8 @@ import (
 	"github.com/flinkop/flinkop/harness/fixtures"
 )
 
-// runScripts runs every scripted scenario and returns them, run.
-func runScripts(t *testing.T) []*Script {
+// runAllScripts runs every scripted scenario on the fake backend and returns them, run.
+func runAllScripts(t *testing.T) []*Script {
 	t.Helper()
 	paths, err := filepath.Glob("testdata/scripts/*.txt")
 	if err != nil || len(paths) == 0 {
@@ -38,7 +38,7 @@ func runScripts(t *testing.T) []*Script {
 func scriptTransitions(t *testing.T) map[harness.Transition][]string {
 	t.Helper()
 	all := map[harness.Transition]map[string]bool{}
-	for _, s := range runScripts(t) {
+	for _, s := range runAllScripts(t) {
 		for tr, reasons := range s.checker.Transitions() {
 			if all[tr] == nil {
 				all[tr] = map[string]bool{}
@@ -88,7 +88,7 @@ func TestSessionJobDiagram(t *testing.T) {
 			}
 		}
 	}
-	for _, s := range runScripts(t) {
+	for _, s := range runAllScripts(t) {
 		add(s.checker.SessionJobTransitions())
 	}
 	out := map[harness.Transition][]string{}
