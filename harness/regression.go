@@ -22,13 +22,19 @@ func (c *Checker) noRegression(d *flinkv1beta1.FlinkDeployment, cl *fakeflink.Cl
 	name := d.Name
 	for _, j := range cl.Jobs() {
 		for _, f := range j.Failovers() {
-			c.addFailover(j.ID, f)
+			if c.addFailover(j.ID, f) {
+				c.markFailover(d, j.ID, f)
+			}
 		}
 		for _, s := range j.Checkpoints() {
 			if c.snapshots[j.ID] == nil {
 				c.snapshots[j.ID] = map[string]fakeflink.Snapshot{}
 			}
-			c.snapshots[j.ID][fmt.Sprintf("%s#%d", s.Path, s.ID)] = s
+			key := fmt.Sprintf("%s#%d", s.Path, s.ID)
+			if _, had := c.snapshots[j.ID][key]; !had {
+				c.markSnapshot(d, j.ID, s)
+			}
+			c.snapshots[j.ID][key] = s
 		}
 	}
 	key := fmt.Sprintf("%s/%d", name, c.w.Sim.Incarnation(c.w.Namespace, act.JobManagerName(name)))
@@ -126,13 +132,14 @@ func (c *Checker) noteRecovery(prev string, s fakeflink.JobStart) {
 
 // addFailover records f of job once: a job id lives on across JobManager incarnations, each
 // with its own fakeflink Job and failover list.
-func (c *Checker) addFailover(job string, f fakeflink.Failover) {
+func (c *Checker) addFailover(job string, f fakeflink.Failover) bool {
 	for _, had := range c.failovers[job] {
 		if had.At.Equal(f.At) {
-			return
+			return false
 		}
 	}
 	c.failovers[job] = append(c.failovers[job], f)
+	return true
 }
 
 // offLineage reports whether a failover before t took the job back behind snapshot s: Flink

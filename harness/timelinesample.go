@@ -16,19 +16,19 @@ const (
 	LaneJob        = "job"
 )
 
-// timelineSeen is what the sampler already drew: snapshots by job and path, and failovers
-// (snapshots), job starts by JobManager incarnation.
+// timelineSeen is what the sampler already drew: job starts by JobManager incarnation (the
+// snapshots and failovers are marked as noRegression first records them).
 type timelineSeen struct {
-	snapshots map[string]bool
-	starts    map[string]int
+	starts map[string]int
 }
 
 // sampleTimeline draws a FlinkDeployment into the trace at the current step: its lifecycle and
 // JobManager states and, for an application deployment, the state of its newest job in
 // fakeflink, the job's offset when it is not running (a running job's line goes through its
-// snapshots), a mark for each snapshot its jobs completed, and one for each start and each of
-// Flink's failovers with the state it went back to. The offset line and the marks are
-// fakeflink's record, never the operator's: a start from older state shows as a drop.
+// snapshots), and a mark for each start with the state it went back to; noRegression marks
+// the snapshots and Flink's failovers as it records them (markSnapshot, markFailover). The
+// offset line and the marks are fakeflink's record, never the operator's: a start from older
+// state shows as a drop.
 func (c *Checker) sampleTimeline(d *flinkv1beta1.FlinkDeployment, cl *fakeflink.Cluster) {
 	t, now, name := c.w.Trace, c.w.Now(), d.Name
 	t.State(now, name, LaneLifecycle, string(d.Status.LifecycleState))
@@ -37,8 +37,8 @@ func (c *Checker) sampleTimeline(d *flinkv1beta1.FlinkDeployment, cl *fakeflink.
 		t.State(now, name, LaneJob, "")
 		return
 	}
-	if c.timeline.snapshots == nil {
-		c.timeline = timelineSeen{snapshots: map[string]bool{}, starts: map[string]int{}}
+	if c.timeline.starts == nil {
+		c.timeline = timelineSeen{starts: map[string]int{}}
 	}
 	key := fmt.Sprintf("%s/%d", name, c.w.Sim.Incarnation(c.w.Namespace, act.JobManagerName(name)))
 	starts := cl.Starts()
@@ -55,30 +55,31 @@ func (c *Checker) sampleTimeline(d *flinkv1beta1.FlinkDeployment, cl *fakeflink.
 		t.State(now, name, LaneJob, "")
 		return
 	}
-	for _, j := range jobs {
-		for _, f := range j.Failovers() { // Flink's own restarts go back to older state too
-			id := fmt.Sprintf("%s failover %d", j.ID, f.At.UnixNano())
-			if !c.timeline.snapshots[id] {
-				c.timeline.snapshots[id] = true
-				t.Mark(f.At, name, MarkRestore, f.Offset, fmt.Sprintf("Flink restarted job %s from offset %d", j.ID, f.Offset))
-			}
-		}
-		for _, s := range j.Checkpoints() {
-			id := fmt.Sprintf("%s %s#%d", j.ID, s.Path, s.ID)
-			if c.timeline.snapshots[id] {
-				continue
-			}
-			c.timeline.snapshots[id] = true
-			kind := MarkCheckpoint
-			if s.Kind == fakeflink.KindSavepoint {
-				kind = MarkSavepoint
-			}
-			t.Mark(s.Time, name, kind, s.Offset, fmt.Sprintf("%s %d of job %s at %s (offset %d)", kind, s.ID, j.ID, s.Path, s.Offset))
-		}
-	}
 	j := jobs[len(jobs)-1]
 	t.State(now, name, LaneJob, string(j.Status))
 	if j.Status != fakeflink.StatusRunning { // Offset of a running job would advance its workload model
 		t.Offset(now, name, j.Offset(now))
 	}
+}
+
+// markSnapshot draws a snapshot a job of application deployment d completed (noRegression
+// calls it once per snapshot, as it first records it).
+func (c *Checker) markSnapshot(d *flinkv1beta1.FlinkDeployment, job string, s fakeflink.Snapshot) {
+	if d.Spec.Job == nil { // a session cluster's jobs are its session jobs'
+		return
+	}
+	kind := MarkCheckpoint
+	if s.Kind == fakeflink.KindSavepoint {
+		kind = MarkSavepoint
+	}
+	c.w.Trace.Mark(s.Time, d.Name, kind, s.Offset, fmt.Sprintf("%s %d of job %s at %s (offset %d)", kind, s.ID, job, s.Path, s.Offset))
+}
+
+// markFailover draws one of Flink's own restarts of a job of application deployment d: it
+// goes back to older state too (noRegression calls it once per failover).
+func (c *Checker) markFailover(d *flinkv1beta1.FlinkDeployment, job string, f fakeflink.Failover) {
+	if d.Spec.Job == nil {
+		return
+	}
+	c.w.Trace.Mark(f.At, d.Name, MarkRestore, f.Offset, fmt.Sprintf("Flink restarted job %s from offset %d", job, f.Offset))
 }
