@@ -5,11 +5,13 @@
 # the "=== RUN" noise and passing subtests. When a test failed, the last 40 lines it logged
 # (t.Log, t.Error and t.Fatal lines with their continuation lines; not the diagnostics a failed
 # test dumps with dump_test.go) are repeated at the end, where a log's tail shows them. Last
-# line: "TIER: N passed, N failed, N skipped" (tests and subtests). Exits non-zero when a test
-# failed or go test printed FAIL.
+# line: "TIER: N passed, N failed, N skipped in S s" (tests and subtests; the seconds from the
+# filter's start, which is the tier's wall time). Exits non-zero when a test failed or go test
+# printed FAIL.
 set -uo pipefail
 tier="${1:-tests}"
-awk -v tier="$tier" '
+start=$(date +%s)
+awk -v tier="$tier" -v start="$start" '
   /^=== RUN / { cur = $3; nmsg[cur] = 0; cont = 0; next }
   /^=== (CONT|NAME) / { cur = $3; cont = 0; next }
   /^=== PAUSE/ { next }
@@ -35,6 +37,7 @@ awk -v tier="$tier" '
       print "the failed tests and the last lines they logged:"
       for (i = 1; i <= ntail; i++) print tail[i]
     }
-    printf "%s: %d passed, %d failed, %d skipped\n", tier, pass, fail, skip
+    "date +%s" | getline now
+    printf "%s: %d passed, %d failed, %d skipped in %d s\n", tier, pass, fail, skip, now - start
     if (fail > 0 || failed_pkg) exit 1
   }'

@@ -4,7 +4,6 @@ package scenarios
 
 import (
 	"io"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -26,6 +25,7 @@ func TestOnEnvtest(t *testing.T) {
 	runScripts(t, env.Backend)
 
 	t.Run("cron two hours", func(t *testing.T) {
+		t.Parallel()
 		b, err := env.Backend()
 		if err != nil {
 			t.Fatal(err)
@@ -34,6 +34,7 @@ func TestOnEnvtest(t *testing.T) {
 	})
 
 	t.Run("blue/green switch", func(t *testing.T) {
+		t.Parallel()
 		b, err := env.Backend()
 		if err != nil {
 			t.Fatal(err)
@@ -44,6 +45,7 @@ func TestOnEnvtest(t *testing.T) {
 	})
 
 	t.Run("hostile sample", func(t *testing.T) {
+		t.Parallel()
 		// The API server itself refuses some hostile names and specs (CRD schema, name rules):
 		// what this sample adds to the fake backend's sweep is the first applies. A short run
 		// keeps that (a hostile run's actions advance up to two minutes of virtual time each,
@@ -58,6 +60,7 @@ func TestOnEnvtest(t *testing.T) {
 	})
 
 	t.Run("sweep sample", func(t *testing.T) {
+		t.Parallel()
 		sum, err := Sweep(SweepOptions{Seeds: 2, BaseSeed: 20261122, Workers: 1, NewBackend: env.Backend})
 		if err != nil {
 			t.Fatal(err)
@@ -72,7 +75,8 @@ func TestOnEnvtest(t *testing.T) {
 	})
 }
 
-// runScripts runs every scripted scenario on backends from newBackend.
+// runScripts runs every scripted scenario on backends from newBackend, in parallel subtests
+// (they start once the calling test function returns).
 func runScripts(t *testing.T, newBackend func() (harness.Backend, error)) {
 	t.Helper()
 	files, err := filepath.Glob("testdata/scripts/*.txt")
@@ -81,13 +85,16 @@ func runScripts(t *testing.T, newBackend func() (harness.Backend, error)) {
 	}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
+			// Each script has its own namespace: two run at once (GOMAXPROCS on 2 cores),
+			// which keeps the API server busy while the other waits on it.
+			t.Parallel()
 			b, err := newBackend()
 			if err != nil {
 				t.Fatal(err)
 			}
 			out := io.Discard
 			if testing.Verbose() {
-				out = os.Stdout
+				out = t.Output()
 			}
 			if _, err := RunFile(f, b, 1, out); err != nil {
 				t.Fatal(err)

@@ -40,25 +40,29 @@ var (
 	errLeaves  error
 )
 
-// specLeaves reads the scalar fields of the FlinkDeployment spec from the CRD.
+// specLeaves reads the scalar fields of the FlinkDeployment spec from the CRD, once.
 func specLeaves() ([]schemaLeaf, error) {
-	leavesOnce.Do(func() {
-		data, err := crd.Bases.ReadFile("bases/flink.apache.org_flinkdeployments.yaml")
-		if err != nil {
-			errLeaves = err
-			return
-		}
-		var def apiextensionsv1.CustomResourceDefinition
-		if errLeaves = yaml.Unmarshal(data, &def); errLeaves != nil {
-			return
-		}
-		spec := def.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"]
-		leaves = walkSchema(spec, nil)
-		if len(leaves) == 0 {
-			errLeaves = fmt.Errorf("no scalar fields in the FlinkDeployment schema")
-		}
-	})
+	leavesOnce.Do(func() { leaves, errLeaves = loadSpecLeaves() })
 	return leaves, errLeaves
+}
+
+// loadSpecLeaves reads the scalar fields from the CRD embedded in the binary (config/crd), so
+// a hostile run replays from any working directory.
+func loadSpecLeaves() ([]schemaLeaf, error) {
+	data, err := crd.Bases.ReadFile("bases/flink.apache.org_flinkdeployments.yaml")
+	if err != nil {
+		return nil, err
+	}
+	var def apiextensionsv1.CustomResourceDefinition
+	if err := yaml.Unmarshal(data, &def); err != nil {
+		return nil, err
+	}
+	spec := def.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"]
+	all := walkSchema(spec, nil)
+	if len(all) == 0 {
+		return nil, fmt.Errorf("no scalar fields in the FlinkDeployment schema")
+	}
+	return all, nil
 }
 
 func walkSchema(s apiextensionsv1.JSONSchemaProps, path []string) []schemaLeaf {

@@ -70,15 +70,3 @@ func TestCommands(t *testing.T) {
 		t.Errorf("the run's text timeline lacks the savepoint (%v):\n%s", err, data)
 	}
 }
-
-// TestReplayOutsideTheRepository: flinksim carries what its runs read (the CRD schema of the
-// hostile-input generator), so a sweep seed replays from any directory.
-func TestReplayOutsideTheRepository(t *testing.T) {
-	dir := t.TempDir()
-	t.Chdir(dir)
-	timeline := filepath.Join(dir, "r.html")
-	// Seed 1127 is a hostile-input run whose first action draws from the schema.
-	if err := run([]string{"replay", "--seed", "1127", "--steps", "50", "--timeline", timeline}); err != nil {
-		t.Fatalf("replay outside the repository: %v", err)
-	}
-}

@@ -27,13 +27,13 @@ func TestHungJobManagersDoNotDelayHealthyOnes(t *testing.T) {
 			t.Parallel()
 			rep, err := Run(context.Background(), Config{
 				N: 6, SlowPercent: 34, Parallelism: tc.parallelism, Changes: 4,
-				ReconcileInterval: 5 * time.Second, Timeout: 3 * time.Minute,
+				ReconcileInterval: 2 * time.Second, Timeout: 3 * time.Minute, Log: t.Output(),
 			})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if rep.SteadyWrites != 0 {
-				t.Errorf("%d API writes at steady state, want none", rep.SteadyWrites)
+				t.Errorf("%d API writes at steady state, want none: %v, events %v", rep.SteadyWrites, rep.SteadyWritesByKind, rep.SteadyEvents)
 			}
 			if len(rep.Latency) != 4 || len(rep.SlowLatency) != 4 {
 				t.Fatalf("latencies %v / %v, want 4 each", rep.Latency, rep.SlowLatency)
@@ -50,6 +50,7 @@ func TestHungJobManagersDoNotDelayHealthyOnes(t *testing.T) {
 // its API requests must reach the API server through the counting proxy, its Flink calls the
 // simulated JobManagers through the REST proxy, and its memory and CPU must be read.
 func TestOperatorApart(t *testing.T) {
+	t.Parallel()
 	bin := filepath.Join(t.TempDir(), "flink-operator")
 	build := exec.Command("go", "build", "-o", bin, "../../cmd/flink-operator")
 	if out, err := build.CombinedOutput(); err != nil {

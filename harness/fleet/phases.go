@@ -76,6 +76,7 @@ func (f *fleet) phases(ctx context.Context) error {
 // steady holds the converged fleet for the steady window and counts what the operator does
 // meanwhile, then measures its memory.
 func (f *fleet) steady(ctx context.Context) error {
+	f.settle(ctx)
 	writes, calls, before := f.api.writes.Load(), f.rest.calls.Load(), f.api.writesByKind()
 	var cpu time.Duration
 	var err error
@@ -106,6 +107,19 @@ func (f *fleet) steady(ctx context.Context) error {
 	f.rep.SteadyCPU = end - cpu
 	f.rep.OperatorHeapMB, f.rep.OperatorRSSMB, f.rep.OperatorPeakRSSMB, err = f.proc.memory(ctx, f.cfg.HeapProfile)
 	return err
+}
+
+// settle waits (up to half a minute) for a second without API writes: the last transitions'
+// Events are recorded asynchronously and may still be on their way when the tracker sees the
+// fleet converged. A write that recurs at steady state recurs within the steady window still.
+func (f *fleet) settle(ctx context.Context) {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+		before := f.api.writes.Load()
+		if !sleep(ctx, time.Second) || f.api.writes.Load() == before {
+			return
+		}
+	}
+	f.logf("API writes did not settle within 30s of converging")
 }
 
 // operatorHeap is the operator's heap in use, in MB (estimated when it shares this process).

@@ -19,6 +19,7 @@ import (
 // run, no redeploy); a JobManager failover does not undo it; the source scales down when the
 // input drops back.
 func TestAutoscalerScalesTheJobInPlace(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	one := int32(1)
 	e.createRunning(deployment("as", flinkv1beta1.UpgradeModeLastState, conf(

@@ -105,6 +105,7 @@ func (e *env) countEvents(substr string) int {
 }
 
 func TestCronTemplateRunsEachFireAndCleansUpThePreviousRun(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	start := e.clock.Now() // 12:00:00
 	e.create(cronTemplate("nightly"))
@@ -176,6 +177,7 @@ func TestCronTemplateSurvivesAnOperatorRestartWithoutSkippingOrRepeating(t *test
 }
 
 func TestCronTemplateForbidSkipsAFireWhileARunIsActive(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	start := e.clock.Now()
 	// A streaming job never ends: the 14:00 fire finds the 13:00 run active.
@@ -203,6 +205,9 @@ func TestCronTemplateErrorsAndDeletion(t *testing.T) {
 		t.Errorf("no InvalidCron warning: %v", e.events)
 	}
 
+	// A fresh world for deletion: the failed template above would keep runUntil stepping by
+	// the second through the whole hour.
+	e = newEnv(t)
 	start := e.clock.Now()
 	e.create(cronTemplate("gone"))
 	e.runUntil(start.Add(time.Hour + 5*time.Second))
