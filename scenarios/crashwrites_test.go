@@ -19,6 +19,7 @@ var crashStride = flag.Int("crash-stride", 8, "TestScriptsSurviveACrashAfterEver
 // The invariants hold after every step and every directive still does what it says (until=
 // states are reached, expected errors happen); only the traces differ from the goldens.
 func TestScriptsSurviveACrashAfterEveryWrite(t *testing.T) {
+	t.Parallel()
 	paths, err := filepath.Glob("testdata/scripts/*.txt")
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no scripts: %v", err)

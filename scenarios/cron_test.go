@@ -86,5 +86,6 @@ func cronDay(t *testing.T, b harness.Backend, hours int) {
 // concurrency policies and history limits never break C1–C2 nor the runs' own invariants;
 // at the end every fire is accounted for (C3) and deleting the template leaves nothing.
 func TestCronStateMachine(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, CronProperty(nil))
 }

@@ -22,9 +22,11 @@ func replayOn(seed uint64, steps int, hostile bool, newBackend func() (harness.B
 	if steps <= 0 {
 		steps = DefaultSteps
 	}
-	if err := setRapidFlags(steps); err != nil {
+	restore, err := setRapidFlags(steps)
+	if err != nil {
 		return Stats{}, nil, err
 	}
+	defer restore()
 	st, v := runSeed(seed, steps, newBackend, kindOf(seed, hostile))
 	return st, v, nil
 }

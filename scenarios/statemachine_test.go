@@ -15,6 +15,7 @@ import (
 // resource converges once faults and changes stop. -rapid.checks runs, from -rapid.seed;
 // committed failfiles under testdata/rapid replay first.
 func TestOperatorStateMachine(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, Property(nil, nil))
 }
 
@@ -22,6 +23,7 @@ func TestOperatorStateMachine(t *testing.T) {
 // suspends and resumes, savepoints, deletions, faults on the session cluster and operator
 // restarts never break the invariants (S1–S3 included), and the session job converges.
 func TestSessionJobStateMachine(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, SessionProperty(nil, nil))
 }
 
@@ -30,6 +32,7 @@ func TestSessionJobStateMachine(t *testing.T) {
 // faults, operator restarts and deletions never break the invariants (B1–B5 included), and
 // the resource converges to one ready child.
 func TestBlueGreenStateMachine(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, BlueGreenProperty(nil, nil))
 }
 
@@ -46,7 +49,8 @@ func TestHostileInput(t *testing.T) {
 // answering, never break an invariant, the latency (L) and duty (D) invariants included, and
 // the fleet converges once the JobManagers answer again.
 // It makes one run per FleetShare of -rapid.checks (at least one): a fleet run costs about as
-// much as that many runs of one deployment.
+// much as that many runs of one deployment. It sets -rapid.checks for itself, so it is not
+// parallel: the parallel properties start once it (every sequential test) is done.
 func TestFleetStateMachine(t *testing.T) {
 	f := flag.Lookup("rapid.checks")
 	checks, err := strconv.Atoi(f.Value.String())

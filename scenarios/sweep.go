@@ -75,9 +75,11 @@ func Sweep(opts SweepOptions) (Summary, error) {
 	if steps <= 0 {
 		steps = DefaultSteps
 	}
-	if err := setRapidFlags(steps); err != nil {
+	restore, err := setRapidFlags(steps)
+	if err != nil {
 		return Summary{}, err
 	}
+	defer restore()
 
 	sum := Summary{Faults: map[string]int{}}
 	var mu sync.Mutex
@@ -114,8 +116,9 @@ func Sweep(opts SweepOptions) (Summary, error) {
 }
 
 // setRapidFlags sets rapid's flags for sweep runs: one check of steps actions per seed, no
-// fail files.
-func setRapidFlags(steps int) error {
+// fail files. restore puts back what they were, with the seed the runs set, so a test that
+// sweeps leaves the properties of the tests after it their own -rapid flags.
+func setRapidFlags(steps int) (restore func(), err error) {
 	flagMu.Lock()
 	defer flagMu.Unlock()
 	if flag.Lookup("test.short") == nil {
@@ -126,12 +129,25 @@ func setRapidFlags(steps int) error {
 	if !flag.Parsed() {
 		_ = flag.CommandLine.Parse(nil) // testing.Short also wants the command line parsed
 	}
-	for name, v := range map[string]string{"rapid.checks": "1", "rapid.nofailfile": "true", "rapid.steps": strconv.Itoa(steps)} {
-		if err := flag.Set(name, v); err != nil {
-			return fmt.Errorf("rapid flag %s: %w", name, err)
+	was := map[string]string{}
+	for _, name := range []string{"rapid.checks", "rapid.nofailfile", "rapid.steps", "rapid.seed"} {
+		if f := flag.Lookup(name); f != nil {
+			was[name] = f.Value.String()
 		}
 	}
-	return nil
+	restore = func() {
+		flagMu.Lock()
+		defer flagMu.Unlock()
+		for name, v := range was {
+			_ = flag.Set(name, v)
+		}
+	}
+	for name, v := range map[string]string{"rapid.checks": "1", "rapid.nofailfile": "true", "rapid.steps": strconv.Itoa(steps)} {
+		if err := flag.Set(name, v); err != nil {
+			return restore, fmt.Errorf("rapid flag %s: %w", name, err)
+		}
+	}
+	return restore, nil
 }
 
 // runKind is which property a sweep run checks.

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"strings"
 	"testing"
@@ -13,6 +14,25 @@ import (
 	"github.com/flinkop/flinkop/harness"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
+
+// A sweep sets rapid's global flags for its runs (one check, its seeds) and puts them back:
+// the properties that run after it in this package (in parallel, once every sequential test
+// is done) check as many runs of the seed make test gives them.
+func TestSweepLeavesTheRapidFlags(t *testing.T) {
+	names := []string{"rapid.checks", "rapid.steps", "rapid.seed", "rapid.nofailfile"}
+	before := map[string]string{}
+	for _, n := range names {
+		before[n] = flag.Lookup(n).Value.String()
+	}
+	if _, err := Sweep(SweepOptions{Seeds: 1, BaseSeed: 4, Steps: 2, Workers: 1}); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		if got := flag.Lookup(n).Value.String(); got != before[n] {
+			t.Errorf("-%s is %s after a sweep, was %s", n, got, before[n])
+		}
+	}
+}
 
 // BenchmarkSweep measures whole fault-injected runs (DefaultSteps actions on average, then the
 // settle phase) on the fake backend, on every CPU; it reports runs per minute.
