@@ -481,3 +481,27 @@ func TestJarRunRestartStrategyIsTheJobs(t *testing.T) {
 		}
 	}
 }
+
+// LastCheckpointTime is the newest checkpoint's time: a later savepoint does not move it.
+func TestLastCheckpointTimeSkipsSavepoints(t *testing.T) {
+	w := newWorld(t)
+	c := w.app("last", statefulConf())
+	j := onlyJob(t, c)
+	if !j.LastCheckpointTime().IsZero() {
+		t.Fatalf("a new job's last checkpoint is at %v, want none", j.LastCheckpointTime())
+	}
+	w.advance(2*time.Second, c)
+	start := w.clock.Now()
+	w.advance(25*time.Second, c) // checkpoints at +10s and +20s
+	if _, err := c.TriggerSavepoint(j.ID, SavepointRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	w.advance(time.Second, c)
+	cps := j.Checkpoints()
+	if last := cps[len(cps)-1]; last.Kind != KindSavepoint {
+		t.Fatalf("newest snapshot %+v, want the savepoint", last)
+	}
+	if got, want := j.LastCheckpointTime(), start.Add(20*time.Second); !got.Equal(want) {
+		t.Errorf("last checkpoint at %v, want %v (the savepoint's time is %v)", got, want, cps[len(cps)-1].Time)
+	}
+}

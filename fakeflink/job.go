@@ -186,6 +186,19 @@ func (j *Job) Restored() *Snapshot { return j.restored }
 // Checkpoints are the job's completed checkpoints and savepoints, oldest first.
 func (j *Job) Checkpoints() []Snapshot { return slices.Clone(j.checkpoints) }
 
+// LastCheckpointTime is when the job's newest completed checkpoint (not savepoint) was taken,
+// zero when it has none; unlike Checkpoints it copies nothing (the harness asks on every
+// reconcile).
+func (j *Job) LastCheckpointTime() time.Time {
+	var last time.Time
+	for _, s := range j.checkpoints {
+		if s.Kind == KindCheckpoint && s.Time.After(last) {
+			last = s.Time
+		}
+	}
+	return last
+}
+
 // Failovers are the job's restarts by its restart strategy, oldest first.
 func (j *Job) Failovers() []Failover { return slices.Clone(j.failovers) }
 

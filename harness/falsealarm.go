@@ -85,14 +85,9 @@ func (w *World) jobStates(name string) map[string]jobTruth {
 		}
 		out = map[string]jobTruth{}
 		for _, j := range c.Jobs() {
-			truth := jobTruth{status: j.Status}
+			truth := jobTruth{status: j.Status, lastCheckpoint: j.LastCheckpointTime()}
 			for _, e := range j.Exceptions {
 				truth.failures = append(truth.failures, e.Time)
-			}
-			for _, s := range j.Checkpoints() {
-				if s.Kind == fakeflink.KindCheckpoint && s.Time.After(truth.lastCheckpoint) {
-					truth.lastCheckpoint = s.Time
-				}
 			}
 			out[j.ID] = truth
 		}

@@ -59,6 +59,10 @@ type Violation struct {
 // read it (when the property starts).
 var flagMu sync.Mutex
 
+// sweeping is held by a Sweep or a Replay from start to end: each sets rapid's flags for its
+// runs and puts them back when it returns, so two at once would run with each other's.
+var sweeping sync.Mutex
+
 // Sweep runs opts.Seeds independent runs of the state-machine property (every fourth one the
 // hostile-input property, every eighth the fleet, blue/green and session-job ones) in
 // parallel, each one replayable alone with -rapid.seed, and sums them up.
@@ -75,6 +79,8 @@ func Sweep(opts SweepOptions) (Summary, error) {
 	if steps <= 0 {
 		steps = DefaultSteps
 	}
+	sweeping.Lock()
+	defer sweeping.Unlock()
 	restore, err := setRapidFlags(steps)
 	if err != nil {
 		return Summary{}, err
