@@ -190,13 +190,19 @@ func (j *Job) Checkpoints() []Snapshot { return slices.Clone(j.checkpoints) }
 // zero when it has none; unlike Checkpoints it copies nothing (the harness asks on every
 // reconcile).
 func (j *Job) LastCheckpointTime() time.Time {
-	var last time.Time
-	for _, s := range j.checkpoints {
-		if s.Kind == KindCheckpoint && s.Time.After(last) {
-			last = s.Time
+	s, _ := j.latestCheckpoint()
+	return s.Time
+}
+
+// latestCheckpoint is the job's newest completed checkpoint, savepoints skipped (the list is
+// oldest first).
+func (j *Job) latestCheckpoint() (Snapshot, bool) {
+	for i := len(j.checkpoints) - 1; i >= 0; i-- {
+		if s := j.checkpoints[i]; s.Kind == KindCheckpoint {
+			return s, true
 		}
 	}
-	return last
+	return Snapshot{}, false
 }
 
 // Failovers are the job's restarts by its restart strategy, oldest first.

@@ -154,11 +154,9 @@ func (c *Cluster) restoreLatest(j *Job, at time.Time) {
 		}
 		j.failovers = append(j.failovers, f)
 	}()
-	for i := len(j.checkpoints) - 1; i >= 0; i-- {
-		if s := j.checkpoints[i]; s.Kind == KindCheckpoint {
-			j.offset, j.restored = s.Offset, &s
-			return
-		}
+	if s, ok := j.latestCheckpoint(); ok {
+		j.offset, j.restored = s.Offset, &s
+		return
 	}
 	if j.restored != nil {
 		j.offset = j.restored.Offset

@@ -22,8 +22,6 @@ func replayOn(seed uint64, steps int, hostile bool, newBackend func() (harness.B
 	if steps <= 0 {
 		steps = DefaultSteps
 	}
-	sweeping.Lock()
-	defer sweeping.Unlock()
 	restore, err := setRapidFlags(steps)
 	if err != nil {
 		return Stats{}, nil, err

@@ -59,8 +59,8 @@ type Violation struct {
 // read it (when the property starts).
 var flagMu sync.Mutex
 
-// sweeping is held by a Sweep or a Replay from start to end: each sets rapid's flags for its
-// runs and puts them back when it returns, so two at once would run with each other's.
+// sweeping is held from setRapidFlags to its restore: a Sweep or a Replay sets rapid's flags
+// for its runs and puts them back when it returns, so two at once would run with each other's.
 var sweeping sync.Mutex
 
 // Sweep runs opts.Seeds independent runs of the state-machine property (every fourth one the
@@ -79,8 +79,6 @@ func Sweep(opts SweepOptions) (Summary, error) {
 	if steps <= 0 {
 		steps = DefaultSteps
 	}
-	sweeping.Lock()
-	defer sweeping.Unlock()
 	restore, err := setRapidFlags(steps)
 	if err != nil {
 		return Summary{}, err
@@ -122,9 +120,11 @@ func Sweep(opts SweepOptions) (Summary, error) {
 }
 
 // setRapidFlags sets rapid's flags for sweep runs: one check of steps actions per seed, no
-// fail files. restore puts back what they were, with the seed the runs set, so a test that
-// sweeps leaves the properties of the tests after it their own -rapid flags.
+// fail files. It holds them for the caller (another Sweep or Replay waits) until restore puts
+// back what they were, with the seed the runs set, so a test that sweeps leaves the properties
+// of the tests after it their own -rapid flags.
 func setRapidFlags(steps int) (restore func(), err error) {
+	sweeping.Lock()
 	flagMu.Lock()
 	defer flagMu.Unlock()
 	if flag.Lookup("test.short") == nil {
@@ -141,19 +141,23 @@ func setRapidFlags(steps int) (restore func(), err error) {
 			was[name] = f.Value.String()
 		}
 	}
-	restore = func() {
-		flagMu.Lock()
-		defer flagMu.Unlock()
+	putBack := func() {
 		for name, v := range was {
 			_ = flag.Set(name, v)
 		}
+		sweeping.Unlock()
 	}
 	for name, v := range map[string]string{"rapid.checks": "1", "rapid.nofailfile": "true", "rapid.steps": strconv.Itoa(steps)} {
 		if err := flag.Set(name, v); err != nil {
-			return restore, fmt.Errorf("rapid flag %s: %w", name, err)
+			putBack()
+			return nil, fmt.Errorf("rapid flag %s: %w", name, err)
 		}
 	}
-	return restore, nil
+	return func() {
+		flagMu.Lock()
+		defer flagMu.Unlock()
+		putBack()
+	}, nil
 }
 
 // runKind is which property a sweep run checks.
