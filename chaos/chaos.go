@@ -15,10 +15,10 @@ type Tunable interface {
 	Tune(p Params) Fault
 }
 
-// Params are a script's fault parameters: for= (a duration), count= and k=.
+// Params are a script's fault parameters: for= and trail= (durations), count= and k=.
 type Params struct {
-	For      time.Duration
-	Count, K int
+	For, Trail time.Duration
+	Count, K   int
 }
 
 // Target is the world faults act on: the fakeflink cluster behind a resource, its HA
@@ -47,8 +47,9 @@ type Target interface {
 	// StaleReads serves the operator's reads from a lagging snapshot for d.
 	StaleReads(d time.Duration)
 	// LagInformer makes the operator's reads of kind lag behind the API for d, the other
-	// kinds' not.
-	LagInformer(kind string, d time.Duration) error
+	// kinds' not: frozen at the first read, or, with trail set, each of its writes reaching
+	// them up to trail later, in order.
+	LagInformer(kind string, d, trail time.Duration) error
 	// DropWatchEvents makes the operator miss the next n watch events.
 	DropWatchEvents(n int)
 	// APIUnavailable fails every API call of the operator for d, then restarts the API
@@ -110,6 +111,7 @@ var Classes = []Fault{
 	InformerLag{Kind: "Deployment", For: 20 * time.Second},
 	InformerLag{Kind: "Pod", For: 20 * time.Second},
 	InformerLag{Kind: "ConfigMap", For: 20 * time.Second},
+	InformerLag{Kind: "Deployment", For: time.Minute, Trail: 10 * time.Second},
 	MissedWatchEvents{Count: 1},
 	APIUnavailable{For: time.Minute},
 }

@@ -12,12 +12,14 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flinkop/flinkop/chaos"
 	"github.com/flinkop/flinkop/fakeflink"
 	"github.com/flinkop/flinkop/harness"
+	"github.com/flinkop/flinkop/operator/act"
 )
 
 // running starts the demo deployment in a fresh world and runs it for a while.
@@ -237,6 +239,20 @@ func apiFaultCases() map[string]faultCase {
 				t.Errorf("job %s, error %q, false alarms %v; want RUNNING, none, none", got.Status.JobStatus.State, got.Status.Error, w.FalseAlarms())
 			}
 		}},
+		"a trailing Deployment informer shows half a cluster's deletion, yet the upgrade deploys both Deployments": {chaos.InformerLag{Kind: "Deployment", For: time.Minute, Trail: 10 * time.Second}, func(t *testing.T, w *harness.World) {
+			t.Helper()
+			// A change of the job alone: the new TaskManager Deployment is the old one's twin,
+			// so only its absence tells the old one from it.
+			d := harness.DemoDeployment()
+			d.Spec.FlinkConfiguration.Set("pipeline.name", "renamed")
+			_ = w.Apply(d)
+			_ = w.RunFor(2 * time.Minute)
+			got, _ := w.Get("demo")
+			tm := w.Client.Get(context.Background(), client.ObjectKey{Namespace: w.Namespace, Name: act.TaskManagerName("demo")}, &appsv1.Deployment{})
+			if got.Status.JobStatus.State != "RUNNING" || got.Status.ObservedGeneration != got.Generation || tm != nil {
+				t.Errorf("job %s at observed generation %d of %d, TaskManager Deployment: %v; want RUNNING at the new spec, one", got.Status.JobStatus.State, got.Status.ObservedGeneration, got.Generation, tm)
+			}
+		}},
 		"a lagging Pod informer delays readiness, then the job runs": {chaos.InformerLag{Kind: "Pod", For: time.Minute}, func(t *testing.T, w *harness.World) {
 			t.Helper()
 			bumpParallelism(w)
@@ -360,7 +376,7 @@ func traced(w *harness.World, text string) bool {
 // TestParameterizedFaultsAreTunable: every fault class with a duration or a count takes it from
 // a script through Tune (no switch elsewhere to forget), and Tune sets it.
 func TestParameterizedFaultsAreTunable(t *testing.T) {
-	p := chaos.Params{For: 7 * time.Minute, Count: 7, K: 7}
+	p := chaos.Params{For: 7 * time.Minute, Trail: 7 * time.Minute, Count: 7, K: 7}
 	for _, f := range chaos.Classes {
 		v := reflect.ValueOf(f)
 		var params []string

@@ -41,7 +41,9 @@ type apiFaults struct {
 	staleUntil time.Time                // reads are stale until then
 	stale      map[string]client.Object // the first read of each object in the window
 
-	lags map[string]*informerLag // kind → its informer, while it lags behind the API
+	lags   map[string]*informerLag   // kind → its informer, while it lags behind the API
+	trails map[string]*informerTrail // kind → its informer, while it trails the operator's writes
+	rand   func(n int64) int64       // the world's seeded source: a trailed write's delay
 
 	downUntil time.Time // every call fails with 503 until then
 
@@ -116,19 +118,30 @@ func (f *apiFaults) wrap(c client.WithWatch) client.Client {
 			if lag := f.lagging(list); lag != nil {
 				return lag.list(ctx, c, list, opts...)
 			}
+			if tr := f.trailing(list, f.now()); tr != nil {
+				return tr.list(ctx, c, list, opts...)
+			}
 			return c.List(ctx, list, opts...)
 		},
 		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
-			return f.write(obj, func() error { return c.Create(ctx, obj, opts...) })
+			return f.write(obj, func() error {
+				return f.trailWrite(ctx, c, obj, func() error { return c.Create(ctx, obj, opts...) })
+			})
 		},
 		Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
-			return f.write(obj, func() error { return c.Update(ctx, obj, opts...) })
+			return f.write(obj, func() error {
+				return f.trailWrite(ctx, c, obj, func() error { return c.Update(ctx, obj, opts...) })
+			})
 		},
 		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, p client.Patch, opts ...client.PatchOption) error {
-			return f.write(obj, func() error { return c.Patch(ctx, obj, p, opts...) })
+			return f.write(obj, func() error {
+				return f.trailWrite(ctx, c, obj, func() error { return c.Patch(ctx, obj, p, opts...) })
+			})
 		},
 		Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
-			return f.write(obj, func() error { return c.Delete(ctx, obj, opts...) })
+			return f.write(obj, func() error {
+				return f.trailWrite(ctx, c, obj, func() error { return c.Delete(ctx, obj, opts...) })
+			})
 		},
 		DeleteAllOf: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteAllOfOption) error {
 			return f.write(obj, func() error { return c.DeleteAllOf(ctx, obj, opts...) })
@@ -195,6 +208,9 @@ func (f *apiFaults) get(ctx context.Context, c client.WithWatch, key client.Obje
 	}
 	if lag := f.lagging(obj); lag != nil {
 		return lag.get(ctx, c, key, obj)
+	}
+	if tr := f.trailing(obj, f.now()); tr != nil {
+		return tr.get(ctx, c, key, obj, opts...)
 	}
 	if !f.now().Before(f.staleUntil) {
 		f.stale = nil

@@ -103,7 +103,12 @@ func (l *informerLag) get(ctx context.Context, c client.Client, key client.Objec
 	if !ok {
 		return apierrors.NewNotFound(schema.GroupResource{Resource: strings.ToLower(kind) + "s"}, key.Name)
 	}
-	reflect.ValueOf(obj).Elem().Set(reflect.ValueOf(shaped(snap, obj)).Elem())
+	return setShaped(obj, snap)
+}
+
+// setShaped reads src into obj, shaped as obj asks (see shaped).
+func setShaped(obj, src client.Object) error {
+	reflect.ValueOf(obj).Elem().Set(reflect.ValueOf(shaped(src, obj)).Elem())
 	return nil
 }
 
@@ -140,8 +145,12 @@ func (l *informerLag) list(ctx context.Context, c client.Client, list client.Obj
 }
 
 // LagInformer makes the operator's reads of kind (Deployment, Pod, ConfigMap or Service) lag
-// behind the API for d of virtual time; other kinds stay current.
-func (w *World) LagInformer(kind string, d time.Duration) error {
+// behind the API for d of virtual time, frozen at its first read, or with trail set trailing
+// the operator's writes (TrailInformer); other kinds stay current.
+func (w *World) LagInformer(kind string, d, trail time.Duration) error {
+	if trail > 0 {
+		return w.TrailInformer(kind, d, trail)
+	}
 	if laggableKinds[kind] == nil {
 		return fmt.Errorf("no informer of kind %q can lag", kind)
 	}

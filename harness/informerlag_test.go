@@ -31,7 +31,7 @@ func TestInformerLag(t *testing.T) {
 	if err := w.Client.Create(ctx, dep("old")); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.LagInformer("Deployment", time.Minute); err != nil {
+	if err := w.LagInformer("Deployment", time.Minute, 0); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.opClient.Get(ctx, client.ObjectKeyFromObject(dep("old")), &appsv1.Deployment{}); err != nil {
@@ -67,7 +67,7 @@ func TestInformerLag(t *testing.T) {
 	if got := seen(w.opClient); strings.Join(got, ",") != "new" {
 		t.Errorf("after the window = %v, want [new]", got)
 	}
-	if err := w.LagInformer("Secret", time.Minute); err == nil {
+	if err := w.LagInformer("Secret", time.Minute, 0); err == nil {
 		t.Error("a lagging Secret informer was accepted, want an error")
 	}
 }
@@ -87,7 +87,7 @@ func TestFalseMissingInvariant(t *testing.T) {
 				w.RestartOperator()
 			}
 			c := NewChecker(w)
-			if err := w.LagInformer("Deployment", 2*time.Minute); err != nil {
+			if err := w.LagInformer("Deployment", 2*time.Minute, 0); err != nil {
 				t.Fatal(err)
 			}
 			if err := w.Apply(savepointJob()); err != nil {
@@ -126,7 +126,7 @@ func TestInformerLagOfPods(t *testing.T) {
 	if err := w.Client.Create(ctx, pod("old")); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.LagInformer("Pod", time.Minute); err != nil {
+	if err := w.LagInformer("Pod", time.Minute, 0); err != nil {
 		t.Fatal(err)
 	}
 	seen := func() []string {
@@ -156,4 +156,89 @@ func TestInformerLagOfPods(t *testing.T) {
 	if got := seen(); strings.Join(got, ",") != "new,old" {
 		t.Errorf("after the window = %v, want [new old]", got)
 	}
+}
+
+// A trailing Deployment informer shows each of the operator's own writes a while after it was
+// made and in the order made: two deletions in a row are first both unseen, then the first
+// alone is seen (in some seeded worlds), never the second alone, then both; its list agrees
+// with its reads, and its reads past the cache are current throughout.
+func TestInformerTrail(t *testing.T) {
+	halfSeen := 0
+	for seed := int64(1); seed <= 10; seed++ {
+		switch got := strings.Join(trailedDeletions(t, seed), " → "); got {
+		case "jm,tm → tm → ":
+			halfSeen++
+		case "jm,tm → ":
+		default:
+			t.Errorf("seed %d: the trailing informer showed %q, want jm,tm → [tm →] nothing", seed, got)
+		}
+	}
+	if halfSeen == 0 {
+		t.Error("in no world was one deletion seen without the other")
+	}
+}
+
+// trailedDeletions deletes Deployments jm and tm through the operator with its Deployment
+// informer trailing, and returns what its lists showed of them, second by second, as it
+// changed.
+func trailedDeletions(t *testing.T, seed int64) []string {
+	t.Helper()
+	w, err := NewWorld(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	dep := func(name string) *appsv1.Deployment {
+		d := &appsv1.Deployment{}
+		d.Namespace, d.Name, d.Labels = w.Namespace, name, map[string]string{"app": "x", act.LabelManagedBy: act.ManagedBy}
+		return d
+	}
+	for _, name := range []string{"jm", "tm"} {
+		if err := w.Client.Create(ctx, dep(name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.LagInformer("Deployment", time.Minute, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"jm", "tm"} {
+		if err := w.opClient.Delete(ctx, dep(name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := []string{listed(t, w.opClient, w.Namespace)}
+	for range 12 {
+		w.Clock.Step(time.Second)
+		s := listed(t, w.opClient, w.Namespace)
+		var reads []string
+		for _, name := range []string{"jm", "tm"} {
+			if w.opClient.Get(ctx, client.ObjectKeyFromObject(dep(name)), &appsv1.Deployment{}) == nil {
+				reads = append(reads, name)
+			}
+		}
+		if r := strings.Join(reads, ","); r != s {
+			t.Errorf("seed %d: reads see %q, the list %q", seed, r, s)
+		}
+		if past := listed(t, w.apiReader, w.Namespace); past != "" {
+			t.Errorf("seed %d: read past the cache = %q, want none", seed, past)
+		}
+		if s != got[len(got)-1] {
+			got = append(got, s)
+		}
+	}
+	return got
+}
+
+// listed names the Deployments labelled app=x that c lists in ns.
+func listed(t *testing.T, c client.Reader, ns string) string {
+	t.Helper()
+	var list appsv1.DeploymentList
+	if err := c.List(context.Background(), &list, client.InNamespace(ns), client.MatchingLabels{"app": "x"}); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, d := range list.Items {
+		names = append(names, d.Name)
+	}
+	return strings.Join(names, ",")
 }

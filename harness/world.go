@@ -114,7 +114,7 @@ func NewWorldOn(b Backend, seed int64) *World {
 		Options: opts, Trace: &Trace{start: Start}, due: map[string]time.Time{}, Boundary: &Boundary{},
 	}
 	w.events = &recorder{world: w}
-	w.api.now = clk.Now
+	w.api.now, w.api.rand = clk.Now, r.Int63n
 	w.api.conflict = func(obj client.Object, err error) {
 		w.Trace.add(w.Clock.Now(), "error", obj.GetName(), "write conflict, retried: "+err.Error())
 	}

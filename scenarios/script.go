@@ -33,7 +33,7 @@ import (
 //	      [state=running|suspended] [savepoint-nonce=N] [ha=false] [conf=k=v]…
 //	run for=DURATION | until=stable|suspended|deleted|refused [limit=DURATION] [only=NAME]
 //	step [count=N]            (N steps of the world: a reconcile, or one event of the world)
-//	fault CLASS [name=] [for=DURATION] [count=N] [k=N]      (a chaos class name)
+//	fault CLASS [name=] [for=DURATION] [trail=DURATION] [count=N] [k=N]   (a chaos class name)
 //	delete [name=]            delete-jobmanager [name=]      restart-operator
 //	status [name=]            restored [name=]
 //	sessionjob [name=] [deployment=] [mode=] [parallelism=N] [state=] [savepoint-nonce=N] [restart-nonce=N] [conf=k=v]...
@@ -295,16 +295,18 @@ func (s *Script) fault(name string, raw []datadriven.CmdArg) error {
 	return s.checker.Inject(f, name)
 }
 
-// tune sets a fault's parameters from a fault directive's for=, count= and k= (see
+// tune sets a fault's parameters from a fault directive's for=, trail=, count= and k= (see
 // chaos.Tunable); a fault that takes none ignores them.
 func tune(f chaos.Fault, a args) (chaos.Fault, error) {
 	var p chaos.Params
-	if v, ok := a.take("for"); ok {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			return nil, err
+	for key, dst := range map[string]*time.Duration{"for": &p.For, "trail": &p.Trail} {
+		if v, ok := a.take(key); ok {
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return nil, fmt.Errorf("%s=%q: %w", key, v, err)
+			}
+			*dst = d
 		}
-		p.For = d
 	}
 	for key, dst := range map[string]*int{"count": &p.Count, "k": &p.K} {
 		if v, ok := a.take(key); ok {

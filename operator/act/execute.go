@@ -147,6 +147,10 @@ func (e *Executor) apply(ctx context.Context, obj client.Object) error {
 	if err := checkControlled(existing, controllerUID(obj)); err != nil {
 		return err
 	}
+	if existing.GetDeletionTimestamp() != nil {
+		// Taking it for the wanted object would leave none once it is gone.
+		return fmt.Errorf("%s is being deleted: %w", describe(obj), ErrBeingDeleted)
+	}
 	if meta, ok := existing.(*metav1.PartialObjectMetadata); ok {
 		if sameMetadata(meta, obj) {
 			return nil

@@ -18,6 +18,10 @@ import (
 // rendered names meet, such as "a"'s Service a-rest and FlinkDeployment "a-rest").
 var ErrNotOwned = errors.New("exists and is not controlled by this resource")
 
+// ErrBeingDeleted is returned when an object the operator would write is still being deleted:
+// the write is retried once it is gone, then creates it anew.
+var ErrBeingDeleted = errors.New("waiting for the old object to be gone")
+
 // controlledBy reports whether obj's controller is the object with uid.
 func controlledBy(obj client.Object, uid types.UID) bool {
 	ref := metav1.GetControllerOf(obj)

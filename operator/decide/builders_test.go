@@ -124,6 +124,12 @@ func savepointOp(op OperationObservation) func(*Observation) {
 
 func missing() Observation { return Observation{HAMetadata: true} }
 
+// oldTaskManagers observes the old cluster's TaskManager Deployment without its JobManager: a
+// deletion the cache has seen half of.
+func oldTaskManagers() Observation {
+	return Observation{HAMetadata: true, TaskManager: &DeploymentState{Replicas: 1, Available: true}}
+}
+
 // startedAgo makes the observed job's start a while before now.
 func startedAgo(ago time.Duration) func(*Observation) {
 	return func(o *Observation) { o.Job.StartTime = now.Add(-ago).UnixMilli() }

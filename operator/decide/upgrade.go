@@ -19,7 +19,11 @@ func (s *step) upgrade() {
 		// stopped somewhere between its writes. Applying the same objects again is
 		// idempotent (same job id, same restore point) and completes what is missing.
 		s.deployNew()
-	case o.JobManager != nil:
+	case o.JobManager != nil, o.TaskManager != nil:
+		// The TaskManagers without the JobManager are the old cluster still going: its
+		// Deployments' deletions reach the cache one at a time, or the last delete stopped
+		// between them. Deploying now would take the old TaskManager Deployment, still in
+		// the cache, for the new one and create none; tearing down again is idempotent.
 		s.teardown()
 	default:
 		s.deployNew()

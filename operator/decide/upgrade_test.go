@@ -90,6 +90,18 @@ func TestUpgrade(t *testing.T) {
 			wantAction: Action{Kind: ActDeploy, Deploy: &Deploy{Generation: 2, JobID: JobIDFor("uid-1", 2, ""), RestorePath: "file:///sp/savepoint-1"}},
 			wantPath:   "file:///sp/savepoint-1", wantRestore: RestoreSavepoint,
 		},
+		"savepoint, JobManager gone but the old TaskManagers still seen: delete again, never deploy over them": {
+			in:         input(upgrading(sp, withUpgradePath("file:///sp/savepoint-1")), oldTaskManagers()),
+			wantAction: Action{Kind: ActDeleteCluster, DeleteHA: true}, wantPath: "file:///sp/savepoint-1", wantRestore: RestoreSavepoint,
+		},
+		"stateless, JobManager gone but the old TaskManagers still seen: delete again": {
+			in:         input(upgrading(none), oldTaskManagers()),
+			wantAction: Action{Kind: ActDeleteCluster, DeleteHA: true}, wantRestore: RestoreNone,
+		},
+		"last-state, JobManager gone but the old TaskManagers still seen: delete again, keeping HA": {
+			in:         input(upgrading(ls), oldTaskManagers()),
+			wantAction: Action{Kind: ActDeleteCluster}, wantRestore: RestoreHA,
+		},
 		"job FINISHED by a stop-with-savepoint whose status write was lost: restore the savepoint Flink reports": {
 			in: input(upgrading(sp), cluster(1, "FINISHED", checkpoint("file:///cp/job-1/chk-3", now.UnixMilli()), func(o *Observation) {
 				o.Job.LatestCheckpoint.ID = 3
