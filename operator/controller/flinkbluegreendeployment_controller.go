@@ -9,7 +9,6 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
@@ -110,6 +109,6 @@ func (r *FlinkBlueGreenDeploymentReconciler) SetupWithManager(mgr ctrl.Manager) 
 		For(&flinkv1beta1.FlinkBlueGreenDeployment{}).
 		Owns(&flinkv1beta1.FlinkDeployment{}).
 		Named("flinkbluegreendeployment").
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers(r.Workers), RateLimiter: retryLimiter()}).
+		WithOptions(queueOptions(r.Workers)).
 		Complete(r)
 }

@@ -16,7 +16,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -248,7 +247,7 @@ func (r *FlinkDeploymentReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// A run that ends, or is gone, moves its cron template on.
 		Watches(&flinkv1beta1.FlinkDeployment{}, handler.EnqueueRequestsFromMapFunc(templateOf)).
 		Named("flinkdeployment").
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers(r.Workers), RateLimiter: retryLimiter()}).
+		WithOptions(queueOptions(r.Workers)).
 		Complete(r)
 }
 

@@ -12,7 +12,6 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -178,7 +177,7 @@ func (r *FlinkSessionJobReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&flinkv1beta1.FlinkSessionJob{}).
 		Watches(&flinkv1beta1.FlinkDeployment{}, handler.EnqueueRequestsFromMapFunc(r.sessionJobsOf)).
 		Named("flinksessionjob").
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers(r.Workers), RateLimiter: retryLimiter()}).
+		WithOptions(queueOptions(r.Workers)).
 		Complete(r)
 }
 

@@ -9,7 +9,6 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
@@ -123,6 +122,6 @@ func (r *FlinkStateSnapshotReconciler) SetupWithManager(mgr ctrl.Manager) error 
 	return withRescan(ctrl.NewControllerManagedBy(mgr), r.scope.source(snapshotList)).
 		For(&flinkv1beta1.FlinkStateSnapshot{}).
 		Named("flinkstatesnapshot").
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers(r.Workers), RateLimiter: retryLimiter()}).
+		WithOptions(queueOptions(r.Workers)).
 		Complete(r)
 }
