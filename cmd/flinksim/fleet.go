@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"strings"
 	"syscall"
 	"time"
 
@@ -34,6 +35,9 @@ func fleetBench(args []string) error {
 	timeout := fs.Duration("timeout", 30*time.Minute, "bound on each phase")
 	heapProfile := fs.String("heapprofile", "", "write the heap profile at steady state to this file")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (operator, API server client, pod simulator) to this file")
+	var apiServerFlags, etcdFlags repeated
+	fs.Var(&apiServerFlags, "apiserver-flag", "an extra kube-apiserver flag, name=value (repeatable), over the fleet's own")
+	fs.Var(&etcdFlags, "etcd-flag", "an extra etcd flag, name=value (repeatable), over the fleet's own")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
@@ -58,7 +62,7 @@ func fleetBench(args []string) error {
 	rep, err := fleet.Run(ctx, fleet.Config{
 		N: *n, SlowPercent: *slow, Parallelism: *parallelism, Changes: *changes, Steady: *steady, ReconcileInterval: *interval, Timeout: *timeout, Log: os.Stdout,
 		Bystanders: *bystanders, Autoscaled: *autoscaled, ConvergeOnly: *convergeOnly, NoSerialFloor: *noSerialFloor, HeapProfile: *heapProfile,
-		OperatorBinary: *operator, OperatorMemoryLimit: *memLimit,
+		OperatorBinary: *operator, OperatorMemoryLimit: *memLimit, APIServerFlags: apiServerFlags, EtcdFlags: etcdFlags,
 	})
 	if rep != nil {
 		// Also after an error: the phases measured before it are worth reading.
@@ -66,4 +70,18 @@ func fleetBench(args []string) error {
 		rep.Write(os.Stdout)
 	}
 	return err
+}
+
+// repeated is a flag that may be given more than once.
+type repeated []string
+
+func (r *repeated) String() string { return strings.Join(*r, ",") }
+
+// Set adds one value; a flag without "=" is refused.
+func (r *repeated) Set(v string) error {
+	if !strings.Contains(v, "=") || strings.HasPrefix(v, "-") {
+		return fmt.Errorf("%q: want name=value, without leading dashes", v)
+	}
+	*r = append(*r, v)
+	return nil
 }

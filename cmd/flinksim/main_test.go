@@ -37,6 +37,8 @@ func TestCommands(t *testing.T) {
 		"--help":                    {args: []string{"--help"}},
 		"demo with an argument":     {args: []string{"demo", "extra-arg"}, wantErr: "no arguments"},
 		"fleet with an argument":    {args: []string{"fleet", "--n", "1", "x"}, wantErr: "no arguments"},
+		"fleet flag without =":      {args: []string{"fleet", "--n", "1", "--apiserver-flag", "etcd-compaction-interval"}, wantErr: "want name=value"},
+		"fleet flag with dashes":    {args: []string{"fleet", "--n", "1", "--etcd-flag", "--snapshot-count=1"}, wantErr: "without leading dashes"},
 		"a sweep of negative seeds": {args: []string{"sweep", "--seeds", "-3"}, wantErr: "at least 1"},
 		"a command's -h":            {args: []string{"sweep", "-h"}, wantErr: "help requested"},
 		"replay a seed":             {args: []string{"replay", "--seed", "2", "--steps", "5", "--timeline", filepath.Join(dir, "r.html")}},

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -42,6 +43,24 @@ type Option func(*crenvtest.Environment, string)
 func WithWebhooks() Option {
 	return func(env *crenvtest.Environment, root string) {
 		env.WebhookInstallOptions = crenvtest.WebhookInstallOptions{Paths: []string{filepath.Join(root, "config", "webhook")}}
+	}
+}
+
+// WithFlags sets command-line flags of the API server and of etcd, each as name=value (no
+// leading dashes), over envtest's defaults: what a fleet benchmark tunes to fit the machine.
+func WithFlags(apiServer, etcd []string) Option {
+	return func(env *crenvtest.Environment, _ string) {
+		for _, f := range apiServer {
+			name, value, _ := strings.Cut(f, "=")
+			env.ControlPlane.GetAPIServer().Configure().Set(name, value)
+		}
+		if len(etcd) > 0 && env.ControlPlane.Etcd == nil {
+			env.ControlPlane.Etcd = &crenvtest.Etcd{}
+		}
+		for _, f := range etcd {
+			name, value, _ := strings.Cut(f, "=")
+			env.ControlPlane.Etcd.Configure().Set(name, value)
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"math/rand"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -68,6 +69,9 @@ type Config struct {
 	// OperatorMemoryLimit, when set, is the Go soft memory limit of that process (its
 	// GOMEMLIMIT, e.g. 270MiB): what the operator's memory limit in its manifest sets.
 	OperatorMemoryLimit string
+	// APIServerFlags and EtcdFlags are extra flags (name=value) of the embedded API server
+	// and etcd, after the package variables of the same names (a later flag of a name wins).
+	APIServerFlags, EtcdFlags []string
 	// Timeout bounds each phase.
 	Timeout time.Duration
 	// Log receives progress lines (nil: none).
@@ -80,7 +84,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, errors.New("fleet: N must be at least 1")
 	}
 	cfg = cfg.withDefaults()
-	env, err := envtest.Start()
+	env, err := envtest.Start(envtest.WithFlags(append(slices.Clone(APIServerFlags), cfg.APIServerFlags...), append(slices.Clone(EtcdFlags), cfg.EtcdFlags...)))
 	if err != nil {
 		return nil, err
 	}
