@@ -23,11 +23,7 @@ func TestInformerLag(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	dep := func(name string) *appsv1.Deployment {
-		d := &appsv1.Deployment{}
-		d.Namespace, d.Name, d.Labels = w.Namespace, name, map[string]string{"app": "x", act.LabelManagedBy: act.ManagedBy}
-		return d
-	}
+	dep := func(name string) *appsv1.Deployment { return labelled(w, name) }
 	if err := w.Client.Create(ctx, dep("old")); err != nil {
 		t.Fatal(err)
 	}
@@ -188,11 +184,7 @@ func trailedDeletions(t *testing.T, seed int64) []string {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	dep := func(name string) *appsv1.Deployment {
-		d := &appsv1.Deployment{}
-		d.Namespace, d.Name, d.Labels = w.Namespace, name, map[string]string{"app": "x", act.LabelManagedBy: act.ManagedBy}
-		return d
-	}
+	dep := func(name string) *appsv1.Deployment { return labelled(w, name) }
 	for _, name := range []string{"jm", "tm"} {
 		if err := w.Client.Create(ctx, dep(name)); err != nil {
 			t.Fatal(err)
@@ -241,4 +233,11 @@ func listed(t *testing.T, c client.Reader, ns string) string {
 		names = append(names, d.Name)
 	}
 	return strings.Join(names, ",")
+}
+
+// labelled is a Deployment named name in w's namespace, labelled app=x and as the operator's.
+func labelled(w *World, name string) *appsv1.Deployment {
+	d := &appsv1.Deployment{}
+	d.Namespace, d.Name, d.Labels = w.Namespace, name, map[string]string{"app": "x", act.LabelManagedBy: act.ManagedBy}
+	return d
 }

@@ -142,7 +142,9 @@ func (tr *informerTrail) list(ctx context.Context, c client.WithWatch, list clie
 
 // TrailInformer makes each of the operator's writes of kind (Deployment, Pod, ConfigMap or
 // Service) made within d of virtual time reach its reads of the kind up to delay later, in
-// the order made (the writes of others and its reads past the cache are current).
+// the order made (the writes of others and its reads past the cache are current). A write of
+// an object the cache holds as metadata only (a Pod, a Service) is not held back: what it
+// replaced is not read.
 func (w *World) TrailInformer(kind string, d, delay time.Duration) error {
 	if laggableKinds[kind] == nil {
 		return fmt.Errorf("no informer of kind %q can trail", kind)
