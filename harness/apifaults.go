@@ -124,24 +124,16 @@ func (f *apiFaults) wrap(c client.WithWatch) client.Client {
 			return c.List(ctx, list, opts...)
 		},
 		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
-			return f.write(obj, func() error {
-				return f.trailWrite(ctx, c, obj, func() error { return c.Create(ctx, obj, opts...) })
-			})
+			return f.trailedWrite(ctx, c, obj, func() error { return c.Create(ctx, obj, opts...) })
 		},
 		Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
-			return f.write(obj, func() error {
-				return f.trailWrite(ctx, c, obj, func() error { return c.Update(ctx, obj, opts...) })
-			})
+			return f.trailedWrite(ctx, c, obj, func() error { return c.Update(ctx, obj, opts...) })
 		},
 		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, p client.Patch, opts ...client.PatchOption) error {
-			return f.write(obj, func() error {
-				return f.trailWrite(ctx, c, obj, func() error { return c.Patch(ctx, obj, p, opts...) })
-			})
+			return f.trailedWrite(ctx, c, obj, func() error { return c.Patch(ctx, obj, p, opts...) })
 		},
 		Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
-			return f.write(obj, func() error {
-				return f.trailWrite(ctx, c, obj, func() error { return c.Delete(ctx, obj, opts...) })
-			})
+			return f.trailedWrite(ctx, c, obj, func() error { return c.Delete(ctx, obj, opts...) })
 		},
 		DeleteAllOf: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteAllOfOption) error {
 			return f.write(obj, func() error { return c.DeleteAllOf(ctx, obj, opts...) })
@@ -153,6 +145,12 @@ func (f *apiFaults) wrap(c client.WithWatch) client.Client {
 			return f.write(obj, func() error { return c.SubResource(sub).Patch(ctx, obj, p, opts...) })
 		},
 	})
+}
+
+// trailedWrite runs one API write of a kind an informer trail may hold back (see trailWrite)
+// through the armed faults.
+func (f *apiFaults) trailedWrite(ctx context.Context, r client.Reader, obj client.Object, do func() error) error {
+	return f.write(obj, func() error { return f.trailWrite(ctx, r, obj, do) })
 }
 
 // write runs one API write through the armed faults.

@@ -50,17 +50,19 @@ func WithWebhooks() Option {
 // leading dashes), over envtest's defaults: what a fleet benchmark tunes to fit the machine.
 func WithFlags(apiServer, etcd []string) Option {
 	return func(env *crenvtest.Environment, _ string) {
-		for _, f := range apiServer {
-			name, value, _ := strings.Cut(f, "=")
-			env.ControlPlane.GetAPIServer().Configure().Set(name, value)
-		}
+		setFlags(env.ControlPlane.GetAPIServer().Configure(), apiServer)
 		if len(etcd) > 0 && env.ControlPlane.Etcd == nil {
 			env.ControlPlane.Etcd = &crenvtest.Etcd{}
 		}
-		for _, f := range etcd {
-			name, value, _ := strings.Cut(f, "=")
-			env.ControlPlane.Etcd.Configure().Set(name, value)
-		}
+		setFlags(env.ControlPlane.Etcd.Configure(), etcd)
+	}
+}
+
+// setFlags sets each name=value of flags on args.
+func setFlags(args *crenvtest.Arguments, flags []string) {
+	for _, f := range flags {
+		name, value, _ := strings.Cut(f, "=")
+		args.Set(name, value)
 	}
 }
 

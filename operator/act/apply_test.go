@@ -53,7 +53,7 @@ func TestApplyWaitsForAnObjectBeingDeleted(t *testing.T) {
 	}
 }
 
-// interceptWrites counts the creates, updates and patches made through a fake client.
+// interceptWrites counts the creates and updates made through a fake client.
 func interceptWrites(n *int) interceptor.Funcs {
 	return interceptor.Funcs{
 		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {

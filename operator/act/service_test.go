@@ -65,21 +65,12 @@ func TestApplyService(t *testing.T) {
 			}
 			server := fake.NewClientBuilder().WithObjects(objs...).Build()
 			var got outcome
-			count := interceptor.Funcs{
-				Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-					if _, typed := obj.(*corev1.Service); typed {
-						got.PastCache++
-					}
-					return c.Get(ctx, key, obj, opts...)
-				},
-				Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
-					got.Writes++
-					return c.Create(ctx, obj, opts...)
-				},
-				Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
-					got.Writes++
-					return c.Update(ctx, obj, opts...)
-				},
+			count := interceptWrites(&got.Writes)
+			count.Get = func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+				if _, typed := obj.(*corev1.Service); typed {
+					got.PastCache++
+				}
+				return c.Get(ctx, key, obj, opts...)
 			}
 			e := &Executor{Client: interceptor.NewClient(server, count), Reader: interceptor.NewClient(server, count)}
 			err := e.apply(t.Context(), rendered(8081))
