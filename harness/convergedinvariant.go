@@ -2,12 +2,17 @@ package harness
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/cron"
 )
+
+// endedJobStates are the job states in which no job runs any more.
+var endedJobStates = []flinkv1beta1.JobStatusState{flinkv1beta1.JobStatusFinished, flinkv1beta1.JobStatusCanceled, flinkv1beta1.JobStatusFailed}
 
 // Converged reports whether a resource reached its desired state (invariant 5): the current
 // generation observed, no upgrade in flight, and the job RUNNING (or SUSPENDED when asked),
@@ -22,6 +27,9 @@ func (c *Checker) Converged(name string) (bool, string) {
 	}
 	st := d.Status
 	if st.Error != "" {
+		if why := untrueRefusal(st.Error, st.JobStatus.State); why != "" {
+			return false, why
+		}
 		return c.hasWarning(name, st.Error), "refused: " + st.Error
 	}
 	if cron.IsTemplate(d) {
@@ -45,4 +53,14 @@ func (c *Checker) Converged(name string) (bool, string) {
 	lc := st.LifecycleState
 	return lc == flinkv1beta1.LifecycleStable || lc == flinkv1beta1.LifecycleSuspended || lc == flinkv1beta1.LifecycleRolledBack,
 		"lifecycle " + string(lc)
+}
+
+// untrueRefusal says why a refusal (status.error) is not an acceptable end ("" when it is): a
+// refusal that says the job keeps running while the job has ended leaves the user with neither
+// the old job nor the new one.
+func untrueRefusal(refusal string, job flinkv1beta1.JobStatusState) string {
+	if strings.Contains(refusal, "keeps running") && slices.Contains(endedJobStates, job) {
+		return fmt.Sprintf("refused, saying the job keeps running, but the job is %s: %s", job, refusal)
+	}
+	return ""
 }

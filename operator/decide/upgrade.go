@@ -165,10 +165,18 @@ func (s *step) pollUpgradeSavepoint() {
 		s.st.JobStatus.UpgradeSavepointPath = op.Location
 		return
 	}
-	why := op.Failure
 	if op.Lost {
-		why = "Flink no longer knows the savepoint trigger"
+		// Flink forgot the trigger (its result outlived rest.async.store-duration, or the
+		// JobManager restarted): no verdict on the savepoint. The job says what happened: a
+		// RUNNING job is stopped with a savepoint again, a FINISHED one restores the savepoint
+		// Flink reports.
+		trigger := s.st.JobStatus.SavepointInfo.TriggerID
+		s.clearTrigger()
+		s.event(Warning, "SavepointError", "Upgrade savepoint "+trigger+" was lost: Flink no longer knows the trigger; looking at the job again")
+		s.savepointTeardown()
+		return
 	}
+	why := op.Failure
 	s.clearTrigger()
 	s.event(Warning, "SavepointError", "Upgrade savepoint failed: "+why)
 	if cp := s.newerCheckpoint(); cp != nil {

@@ -114,10 +114,25 @@ func TestUpgrade(t *testing.T) {
 				cluster(1, "RUNNING", checkpoint("file:///cp/job-1/chk-3", now.UnixMilli()), savepointOp(OperationObservation{Done: true, Failure: "disk full"}))),
 			wantAction: None, wantRestore: RestoreSavepoint, wantEvent: "CheckpointFallback",
 		},
-		"savepoint lost, newer checkpoint: fall back to it": {
+		"savepoint lost, job RUNNING: stop it with a savepoint again, never refuse": {
 			in: input(upgrading(sp, withTrigger(upgradeTrigger, "UPGRADE")),
 				cluster(1, "RUNNING", checkpoint("file:///cp/job-1/chk-3", now.UnixMilli()), savepointOp(OperationObservation{Lost: true}))),
-			wantAction: None, wantRestore: RestoreSavepoint, wantEvent: "no longer knows",
+			wantAction:  Action{Kind: ActStopWithSavepoint, JobID: "job-1", TriggerID: upgradeTrigger, FormatType: "CANONICAL"},
+			wantRestore: RestoreSavepoint, wantEvent: "no longer knows",
+		},
+		"savepoint lost, no checkpoint, job RUNNING: stop it with a savepoint again": {
+			in: input(upgrading(sp, withTrigger(upgradeTrigger, "UPGRADE")),
+				cluster(1, "RUNNING", savepointOp(OperationObservation{Lost: true}))),
+			wantAction:  Action{Kind: ActStopWithSavepoint, JobID: "job-1", TriggerID: upgradeTrigger, FormatType: "CANONICAL"},
+			wantRestore: RestoreSavepoint, wantEvent: "was lost",
+		},
+		"savepoint lost after it stopped the job: restore the savepoint Flink reports": {
+			in: input(upgrading(sp, withTrigger(upgradeTrigger, "UPGRADE")),
+				cluster(1, "FINISHED", checkpoint("file:///cp/job-1/chk-3", now.UnixMilli()), savepointOp(OperationObservation{Lost: true}), func(o *Observation) {
+					o.Job.LatestCheckpoint.ID = 3
+					o.Job.LatestSavepoint = &SnapshotRef{Path: "file:///sp/savepoint-4", ID: 4, Timestamp: now.UnixMilli()}
+				})),
+			wantAction: None, wantPath: "file:///sp/savepoint-4", wantRestore: RestoreSavepoint, wantEvent: "SavepointRecovered",
 		},
 		"savepoint failed, no checkpoint: refuse and keep the job": {
 			in: input(upgrading(sp, withTrigger(upgradeTrigger, "UPGRADE")),

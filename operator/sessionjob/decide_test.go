@@ -184,6 +184,19 @@ func TestDecide(t *testing.T) {
 		errHas: "keeps running",
 		want:   outcome{Action: decide.ActNone, State: flinkv1beta1.ReconciliationUpgrading, JobID: "old", ErrorHas: "keeps running", WarningFor: "UpgradeRefused"},
 	}, {
+		name: "a lost upgrade savepoint trigger stops the running job with a savepoint again",
+		j: func() *flinkv1beta1.FlinkSessionJob {
+			j := upgrading(base(flinkv1beta1.UpgradeModeSavepoint))
+			j.Status.JobStatus.SavepointInfo = &flinkv1beta1.SavepointInfo{TriggerID: "t", TriggerType: flinkv1beta1.SnapshotTriggerUpgrade}
+			return j
+		}(),
+		obs: func() sessionjob.Observation {
+			o := ready(running("old"))
+			o.Savepoint = &decide.OperationObservation{Lost: true}
+			return o
+		}(),
+		want: outcome{Action: decide.ActStopWithSavepoint, State: flinkv1beta1.ReconciliationUpgrading, JobID: "old", WarningFor: "SavepointError"},
+	}, {
 		name: "a stateful job the cluster lost is not restarted from empty state",
 		j:    upgrading(base(flinkv1beta1.UpgradeModeSavepoint)), obs: ready(nil), errHas: "refusing to start the job from empty state",
 		want: outcome{Action: decide.ActNone, State: flinkv1beta1.ReconciliationUpgrading, JobID: "old", ErrorHas: "refusing to start the job from empty state", WarningFor: "UpgradeRefused"},

@@ -107,10 +107,17 @@ func (s *step) pollUpgradeSavepoint() {
 		s.st.JobStatus.UpgradeSavepointPath = op.Location
 		return
 	}
-	why := op.Failure
 	if op.Lost {
-		why = "Flink no longer knows the savepoint trigger"
+		// No verdict on the savepoint (its result expired, or the JobManager restarted): with
+		// the trigger forgotten, the job's state decides: a RUNNING job is stopped with a
+		// savepoint again, an ended one restores the newest state Flink reports.
+		trigger := s.st.JobStatus.SavepointInfo.TriggerID
+		s.book().ClearTrigger()
+		s.event(decide.Warning, "SavepointError", "Upgrade savepoint "+trigger+" was lost: Flink no longer knows the trigger; looking at the job again")
+		s.upgrade()
+		return
 	}
+	why := op.Failure
 	s.book().ClearTrigger()
 	s.event(decide.Warning, "SavepointError", "Upgrade savepoint failed: "+why)
 	s.fallBackToCheckpoint("the upgrade savepoint failed (" + why + ")")
