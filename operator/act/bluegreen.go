@@ -39,13 +39,13 @@ func (e *BlueGreenExecutor) Execute(ctx context.Context, bg *flinkv1beta1.FlinkB
 	case bluegreen.ActDelete:
 		child := &flinkv1beta1.FlinkDeployment{}
 		child.Namespace, child.Name = bg.Namespace, a.Color.ChildName(bg.Name)
-		return deleteOwned(ctx, e.Client, child, bg.UID)
+		return deleteOwned(ctx, e.Client, e.Reader, child, bg.UID)
 	case bluegreen.ActApplyIngress:
 		return (&Executor{Client: e.Client, Reader: e.Reader}).apply(ctx, RenderBlueGreenIngress(bg, a.Color))
 	case bluegreen.ActDeleteIngress:
 		ing := &networkingv1.Ingress{}
 		ing.Namespace, ing.Name = bg.Namespace, IngressName(bg.Name)
-		return deleteOwned(ctx, e.Client, ing, bg.UID)
+		return deleteOwned(ctx, e.Client, e.Reader, ing, bg.UID)
 	case bluegreen.ActTriggerSavepoint:
 		child := &flinkv1beta1.FlinkDeployment{}
 		key := client.ObjectKey{Namespace: bg.Namespace, Name: a.Color.ChildName(bg.Name)}

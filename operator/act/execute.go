@@ -78,7 +78,7 @@ func (e *Executor) Execute(ctx context.Context, d *flinkv1beta1.FlinkDeployment,
 	case decide.ActSaveAutoscalerState:
 		return e.apply(ctx, RenderAutoscalerState(d, a.AutoscalerState)) // refused when another's (ErrNotOwned)
 	case decide.ActDeleteAutoscalerState:
-		return deleteOwned(ctx, e.Client, cm(d.Namespace, AutoscalerConfigMapName(d.Name)), d.UID)
+		return deleteOwned(ctx, e.Client, e.Reader, cm(d.Namespace, AutoscalerConfigMapName(d.Name)), d.UID)
 	case decide.ActApplyIngress:
 		return e.apply(ctx, RenderIngress(d, a.Ingress))
 	case decide.ActDeleteIngress:
@@ -120,7 +120,7 @@ func (e *Executor) deploy(ctx context.Context, d *flinkv1beta1.FlinkDeployment, 
 func (e *Executor) deleteIngress(ctx context.Context, d *flinkv1beta1.FlinkDeployment) error {
 	ing := &networkingv1.Ingress{}
 	ing.Namespace, ing.Name = d.Namespace, IngressName(d.Name)
-	return deleteOwned(ctx, e.Client, ing, d.UID)
+	return deleteOwned(ctx, e.Client, e.Reader, ing, d.UID)
 }
 
 // apply creates obj or updates the existing object to it (labels, annotations, owner,
@@ -218,7 +218,7 @@ func (e *Executor) deleteCluster(ctx context.Context, d *flinkv1beta1.FlinkDeplo
 	for _, name := range []string{JobManagerName(d.Name), TaskManagerName(d.Name)} {
 		dep := &appsv1.Deployment{}
 		dep.Namespace, dep.Name = d.Namespace, name
-		if err := deleteOwned(ctx, e.Client, dep, d.UID, client.PropagationPolicy("Background")); err != nil {
+		if err := deleteOwned(ctx, e.Client, e.Reader, dep, d.UID, client.PropagationPolicy("Background")); err != nil {
 			return err
 		}
 	}
@@ -236,17 +236,17 @@ func (e *Executor) deleteAll(ctx context.Context, d *flinkv1beta1.FlinkDeploymen
 		return err
 	}
 	for _, obj := range []client.Object{ServiceMetadata(d.Namespace, RESTServiceName(d.Name)), ServiceMetadata(d.Namespace, InternalServiceName(d.Name))} {
-		if err := deleteOwned(ctx, e.Client, obj, d.UID); err != nil {
+		if err := deleteOwned(ctx, e.Client, e.Reader, obj, d.UID); err != nil {
 			return err
 		}
 	}
-	if err := deleteOwned(ctx, e.Client, cm(d.Namespace, AutoscalerConfigMapName(d.Name)), d.UID); err != nil {
+	if err := deleteOwned(ctx, e.Client, e.Reader, cm(d.Namespace, AutoscalerConfigMapName(d.Name)), d.UID); err != nil {
 		return err
 	}
 	if left, err := e.podsLeft(ctx, d); err != nil || left {
 		return err // the ConfigMap goes once no JobManager can write HA metadata any more
 	}
-	return deleteOwned(ctx, e.Client, cm(d.Namespace, ConfigMapName(d.Name)), d.UID)
+	return deleteOwned(ctx, e.Client, e.Reader, cm(d.Namespace, ConfigMapName(d.Name)), d.UID)
 }
 
 func cm(ns, name string) *corev1.ConfigMap {

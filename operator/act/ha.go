@@ -96,7 +96,8 @@ func (e *Executor) precheck(ctx context.Context, d *flinkv1beta1.FlinkDeployment
 
 // deleteHA deletes d's HA ConfigMaps, only while d has a cluster of its own.
 func (e *Executor) deleteHA(ctx context.Context, d *flinkv1beta1.FlinkDeployment) error {
-	if owns, err := OwnsCluster(ctx, e.Client, d); err != nil || !owns {
+	// Past the cache: a flink-config ConfigMap created a moment ago is d's all the same.
+	if owns, err := OwnsCluster(ctx, e.reader(), d); err != nil || !owns {
 		return err
 	}
 	err := e.Client.DeleteAllOf(ctx, &corev1.ConfigMap{}, client.InNamespace(d.Namespace), e.HASelector(d))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -51,9 +52,16 @@ func controllerUID(obj client.Object) types.UID {
 
 // deleteOwned deletes obj (only its key is read) if it exists and is controlled by uid; an
 // object that is gone or belongs to another is left alone. The delete is conditional on the
-// uid read, so an object re-created in between is not deleted either.
-func deleteOwned(ctx context.Context, c client.Client, obj client.Object, uid types.UID, opts ...client.DeleteOption) error {
-	if err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+// uid read, so an object re-created in between is not deleted either. An object c's cache
+// does not hold is read again past it (r; nil: not): a create whose watch event has not
+// arrived yet is no absence, or a deletion right after a deploy would leave it behind.
+func deleteOwned(ctx context.Context, c client.Client, r client.Reader, obj client.Object, uid types.UID, opts ...client.DeleteOption) error {
+	key := client.ObjectKeyFromObject(obj)
+	err := c.Get(ctx, key, obj)
+	if apierrors.IsNotFound(err) && r != nil {
+		err = r.Get(ctx, key, obj)
+	}
+	if err != nil {
 		return wrap("get "+describe(obj), client.IgnoreNotFound(err))
 	}
 	if !controlledBy(obj, uid) {
