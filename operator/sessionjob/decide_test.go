@@ -58,6 +58,20 @@ func running(id string) *decide.JobObservation {
 	return &decide.JobObservation{ID: id, State: "RUNNING", StartTime: 1000}
 }
 
+// upgradeSavepointInFlight records the trigger of j's upgrade's stop-with-savepoint.
+func upgradeSavepointInFlight(j *flinkv1beta1.FlinkSessionJob) *flinkv1beta1.FlinkSessionJob {
+	j.Status.JobStatus.SavepointInfo = &flinkv1beta1.SavepointInfo{TriggerID: "t", TriggerType: flinkv1beta1.SnapshotTriggerUpgrade}
+	return j
+}
+
+// upgradeSavepoint is the old job still running, with op what Flink says of the upgrade's
+// savepoint.
+func upgradeSavepoint(op decide.OperationObservation) sessionjob.Observation {
+	o := ready(running("old"))
+	o.Savepoint = &op
+	return o
+}
+
 func withCheckpoint(o *decide.JobObservation, path string) *decide.JobObservation {
 	o.LatestCheckpoint = &decide.SnapshotRef{Path: path, ID: 3, Timestamp: 5000}
 	return o
@@ -171,30 +185,12 @@ func TestDecide(t *testing.T) {
 		want: outcome{Action: decide.ActCancelJob, State: flinkv1beta1.ReconciliationUpgrading, JobID: "old"},
 	}, {
 		name: "a failed upgrade savepoint with no newer checkpoint keeps the job running",
-		j: func() *flinkv1beta1.FlinkSessionJob {
-			j := upgrading(base(flinkv1beta1.UpgradeModeSavepoint))
-			j.Status.JobStatus.SavepointInfo = &flinkv1beta1.SavepointInfo{TriggerID: "t", TriggerType: flinkv1beta1.SnapshotTriggerUpgrade}
-			return j
-		}(),
-		obs: func() sessionjob.Observation {
-			o := ready(running("old"))
-			o.Savepoint = &decide.OperationObservation{Done: true, Failure: "disk full"}
-			return o
-		}(),
+		j:    upgradeSavepointInFlight(upgrading(base(flinkv1beta1.UpgradeModeSavepoint))), obs: upgradeSavepoint(decide.OperationObservation{Done: true, Failure: "disk full"}),
 		errHas: "keeps running",
 		want:   outcome{Action: decide.ActNone, State: flinkv1beta1.ReconciliationUpgrading, JobID: "old", ErrorHas: "keeps running", WarningFor: "UpgradeRefused"},
 	}, {
 		name: "a lost upgrade savepoint trigger stops the running job with a savepoint again",
-		j: func() *flinkv1beta1.FlinkSessionJob {
-			j := upgrading(base(flinkv1beta1.UpgradeModeSavepoint))
-			j.Status.JobStatus.SavepointInfo = &flinkv1beta1.SavepointInfo{TriggerID: "t", TriggerType: flinkv1beta1.SnapshotTriggerUpgrade}
-			return j
-		}(),
-		obs: func() sessionjob.Observation {
-			o := ready(running("old"))
-			o.Savepoint = &decide.OperationObservation{Lost: true}
-			return o
-		}(),
+		j:    upgradeSavepointInFlight(upgrading(base(flinkv1beta1.UpgradeModeSavepoint))), obs: upgradeSavepoint(decide.OperationObservation{Lost: true}),
 		want: outcome{Action: decide.ActStopWithSavepoint, State: flinkv1beta1.ReconciliationUpgrading, JobID: "old", WarningFor: "SavepointError"},
 	}, {
 		name: "a stateful job the cluster lost is not restarted from empty state",
