@@ -87,7 +87,6 @@ func newWorld(t *rapid.T, newBackend func() (harness.Backend, error)) *harness.W
 
 func newMachine(t *rapid.T, w *harness.World, st *Stats) *machine {
 	m := &machine{checked: newChecked(w, resource), spec: BaseSpec(), stats: st}
-	storeDuration(t, &m.spec)
 	m.apply(t)
 	m.run(t, 20*time.Second)
 	return m
@@ -113,7 +112,7 @@ func (m *machine) changeSpec(t *rapid.T) {
 		m.apply(t)
 		return
 	}
-	switch rapid.IntRange(0, 13).Draw(t, "change") {
+	switch rapid.IntRange(0, 12).Draw(t, "change") {
 	case 0:
 		m.spec.Image = fmt.Sprintf("flink:1.20.%d", rapid.IntRange(0, 9).Draw(t, "patch"))
 	case 1:
@@ -160,8 +159,6 @@ func (m *machine) changeSpec(t *rapid.T) {
 		m.spec.FlinkConfiguration.Set("kubernetes.operator.job.restart.failed", fmt.Sprint(rapid.Bool().Draw(t, "restartFailed")))
 		m.spec.FlinkConfiguration.Set("kubernetes.operator.cluster.health-check.enabled", fmt.Sprint(rapid.Bool().Draw(t, "healthCheck")))
 		m.spec.FlinkConfiguration.Set("kubernetes.operator.cluster.health-check.restarts.threshold", fmt.Sprint(rapid.IntRange(2, 64).Draw(t, "restarts")))
-	case 13:
-		storeDuration(t, &m.spec)
 	}
 	m.apply(t)
 	waits := []time.Duration{time.Second, 10 * time.Second, time.Minute}
@@ -284,10 +281,4 @@ func restSSLSpec(t *rapid.T, spec *flinkv1beta1.FlinkDeploymentSpec) {
 	spec.FlinkConfiguration.Set("security.ssl.rest.keystore", "/opt/flink/tls-cert/keystore.p12")
 	spec.FlinkConfiguration.Set("security.ssl.rest.truststore", "/opt/flink/tls-cert/truststore.p12")
 	spec.FlinkConfiguration.Set("security.ssl.rest.authentication-enabled", fmt.Sprint(on && rapid.Bool().Draw(t, "rest-ssl-auth")))
-}
-
-// storeDuration draws how long Flink keeps a finished savepoint's result: a short one is gone
-// before the operator asks again after a REST outage or under load.
-func storeDuration(t *rapid.T, spec *flinkv1beta1.FlinkDeploymentSpec) {
-	spec.FlinkConfiguration.Set("rest.async.store-duration", rapid.SampledFrom([]string{"1s", "30s", "5min"}).Draw(t, "storeDuration"))
 }

@@ -56,3 +56,28 @@ func TestOperationObservations(t *testing.T) {
 		})
 	}
 }
+
+// TestLostButTaken: a trigger Flink forgot whose savepoint Flink's statistics show, taken no
+// earlier than the trigger, is that savepoint done; an older savepoint, none, or a trigger
+// still known are left as they are.
+func TestLostButTaken(t *testing.T) {
+	lost := &decide.OperationObservation{Lost: true}
+	triggered := int64(5000)
+	for name, tc := range map[string]struct {
+		sp     *decide.OperationObservation
+		latest *decide.SnapshotRef
+		want   *decide.OperationObservation
+	}{
+		"taken since the trigger": {sp: lost, latest: &decide.SnapshotRef{Path: "file:///sp/2", Timestamp: 5200}, want: &decide.OperationObservation{Done: true, Location: "file:///sp/2"}},
+		"older than the trigger":  {sp: lost, latest: &decide.SnapshotRef{Path: "file:///sp/1", Timestamp: 4000}, want: lost},
+		"no savepoint":            {sp: lost, want: lost},
+		"still known, pending":    {sp: &decide.OperationObservation{}, latest: &decide.SnapshotRef{Path: "file:///sp/2", Timestamp: 5200}, want: &decide.OperationObservation{}},
+		"not known this time":     {latest: &decide.SnapshotRef{Path: "file:///sp/2", Timestamp: 5200}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, lostButTaken(tc.sp, tc.latest, &triggered)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}

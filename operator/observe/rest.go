@@ -72,7 +72,7 @@ func observeJob(ctx context.Context, api FlinkAPI, job *flink.JobOverview, js *f
 		}
 	}
 	if info := js.SavepointInfo; info != nil && info.TriggerID != "" {
-		sp = savepointObservation(ctx, api, job.ID, info.TriggerID)
+		sp = lostButTaken(savepointObservation(ctx, api, job.ID, info.TriggerID), j.LatestSavepoint, info.TriggerTimestamp)
 	}
 	if info := js.CheckpointInfo; info != nil && info.TriggerID != "" {
 		cp = checkpointObservation(ctx, api, job.ID, info.TriggerID)
@@ -99,6 +99,18 @@ func savepointObservation(ctx context.Context, api OperationAPI, jobID, trigger 
 		op.Failure = res.Failure.Summary()
 	}
 	return op
+}
+
+// lostButTaken turns a savepoint trigger Flink no longer knows (its result outlived
+// rest.async.store-duration, or the JobManager restarted) into the savepoint it took, when
+// Flink's checkpoint statistics show its newest savepoint triggered no earlier than the
+// trigger was recorded (triggered, epoch milliseconds): taking it again would take a second
+// savepoint for one request.
+func lostButTaken(sp *decide.OperationObservation, latest *decide.SnapshotRef, triggered *int64) *decide.OperationObservation {
+	if sp == nil || !sp.Lost || latest == nil || latest.Path == "" || triggered == nil || latest.Timestamp < *triggered {
+		return sp
+	}
+	return &decide.OperationObservation{Done: true, Location: latest.Path}
 }
 
 func checkpointObservation(ctx context.Context, api OperationAPI, jobID, trigger string) *decide.OperationObservation {
