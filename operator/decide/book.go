@@ -64,6 +64,15 @@ func (b Book) ClearTrigger() {
 	sp.TriggerID, sp.TriggerTimestamp, sp.TriggerType, sp.FormatType = "", nil, "", ""
 }
 
+// LoseSavepoint clears a savepoint trigger Flink no longer knows (its result expired, or the
+// JobManager restarted) and says so in a Warning: label names the savepoint, then says what
+// follows.
+func (b Book) LoseSavepoint(label, then string) {
+	id := b.Savepoints().TriggerID
+	b.ClearTrigger()
+	b.event(Warning, "SavepointError", label+" "+id+" was lost: Flink no longer knows the trigger"+then)
+}
+
 // SetCheckpointTrigger records a pending checkpoint of trigger type t.
 func (b Book) SetCheckpointTrigger(id string, t flinkv1beta1.SnapshotTriggerType) {
 	cp := b.Checkpoints()
@@ -113,8 +122,7 @@ func (b Book) Poll(sp, cp *OperationObservation, job *flinkv1beta1.JobSpec) bool
 		case sp == nil || (!sp.Done && !sp.Lost):
 			pending = true
 		case sp.Lost:
-			b.ClearTrigger()
-			b.event(Warning, "SavepointError", "Savepoint "+info.TriggerID+" was lost: Flink no longer knows the trigger")
+			b.LoseSavepoint("Savepoint", "")
 		case sp.Failure != "":
 			b.ClearTrigger()
 			b.event(Warning, "SavepointError", "Savepoint failed: "+sp.Failure)

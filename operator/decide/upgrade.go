@@ -170,9 +170,7 @@ func (s *step) pollUpgradeSavepoint() {
 		// JobManager restarted): no verdict on the savepoint. The job says what happened: a
 		// RUNNING job is stopped with a savepoint again, a FINISHED one restores the savepoint
 		// Flink reports.
-		trigger := s.st.JobStatus.SavepointInfo.TriggerID
-		s.clearTrigger()
-		s.event(Warning, "SavepointError", "Upgrade savepoint "+trigger+" was lost: Flink no longer knows the trigger; looking at the job again")
+		s.book().LoseSavepoint("Upgrade savepoint", "; looking at the job again")
 		s.savepointTeardown()
 		return
 	}

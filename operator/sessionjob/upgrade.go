@@ -111,9 +111,7 @@ func (s *step) pollUpgradeSavepoint() {
 		// No verdict on the savepoint (its result expired, or the JobManager restarted): with
 		// the trigger forgotten, the job's state decides: a RUNNING job is stopped with a
 		// savepoint again, an ended one restores the newest state Flink reports.
-		trigger := s.st.JobStatus.SavepointInfo.TriggerID
-		s.book().ClearTrigger()
-		s.event(decide.Warning, "SavepointError", "Upgrade savepoint "+trigger+" was lost: Flink no longer knows the trigger; looking at the job again")
+		s.book().LoseSavepoint("Upgrade savepoint", "; looking at the job again")
 		s.upgrade()
 		return
 	}
