@@ -111,6 +111,7 @@ func run() error {
 	mgrOpts := ctrl.Options{
 		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: metricsAddr, SecureServing: secureMetrics},
 		HealthProbeBindAddress: probeAddr, PprofBindAddress: pprofAddr, LeaderElection: leaderElect, LeaderElectionID: "flinkop.flink.apache.org",
+		MapperProvider: controller.MapperProvider,
 	}
 	if secureMetrics {
 		mgrOpts.Metrics.FilterProvider = filters.WithAuthenticationAndAuthorization

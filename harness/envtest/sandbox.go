@@ -27,7 +27,7 @@ func (e *Env) RunSandbox(ctx context.Context, tick time.Duration, report func(er
 	sim := podsim.New(e.Client, clock.RealClock{}, rand.New(rand.NewSource(1)))
 	mgr, err := ctrl.NewManager(e.Config, ctrl.Options{
 		Scheme: e.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-		Cache: controller.CacheOptions(nil),
+		Cache: controller.CacheOptions(nil), MapperProvider: controller.MapperProvider,
 	})
 	if err != nil {
 		return fmt.Errorf("manager: %w", err)

@@ -237,6 +237,7 @@ func (f *fleet) startOperator(ctx context.Context) (<-chan struct{}, error) {
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme: f.env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 		Controller: ctrlconfig.Controller{SkipNameValidation: &skip}, Cache: controller.CacheOptions([]string{namespace}),
+		MapperProvider: controller.MapperProvider,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("manager: %w", err)

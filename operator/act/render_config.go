@@ -6,33 +6,58 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
-	"sigs.k8s.io/yaml"
+	"go.yaml.in/yaml/v2"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
 // ConfigFile renders conf as the named configuration file. config.yaml (Flink 1.19 on) is
-// standard YAML. flink-conf.yaml is read by Flink line by line, not as YAML: each line is
+// standard YAML: one top-level "key: value" per option, keys in byte order, each value a YAML
+// string. flink-conf.yaml is read by Flink line by line, not as YAML: each line is
 // "key: value" as is (quotes would stay part of the value), so a key or value that the line
 // format cannot carry is an error (validation refuses such specs before they get here).
 func ConfigFile(name string, conf map[string]string) (string, error) {
+	keys := slices.Sorted(maps.Keys(conf))
+	if name != "flink-conf.yaml" {
+		return yamlConfigFile(keys, conf)
+	}
 	var b strings.Builder
-	for _, k := range slices.Sorted(maps.Keys(conf)) {
-		if name == "flink-conf.yaml" {
-			if why := flinkv1beta1.LegacyConfigProblem(k, conf[k]); why != "" {
-				return "", fmt.Errorf("flink-conf.yaml cannot hold %q: %s", k, why)
-			}
-			fmt.Fprintf(&b, "%s: %s\n", k, conf[k])
-			continue
+	for _, k := range keys {
+		if why := flinkv1beta1.LegacyConfigProblem(k, conf[k]); why != "" {
+			return "", fmt.Errorf("flink-conf.yaml cannot hold %q: %s", k, why)
 		}
-		line, err := yaml.Marshal(map[string]string{k: conf[k]})
-		if err != nil {
-			return "", fmt.Errorf("config.yaml: %w", err)
-		}
-		b.Write(line)
+		fmt.Fprintf(&b, "%s: %s\n", k, conf[k])
 	}
 	return b.String(), nil
+}
+
+// yamlConfigFile encodes conf as one YAML mapping in the order of keys. It is encoded once,
+// straight from the strings: each reconcile that deploys renders it, and a JSON round trip per
+// key took a third of the operator's CPU while 10,000 deployments converged. Strings that are
+// not UTF-8 are written as the API server would have stored them (invalid bytes replaced), so
+// nothing reaches the encoder that it would write as binary.
+func yamlConfigFile(keys []string, conf map[string]string) (string, error) {
+	doc := make(yaml.MapSlice, 0, len(keys))
+	for _, k := range keys {
+		doc = append(doc, yaml.MapItem{Key: validUTF8(k), Value: validUTF8(conf[k])})
+	}
+	if len(doc) == 0 {
+		return "", nil
+	}
+	out, err := yaml.Marshal(doc)
+	if err != nil {
+		return "", fmt.Errorf("config.yaml: %w", err)
+	}
+	return string(out), nil
+}
+
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, string(utf8.RuneError))
 }
 
 // resourceConfig sets the memory and CPU options from the roles' resource fields, as the
