@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"go.yaml.in/yaml/v2"
 
@@ -41,7 +40,7 @@ func ConfigFile(name string, conf map[string]string) (string, error) {
 func yamlConfigFile(keys []string, conf map[string]string) (string, error) {
 	doc := make(yaml.MapSlice, 0, len(keys))
 	for _, k := range keys {
-		doc = append(doc, yaml.MapItem{Key: validUTF8(k), Value: validUTF8(conf[k])})
+		doc = append(doc, yaml.MapItem{Key: strings.ToValidUTF8(k, "\uFFFD"), Value: strings.ToValidUTF8(conf[k], "\uFFFD")})
 	}
 	if len(doc) == 0 {
 		return "", nil
@@ -51,13 +50,6 @@ func yamlConfigFile(keys []string, conf map[string]string) (string, error) {
 		return "", fmt.Errorf("config.yaml: %w", err)
 	}
 	return string(out), nil
-}
-
-func validUTF8(s string) string {
-	if utf8.ValidString(s) {
-		return s
-	}
-	return strings.ToValidUTF8(s, string(utf8.RuneError))
 }
 
 // resourceConfig sets the memory and CPU options from the roles' resource fields, as the

@@ -59,7 +59,7 @@ func TestYAMLConfigFile(t *testing.T) {
 		}
 		utf := map[string]string{}
 		for k, v := range conf {
-			utf[validUTF8(k)] = validUTF8(v)
+			utf[strings.ToValidUTF8(k, "\uFFFD")] = strings.ToValidUTF8(v, "\uFFFD")
 		}
 		if diff := cmp.Diff(utf, read, cmpopts.EquateEmpty()); diff != "" {
 			t.Fatalf("config.yaml read back (-written +read):\n%s\n%s", diff, got)
