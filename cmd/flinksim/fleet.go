@@ -29,6 +29,8 @@ func fleetBench(args []string) error {
 	autoscaled := fs.Bool("autoscaled", false, "run every job under the autoscaler on fakeflink's workload model (its metric collection and state at steady state)")
 	bystanders := fs.Bool("bystanders", false, fmt.Sprintf("at the end, add %d ConfigMaps and %d Pods that are not the operator's and measure its heap again", fleet.BystanderConfigMaps, fleet.BystanderPods))
 	convergeOnly := fs.Bool("converge-only", false, "stop after the steady state (no wave, no latency phases, no single-writer floor): for 10,000 deployments")
+	noWave := fs.Bool("no-wave", false, "skip the upgrade wave: the latency phases follow the steady state")
+	freshFloor := fs.Bool("fresh-floor", false, "measure the floor on a fresh API server after the run (default: on the fleet's server after the phases)")
 	noSerialFloor := fs.Bool("no-serial-floor", false, "skip the floor's single-writer run (over half an hour at 10,000); the 16-writer run stays")
 	operator := fs.String("operator-binary", "", "run this flink-operator binary as its own process and measure its heap, resident set and CPU apart (default: the operator runs inside flinksim)")
 	memLimit := fs.String("operator-gomemlimit", "", "the GOMEMLIMIT of the operator process (with --operator-binary), e.g. 270MiB")
@@ -61,7 +63,7 @@ func fleetBench(args []string) error {
 	fmt.Printf("flinksim fleet: %d FlinkDeployments on a real kube-apiserver, %.0f%% hung JobManagers in the last phase\n", *n, *slow)
 	rep, err := fleet.Run(ctx, fleet.Config{
 		N: *n, SlowPercent: *slow, Parallelism: *parallelism, Changes: *changes, Steady: *steady, ReconcileInterval: *interval, Timeout: *timeout, Log: os.Stdout,
-		Bystanders: *bystanders, Autoscaled: *autoscaled, ConvergeOnly: *convergeOnly, NoSerialFloor: *noSerialFloor, HeapProfile: *heapProfile,
+		Bystanders: *bystanders, Autoscaled: *autoscaled, ConvergeOnly: *convergeOnly, NoWave: *noWave, FreshFloor: *freshFloor, NoSerialFloor: *noSerialFloor, HeapProfile: *heapProfile,
 		OperatorBinary: *operator, OperatorMemoryLimit: *memLimit, APIServerFlags: apiServerFlags, EtcdFlags: etcdFlags,
 	})
 	if rep != nil {

@@ -56,6 +56,13 @@ type Config struct {
 	// ConvergeOnly stops after the steady state (no wave, no latency phases) and measures the
 	// floor with 16 writers only: what a run at 10,000 deployments can afford.
 	ConvergeOnly bool
+	// NoWave skips the upgrade wave: the latency phases follow the steady state.
+	NoWave bool
+	// FreshFloor measures the floor on a fresh API server, started after the operator's run
+	// is over and the fleet's server stopped: in the state the operator's converge started
+	// from. By default the floor runs on the fleet's server after the phases, which by then
+	// holds the fleet (at 10,000 after a wave, it took over an hour there).
+	FreshFloor bool
 	// NoSerialFloor skips the floor's single-writer run (the 16-writer run stays): at 10,000
 	// deployments it alone takes over half an hour.
 	NoSerialFloor bool
@@ -88,9 +95,22 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer func() { _ = env.Stop() }()
-	f := &fleet{cfg: cfg, env: env, tracker: newTracker(), rep: &Report{N: cfg.N, Slow: cfg.slowCount()}}
-	return f.run(ctx)
+	stopped := false
+	defer func() {
+		if !stopped {
+			_ = env.Stop()
+		}
+	}()
+	f := &fleet{cfg: cfg, env: env, tracker: newTracker(), rep: &Report{N: cfg.N, Slow: cfg.slowCount(), FreshFloor: cfg.FreshFloor}}
+	rep, err := f.run(ctx)
+	if err != nil || !cfg.FreshFloor {
+		return rep, err
+	}
+	stopped = true
+	if err := env.Stop(); err != nil {
+		return rep, fmt.Errorf("stop the fleet's API server: %w", err)
+	}
+	return rep, f.freshFloor(ctx)
 }
 
 func (c Config) withDefaults() Config {
@@ -159,11 +179,11 @@ func (f *fleet) run(ctx context.Context) (*Report, error) {
 		return nil, err
 	}
 	err = f.phases(ctx)
-	if err == nil {
+	if err == nil && !f.cfg.FreshFloor {
 		// The floor on the same API server, before bystanders grow it; the operator idles at
 		// steady state meanwhile (no writes).
 		f.logf("the floor: %d writes by a plain client", f.rep.ConvergeWrites)
-		f.rep.FloorParallel, f.rep.FloorSerial, err = floor(ctx, c, f.rep.ConvergeWrites, f.rep.ConvergeWritesByKind, !f.cfg.ConvergeOnly && !f.cfg.NoSerialFloor)
+		f.rep.FloorParallel, f.rep.FloorSerial, err = floor(ctx, c, f.rep.ConvergeWrites, f.rep.ConvergeWritesByKind, f.serialFloor())
 	}
 	if err == nil && f.cfg.Bystanders {
 		err = f.bystanders(ctx)

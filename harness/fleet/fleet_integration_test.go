@@ -18,15 +18,16 @@ func TestHungJobManagersDoNotDelayHealthyOnes(t *testing.T) {
 	const bound = 3 * time.Second
 	for name, tc := range map[string]struct {
 		parallelism int
+		noWave      bool
 		wantWithin  bool
 	}{
 		"default parallelism": {parallelism: 0, wantWithin: true},
-		"one worker (broken)": {parallelism: 1, wantWithin: false},
+		"one worker (broken)": {parallelism: 1, noWave: true, wantWithin: false},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			rep, err := Run(context.Background(), Config{
-				N: 6, SlowPercent: 34, Parallelism: tc.parallelism, Changes: 4,
+				N: 6, SlowPercent: 34, Parallelism: tc.parallelism, Changes: 4, NoWave: tc.noWave,
 				ReconcileInterval: 2 * time.Second, Timeout: 3 * time.Minute, Log: t.Output(),
 			})
 			if err != nil {
@@ -34,6 +35,9 @@ func TestHungJobManagersDoNotDelayHealthyOnes(t *testing.T) {
 			}
 			if rep.SteadyWrites != 0 {
 				t.Errorf("%d API writes at steady state, want none: %v, events %v", rep.SteadyWrites, rep.SteadyWritesByKind, rep.SteadyEvents)
+			}
+			if (rep.Wave > 0) == tc.noWave {
+				t.Errorf("upgrade wave measured %s with NoWave %v", rep.Wave, tc.noWave)
 			}
 			if len(rep.Latency) != 4 || len(rep.SlowLatency) != 4 {
 				t.Fatalf("latencies %v / %v, want 4 each", rep.Latency, rep.SlowLatency)
@@ -48,7 +52,8 @@ func TestHungJobManagersDoNotDelayHealthyOnes(t *testing.T) {
 
 // TestOperatorApart runs the flink-operator binary as its own process against a small fleet:
 // its API requests must reach the API server through the counting proxy, its Flink calls the
-// simulated JobManagers through the REST proxy, and its memory and CPU must be read.
+// simulated JobManagers through the REST proxy, and its memory and CPU must be read; the
+// floor then runs on an API server of its own.
 func TestOperatorApart(t *testing.T) {
 	t.Parallel()
 	bin := filepath.Join(t.TempDir(), "flink-operator")
@@ -57,7 +62,7 @@ func TestOperatorApart(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	rep, err := Run(context.Background(), Config{
-		N: 3, ConvergeOnly: true, OperatorBinary: bin, ReconcileInterval: 5 * time.Second, Timeout: 3 * time.Minute,
+		N: 3, ConvergeOnly: true, FreshFloor: true, OperatorBinary: bin, ReconcileInterval: 5 * time.Second, Timeout: 3 * time.Minute,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -71,5 +76,8 @@ func TestOperatorApart(t *testing.T) {
 	}
 	if rep.SteadyWrites != 0 || rep.SteadyRESTPerDeployment <= 0 {
 		t.Errorf("steady state: %d API writes (want 0), %.1f Flink calls per deployment (want some)", rep.SteadyWrites, rep.SteadyRESTPerDeployment)
+	}
+	if !rep.FreshFloor || rep.FloorParallel <= 0 {
+		t.Errorf("floor on a fresh API server: %v, %s", rep.FreshFloor, rep.FloorParallel)
 	}
 }

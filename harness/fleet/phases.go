@@ -15,7 +15,7 @@ import (
 )
 
 // phases runs the measured phases in order: create and converge, steady state, then (unless
-// ConvergeOnly) an upgrade wave, spec-change latency with every JobManager answering, then
+// ConvergeOnly) an upgrade wave (unless NoWave), spec-change latency with every JobManager answering, then
 // with the slow share hung.
 func (f *fleet) phases(ctx context.Context) error {
 	start := time.Now()
@@ -43,19 +43,11 @@ func (f *fleet) phases(ctx context.Context) error {
 		return nil
 	}
 
-	start = time.Now()
-	f.logf("upgrade wave: parallelism of every deployment")
-	if err := parallel(ctx, 16, len(f.names), func(ctx context.Context, i int) error {
-		_, err := f.change(ctx, f.names[i])
-		return err
-	}); err != nil {
-		return fmt.Errorf("wave: %w", err)
+	if !f.cfg.NoWave {
+		if err := f.wave(ctx); err != nil {
+			return err
+		}
 	}
-	if err := f.until(ctx, "upgraded", 2); err != nil {
-		return err
-	}
-	f.rep.Wave = time.Since(start)
-	f.logf("wave done in %s", f.rep.Wave.Round(time.Millisecond))
 
 	healthy := f.names[f.rep.Slow:]
 	changed := healthy[:min(len(healthy), f.cfg.Changes)]
@@ -71,6 +63,24 @@ func (f *fleet) phases(ctx context.Context) error {
 	f.rep.SlowLatency, err = f.latency(ctx, changed)
 	f.rep.HungCalls = f.rest.hung.Load()
 	return err
+}
+
+// wave changes every deployment's parallelism and waits until all run the change.
+func (f *fleet) wave(ctx context.Context) error {
+	start := time.Now()
+	f.logf("upgrade wave: parallelism of every deployment")
+	if err := parallel(ctx, 16, len(f.names), func(ctx context.Context, i int) error {
+		_, err := f.change(ctx, f.names[i])
+		return err
+	}); err != nil {
+		return fmt.Errorf("wave: %w", err)
+	}
+	if err := f.until(ctx, "upgraded", 2); err != nil {
+		return err
+	}
+	f.rep.Wave = time.Since(start)
+	f.logf("wave done in %s", f.rep.Wave.Round(time.Millisecond))
+	return nil
 }
 
 // steady holds the converged fleet for the steady window and counts what the operator does

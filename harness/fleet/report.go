@@ -2,7 +2,6 @@ package fleet
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"io"
 	"maps"
@@ -13,10 +12,7 @@ import (
 	"strings"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
@@ -38,6 +34,8 @@ type Report struct {
 	// FloorParallel and FloorSerial are ConvergeWrites done by a plain client with 16 writers
 	// and with one.
 	FloorParallel, FloorSerial time.Duration
+	// FreshFloor: the floor ran on a fresh API server (Config.FreshFloor).
+	FreshFloor bool
 	// SteadyWrites (by verb and resource in SteadyWritesByKind) and SteadyRESTPerDeployment
 	// are counted over SteadyWindow at steady state.
 	SteadyWrites            int64
@@ -95,6 +93,7 @@ func (r *Report) Write(w io.Writer) {
 		ms(pct(r.Latency, 50)), ms(pct(r.Latency, 99)), ms(pct(r.SlowLatency, 50)), ms(pct(r.SlowLatency, 99)), r.memoryCell())
 	_, _ = fmt.Fprintf(w, "\nAPI writes to converge: %d (%.1f per deployment); at steady state over %s: %d writes, %.1f Flink REST calls per deployment.\n",
 		r.ConvergeWrites, float64(r.ConvergeWrites)/float64(r.N), r.SteadyWindow, r.SteadyWrites, r.SteadyRESTPerDeployment)
+	_, _ = fmt.Fprintf(w, "The floor ran %s.\n", r.floorWhere())
 	_, _ = fmt.Fprintf(w, "Writes per deployment to converge, by request: %s.\n", r.perDeployment())
 	_, _ = fmt.Fprintf(w, "Writes at steady state, by request: %s.\n", mostFirst(r.SteadyWritesByKind, func(n int64) string { return strconv.FormatInt(n, 10) }))
 	_, _ = fmt.Fprintf(w, "Events written at steady state (new, or a series written), by type and reason: %s.\n", mostFirst(r.SteadyEvents, func(n int64) string { return strconv.FormatInt(n, 10) }))
@@ -174,77 +173,6 @@ func loadavg() string {
 	return strings.Join(strings.Fields(string(data))[:3], " ")
 }
 
-// floor does the operator's writes to converge with a plain client, with 16 writers and then
-// (with serial) one: as many Service creates as the operator made, every other one with a
-// cluster IP (the operator renders a cluster-IP Service and a headless one per deployment),
-// so the floor queues on kube-apiserver's cluster-IP allocator as the operator did; as many
-// Deployment creates (small pod templates); and every other write (status updates, Events,
-// ConfigMaps) as a small ConfigMap create. byKind splits writes by request, as the API proxy
-// counts them; without it every write is a ConfigMap create.
-func floor(ctx context.Context, c client.Client, writes int64, byKind map[string]int64, serial bool) (parallelTime, serialTime time.Duration, err error) {
-	plan := floorPlan(writes, byKind)
-	run := func(prefix string, workers int) (time.Duration, error) {
-		start := time.Now()
-		err := parallel(ctx, workers, len(plan), func(ctx context.Context, i int) error {
-			return c.Create(ctx, floorObject(plan[i], fmt.Sprintf("%s-%d", prefix, i), i))
-		})
-		return time.Since(start), err
-	}
-	if parallelTime, err = run("floor-p", 16); err != nil || !serial {
-		return parallelTime, 0, err
-	}
-	serialTime, err = run("floor-s", 1)
-	return parallelTime, serialTime, err
-}
-
-// The kinds of floor writes.
-const (
-	floorService    = "POST services"
-	floorDeployment = "POST deployments"
-	floorConfigMap  = "configmap"
-)
-
-// floorPlan spreads writes over the kinds of floor writes, interleaved as the operator's are:
-// byKind's Service and Deployment creates, ConfigMap creates for the rest.
-func floorPlan(writes int64, byKind map[string]int64) []string {
-	counts := map[string]int64{floorService: byKind[floorService], floorDeployment: byKind[floorDeployment]}
-	counts[floorConfigMap] = max(0, writes-counts[floorService]-counts[floorDeployment])
-	plan := make([]string, 0, writes)
-	for int64(len(plan)) < writes {
-		for _, k := range []string{floorService, floorDeployment, floorConfigMap} {
-			if counts[k] > 0 {
-				counts[k]--
-				plan = append(plan, k)
-			}
-		}
-	}
-	return plan
-}
-
-// floorObject is the object a floor write of kind creates, named name; i alternates Services
-// between a cluster IP and none.
-func floorObject(kind, name string, i int) client.Object {
-	labels := map[string]string{"floor": name}
-	meta := metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: labels}
-	switch kind {
-	case floorService:
-		svc := &corev1.Service{ObjectMeta: meta, Spec: corev1.ServiceSpec{Selector: labels, Ports: []corev1.ServicePort{{Name: "rest", Port: 8081}}}}
-		if i%2 == 1 {
-			svc.Spec.ClusterIP = corev1.ClusterIPNone
-		}
-		return svc
-	case floorDeployment:
-		return &appsv1.Deployment{ObjectMeta: meta, Spec: appsv1.DeploymentSpec{
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "flink-main-container", Image: "flink:1.20"}}},
-			},
-		}}
-	}
-	return &corev1.ConfigMap{ObjectMeta: meta, Data: map[string]string{"config.yaml": "taskmanager.numberOfTaskSlots: 2\n"}}
-}
-
 // deployment is a savepoint-mode application deployment with checkpoints every 10 s;
 // autoscaled, its job runs fakeflink's workload under the autoscaler.
 func deployment(name string, autoscaled bool) *flinkv1beta1.FlinkDeployment {
@@ -292,4 +220,12 @@ func mostFirst(counts map[string]int64, show func(int64) string) string {
 		parts[i] = k + " " + show(counts[k])
 	}
 	return strings.Join(parts, ", ")
+}
+
+// floorWhere says which API server the floor ran on.
+func (r *Report) floorWhere() string {
+	if r.FreshFloor {
+		return "on a fresh API server after the run"
+	}
+	return "on the fleet's API server after the phases, with the operator idle"
 }

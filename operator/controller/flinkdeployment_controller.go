@@ -235,6 +235,7 @@ func (r *FlinkDeploymentReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	return withRescan(ctrl.NewControllerManagedBy(mgr), r.scope.source(deploymentList)).
 		For(&flinkv1beta1.FlinkDeployment{}).
+		Watches(&flinkv1beta1.FlinkDeployment{}, specLane{}). // see lanes.go
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}, builder.OnlyMetadata). // see act.MetadataOnly
 		Owns(&corev1.ConfigMap{}, builder.WithPredicates(predicate.NewPredicateFuncs(configMapEnqueues))).
@@ -247,8 +248,8 @@ func (r *FlinkDeploymentReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// A run that ends, or is gone, moves its cron template on.
 		Watches(&flinkv1beta1.FlinkDeployment{}, handler.EnqueueRequestsFromMapFunc(templateOf)).
 		Named("flinkdeployment").
-		WithOptions(queueOptions(r.Workers)).
-		Complete(r)
+		WithOptions(laneOptions(r.Workers)).
+		Complete(normalRequeues(r))
 }
 
 // configMapEnqueues reports whether an event of an owned ConfigMap reconciles its owner: not

@@ -175,10 +175,11 @@ func (r *FlinkSessionJobReconciler) optionsFor(j *flinkv1beta1.FlinkSessionJob, 
 func (r *FlinkSessionJobReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return withRescan(ctrl.NewControllerManagedBy(mgr), r.scope.source(sessionJobList)).
 		For(&flinkv1beta1.FlinkSessionJob{}).
+		Watches(&flinkv1beta1.FlinkSessionJob{}, specLane{}). // see lanes.go
 		Watches(&flinkv1beta1.FlinkDeployment{}, handler.EnqueueRequestsFromMapFunc(r.sessionJobsOf)).
 		Named("flinksessionjob").
-		WithOptions(queueOptions(r.Workers)).
-		Complete(r)
+		WithOptions(laneOptions(r.Workers)).
+		Complete(normalRequeues(r))
 }
 
 // sessionJobsOf maps a FlinkDeployment to the FlinkSessionJobs that target it.

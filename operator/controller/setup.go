@@ -176,14 +176,15 @@ func retryLimiter() workqueue.TypedRateLimiter[reconcile.Request] {
 	return workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](RetryBaseDelay, RetryMaxDelay)
 }
 
-// queueOptions are every controller's options with n workers (0: the default parallelism):
-// the retry back-off above, and a queue that serves resources in the order they became due.
-// controller-runtime's default priority queue puts every object of its informer's first list
-// (and every unchanged resync) behind every change, and keeps a requeued resource's
-// priority: a resource listed at start-up with work in flight (an upgrade the restart
-// interrupted, or one created while the informer listed) waits until no other resource has
-// anything to do. In a 10,000-deployment fleet, 76 deployments created as the operator
-// started were not reconciled once in the 20 minutes the others took to converge.
+// queueOptions are a controller's options with n workers (0: the default parallelism): the
+// retry back-off above, and a queue that serves resources in the order they became due. The
+// FlinkDeployment and FlinkSessionJob controllers add a spec-change lane (laneOptions).
+// controller-runtime's priority queue as its handlers feed it puts every object of its
+// informer's first list (and every unchanged resync) behind every change, and keeps a
+// requeued resource's priority: a resource listed at start-up with work in flight waits until
+// no other resource has anything to do. In a 10,000-deployment fleet, 76 deployments created
+// as the operator started were not reconciled once in the 20 minutes the others took to
+// converge.
 func queueOptions(n int) controller.Options {
 	return controller.Options{MaxConcurrentReconciles: workers(n), RateLimiter: retryLimiter(), UsePriorityQueue: ptr.To(false)}
 }
