@@ -93,7 +93,9 @@ func (r *Report) Write(w io.Writer) {
 		ms(pct(r.Latency, 50)), ms(pct(r.Latency, 99)), ms(pct(r.SlowLatency, 50)), ms(pct(r.SlowLatency, 99)), r.memoryCell())
 	_, _ = fmt.Fprintf(w, "\nAPI writes to converge: %d (%.1f per deployment); at steady state over %s: %d writes, %.1f Flink REST calls per deployment.\n",
 		r.ConvergeWrites, float64(r.ConvergeWrites)/float64(r.N), r.SteadyWindow, r.SteadyWrites, r.SteadyRESTPerDeployment)
-	_, _ = fmt.Fprintf(w, "The floor ran %s.\n", r.floorWhere())
+	if r.FloorParallel > 0 {
+		_, _ = fmt.Fprintf(w, "The floor ran %s.\n", r.floorWhere())
+	}
 	_, _ = fmt.Fprintf(w, "Writes per deployment to converge, by request: %s.\n", r.perDeployment())
 	_, _ = fmt.Fprintf(w, "Writes at steady state, by request: %s.\n", mostFirst(r.SteadyWritesByKind, func(n int64) string { return strconv.FormatInt(n, 10) }))
 	_, _ = fmt.Fprintf(w, "Events written at steady state (new, or a series written), by type and reason: %s.\n", mostFirst(r.SteadyEvents, func(n int64) string { return strconv.FormatInt(n, 10) }))

@@ -22,7 +22,7 @@ const ConflictRetry = time.Second
 // back-off.
 func statusWriteFailed(ctx context.Context, m *metrics.Recorder, err error) (ctrl.Result, error) {
 	if quietConflict(ctx, m, "status", err) {
-		return ctrl.Result{RequeueAfter: ConflictRetry}, nil
+		return keepLane(ConflictRetry), nil
 	}
 	m.ReconcileError("status")
 	return ctrl.Result{}, err
@@ -35,7 +35,7 @@ func statusWriteFailed(ctx context.Context, m *metrics.Recorder, err error) (ctr
 // resource is gone) ends the reconcile.
 func finalizerFailed(ctx context.Context, m *metrics.Recorder, err error) (ctrl.Result, error) {
 	if quietConflict(ctx, m, "finalizer", err) {
-		return ctrl.Result{RequeueAfter: ConflictRetry}, nil
+		return keepLane(ConflictRetry), nil
 	}
 	return ctrl.Result{}, err
 }

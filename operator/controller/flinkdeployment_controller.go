@@ -112,7 +112,7 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	}
 	writes, fresh := r.fence.enter(&d, r.Clock.Now(), r.Metrics)
 	if !fresh {
-		return ctrl.Result{RequeueAfter: StaleReadRetry}, nil
+		return keepLane(StaleReadRetry), nil
 	}
 	defer func() { writes.done(r.Clock.Now()) }()
 	if proceed, err := ensureFinalizer(ctx, r.Client, &d, Finalizer); !proceed {
@@ -154,7 +154,7 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	}
 	if r.SnapshotSlots.refused(deploymentSlot(req), res.Action.Kind, &res.Status.JobStatus) {
 		r.Metrics.SnapshotSlotWait()
-		return ctrl.Result{RequeueAfter: decide.SlotRetry(string(d.UID))}, nil // another worker took the last slot
+		return keepLane(decide.SlotRetry(string(d.UID))), nil // another worker took the last slot
 	}
 	if err := writeRecords(ctx, r.Client, &d, flinkv1beta1.JobKindDeployment, opts, res.Records); err != nil {
 		r.Metrics.ReconcileError("records")
@@ -164,7 +164,7 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		if later := (*act.RetryLaterError)(nil); errors.As(err, &later) {
 			log.FromContext(ctx).V(1).Info("action waits for a slot", "action", res.Action.Kind, "reason", err.Error())
 			r.Metrics.SlotWait()
-			return ctrl.Result{RequeueAfter: later.After}, nil
+			return keepLane(later.After), nil
 		}
 		log.FromContext(ctx).Error(err, "action failed", "action", res.Action.Kind)
 		r.Metrics.ReconcileError(string(res.Action.Kind))

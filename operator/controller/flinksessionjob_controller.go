@@ -92,7 +92,7 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	}
 	writes, fresh := r.fence.enter(&j, r.Clock.Now(), r.Metrics)
 	if !fresh {
-		return ctrl.Result{RequeueAfter: StaleReadRetry}, nil
+		return keepLane(StaleReadRetry), nil
 	}
 	defer func() { writes.done(r.Clock.Now()) }()
 	if proceed, err := ensureFinalizer(ctx, r.Client, &j, SessionJobFinalizer); !proceed {
@@ -116,14 +116,14 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	}
 	if r.SnapshotSlots.refused(sessionJobSlot(req), res.Action.Kind, &res.Status.JobStatus) {
 		r.Metrics.SnapshotSlotWait()
-		return ctrl.Result{RequeueAfter: decide.SlotRetry(string(j.UID))}, nil // another worker took the last slot
+		return keepLane(decide.SlotRetry(string(j.UID))), nil // another worker took the last slot
 	}
 	if err := writeRecords(ctx, r.Client, &j, flinkv1beta1.JobKindSessionJob, opts, res.Records); err != nil {
 		r.Metrics.ReconcileError("records")
 		return ctrl.Result{}, err
 	}
 	if err := r.Executor.Execute(ctx, cluster, res.Action); errors.Is(err, act.ErrJarFetchBusy) {
-		return ctrl.Result{RequeueAfter: opts.ProgressCheckInterval}, nil // other jobs' jars are being fetched
+		return keepLane(opts.ProgressCheckInterval), nil // other jobs' jars are being fetched
 	} else if err != nil {
 		log.FromContext(ctx).Error(err, "action failed", "action", res.Action.Kind)
 		r.Metrics.ReconcileError(string(res.Action.Kind))

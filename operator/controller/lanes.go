@@ -2,6 +2,8 @@ package controller
 
 import (
 	"context"
+	"math"
+	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
@@ -16,12 +18,13 @@ import (
 // The FlinkDeployment and FlinkSessionJob queues have two lanes: a spec-change lane, served
 // first, and the normal lane, served in the order resources became due. A resource enters the
 // spec-change lane when a user asks for something (it is created, its generation changes, or
-// its deletion is requested) and leaves it with that one reconcile: every requeue, a failed
-// reconcile's retry included, goes to the normal lane. So the first action on a change never
-// waits behind the fleet's resyncs, however long their queue (in a 10,000-deployment fleet
-// after an upgrade wave, about 9,000 of them), and the normal lane cannot be starved unless
-// users change specs faster than the workers reconcile them, each resource at most once per
-// change. Everything else (resyncs, requeues, events of owned objects, the informer's first
+// its deletion is requested) and leaves it with the first reconcile that gets anywhere: its
+// requeues, a failed reconcile's retry included, go to the normal lane. A reconcile that did
+// nothing yet (its cache behind the operator's last write, a slot taken, a conflicting write)
+// tries again after its delay in the lane it came from (keepLane), so the first action on a
+// change does not wait behind the fleet's resyncs, however long their queue (in a
+// 10,000-deployment fleet after an upgrade wave, about 9,000 of them). The normal lane cannot be
+// starved unless users change specs faster than the workers act on them. Everything else (resyncs, requeues, events of owned objects, the informer's first
 // list) is normal: controller-runtime's handlers put a listed or unchanged object at its low
 // priority, which a busy fleet never reaches, and the lane handler below lifts the resource's
 // own events out of it.
@@ -95,13 +98,27 @@ func enqueue(q workqueue.TypedRateLimitingInterface[reconcile.Request], obj clie
 	q.Add(req)
 }
 
-// normalRequeues wraps r so that whatever it requeues goes to the normal lane (controller-
-// runtime otherwise requeues at the priority the item was handed out with).
+// keepLanePriority marks a result of keepLane for normalRequeues; no queue sees it.
+const keepLanePriority = math.MinInt
+
+// keepLane is the result of a reconcile that did nothing yet and tries again after d: under
+// normalRequeues the resource keeps the lane it was handed out in. A throttled hot loop is
+// not such a reconcile: it goes to the normal lane.
+func keepLane(d time.Duration) reconcile.Result {
+	return reconcile.Result{RequeueAfter: d, Priority: ptr.To(keepLanePriority)}
+}
+
+// normalRequeues wraps r so that whatever it requeues goes to the normal lane, except a
+// keepLane result (controller-runtime requeues at the priority the item was handed out with
+// when a result names none).
 func normalRequeues(r reconcile.Reconciler) reconcile.Reconciler {
 	return reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 		res, err := r.Reconcile(ctx, req)
-		if res.Priority == nil {
+		switch {
+		case res.Priority == nil:
 			res.Priority = ptr.To(NormalPriority)
+		case *res.Priority == keepLanePriority:
+			res.Priority = nil
 		}
 		return res, err
 	})

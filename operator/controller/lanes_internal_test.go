@@ -78,8 +78,21 @@ var resync = reconcile.Func(func(context.Context, reconcile.Request) (reconcile.
 	return reconcile.Result{RequeueAfter: time.Minute}, nil
 })
 
+// waitOnce is resync, except that name's first reconcile does nothing yet (keepLane).
+func waitOnce(name string) reconcile.Reconciler {
+	waited := false
+	return reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+		if req.Name == name && !waited {
+			waited = true
+			return keepLane(time.Second), nil
+		}
+		return resync(ctx, req)
+	})
+}
+
 // TestSpecChangeLane: with a hundred resources queued for their resync, a spec change is
-// handed out next, and its requeue goes back to the normal lane; a resource listed at
+// handed out next, and its requeue goes back to the normal lane (unless that reconcile did
+// nothing yet: then it tries again in the spec-change lane); a resource listed at
 // start-up is served in its turn among busy resources. The broken variants: the builder's
 // handler alone (no specLane) serves the change after the hundred and never serves the listed
 // resource; without normalRequeues a changed resource keeps jumping the queue, and busy
@@ -94,7 +107,8 @@ func TestSpecChangeLane(t *testing.T) {
 		ChangeTurns      int // how many of those 101 turns it took
 		ListedServedAs   int // the listed resource among 21 busy ones (-1: not in 200)
 	}
-	run := func(plain bool, r reconcile.Reconciler) result {
+	run := func(t *testing.T, plain bool, r reconcile.Reconciler) result {
+		t.Helper()
 		var got result
 		l := newLaneQueue(t, plain)
 		for i := range 100 { // resyncs come due, requeued as the controller requeues
@@ -128,13 +142,36 @@ func TestSpecChangeLane(t *testing.T) {
 		r     reconcile.Reconciler
 		want  result
 	}{
-		"lanes":                               {r: normalRequeues(resync), want: result{ChangeServedAs: 1, RequeuedPriority: NormalPriority, ChangeTurns: 1, ListedServedAs: 21}},
-		"broken: the builder's handler alone": {plain: true, r: normalRequeues(resync), want: result{ChangeServedAs: 101, RequeuedPriority: NormalPriority, ChangeTurns: 1, ListedServedAs: -1}},
-		"broken: requeues keep the lane":      {r: resync, want: result{ChangeServedAs: 1, RequeuedPriority: SpecChangePriority, ChangeTurns: 101, ListedServedAs: -1}},
+		"lanes":                                 {r: normalRequeues(resync), want: result{ChangeServedAs: 1, RequeuedPriority: NormalPriority, ChangeTurns: 1, ListedServedAs: 21}},
+		"broken: the builder's handler alone":   {plain: true, r: normalRequeues(resync), want: result{ChangeServedAs: 101, RequeuedPriority: NormalPriority, ChangeTurns: 1, ListedServedAs: -1}},
+		"a first try that waits keeps the lane": {r: normalRequeues(waitOnce("changed")), want: result{ChangeServedAs: 1, RequeuedPriority: SpecChangePriority, ChangeTurns: 2, ListedServedAs: 21}},
+		"broken: requeues keep the lane":        {r: resync, want: result{ChangeServedAs: 1, RequeuedPriority: SpecChangePriority, ChangeTurns: 101, ListedServedAs: -1}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, run(tc.plain, tc.r)); diff != "" {
+			if diff := cmp.Diff(tc.want, run(t, tc.plain, tc.r)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestNormalRequeues: a result naming no priority is requeued in the normal lane, keepLane's
+// at the priority it was handed out with (none named), another priority as it is.
+func TestNormalRequeues(t *testing.T) {
+	for name, tc := range map[string]struct {
+		res  reconcile.Result
+		want *int
+	}{
+		"none named": {reconcile.Result{RequeueAfter: time.Minute}, ptr.To(NormalPriority)},
+		"keepLane":   {keepLane(time.Second), nil},
+		"named":      {reconcile.Result{Priority: ptr.To(5)}, ptr.To(5)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got, _ := normalRequeues(reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
+				return tc.res, nil
+			})).Reconcile(context.Background(), reconcile.Request{})
+			if diff := cmp.Diff(tc.want, got.Priority); diff != "" {
+				t.Errorf("priority (-want +got):\n%s", diff)
 			}
 		})
 	}
