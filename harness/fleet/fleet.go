@@ -91,7 +91,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, errors.New("fleet: N must be at least 1")
 	}
 	cfg = cfg.withDefaults()
-	env, err := envtest.Start(envtest.WithFlags(append(slices.Clone(APIServerFlags), cfg.APIServerFlags...), append(slices.Clone(EtcdFlags), cfg.EtcdFlags...)))
+	env, err := cfg.startAPIServer()
 	if err != nil {
 		return nil, err
 	}
@@ -111,6 +111,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return rep, fmt.Errorf("stop the fleet's API server: %w", err)
 	}
 	return rep, f.freshFloor(ctx)
+}
+
+// startAPIServer starts an API server and etcd with the fleet's flags and c's.
+func (c Config) startAPIServer() (*envtest.Env, error) {
+	return envtest.Start(envtest.WithFlags(append(slices.Clone(APIServerFlags), c.APIServerFlags...), append(slices.Clone(EtcdFlags), c.EtcdFlags...)))
 }
 
 func (c Config) withDefaults() Config {

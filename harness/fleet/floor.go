@@ -3,15 +3,12 @@ package fleet
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	"github.com/flinkop/flinkop/harness/envtest"
 )
 
 // floor does the operator's writes to converge with a plain client, with 16 writers and then
@@ -87,7 +84,7 @@ func floorObject(kind, name string, i int) client.Object {
 
 // freshFloor measures the floor on an API server of its own, started with the fleet's flags.
 func (f *fleet) freshFloor(ctx context.Context) error {
-	env, err := envtest.Start(envtest.WithFlags(append(slices.Clone(APIServerFlags), f.cfg.APIServerFlags...), append(slices.Clone(EtcdFlags), f.cfg.EtcdFlags...)))
+	env, err := f.cfg.startAPIServer()
 	if err != nil {
 		return fmt.Errorf("fresh API server: %w", err)
 	}
