@@ -15,15 +15,14 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/flinkop/flinkop/harness/envtest"
 	"github.com/flinkop/flinkop/harness/podsim"
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/config"
 	"github.com/flinkop/flinkop/operator/controller"
 )
@@ -147,10 +146,13 @@ type fleet struct {
 	tracker *tracker
 	rest    *slowTransport
 	api     *apiCounter
+	world   *apiCounter // the pod simulator's and the fakeflink clusters' requests
 	sim     *podsim.Sim
 	proc    *operatorProcess // nil: the operator runs in this process
 	names   []string
 	rep     *Report
+	// convergedStatus is a converged deployment's status: what the floor's status updates write.
+	convergedStatus flinkv1beta1.FlinkDeploymentStatus
 }
 
 func (f *fleet) logf(format string, args ...any) {
@@ -165,7 +167,12 @@ func (f *fleet) run(ctx context.Context) (*Report, error) {
 	if err = c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}); err != nil {
 		return nil, err
 	}
-	f.sim = podsim.New(c, clock.RealClock{}, rand.New(rand.NewSource(1)))
+	f.world = &apiCounter{}
+	simClient, err := f.countedClient(f.world)
+	if err != nil {
+		return nil, err
+	}
+	f.sim = podsim.New(simClient, clock.RealClock{}, rand.New(rand.NewSource(1)))
 	f.sim.Namespace = namespace
 	f.sim.Parallel = 16 // one by one, the simulated kubelet would set the pace at thousands
 	kc, err := f.kubeletCache(ctx)
@@ -188,7 +195,7 @@ func (f *fleet) run(ctx context.Context) (*Report, error) {
 		// The floor on the same API server, before bystanders grow it; the operator idles at
 		// steady state meanwhile (no writes).
 		f.logf("the floor: %d writes by a plain client", f.rep.ConvergeWrites)
-		f.rep.FloorParallel, f.rep.FloorSerial, err = floor(ctx, c, f.rep.ConvergeWrites, f.rep.ConvergeWritesByKind, f.serialFloor())
+		f.rep.FloorParallel, f.rep.FloorSerial, err = f.floor(ctx, c)
 	}
 	if err == nil && f.cfg.Bystanders {
 		err = f.bystanders(ctx)
@@ -219,33 +226,6 @@ func (f *fleet) kubelet(ctx context.Context) {
 			f.sim.Tick()
 		}
 	}
-}
-
-// kubeletCache is the pod simulator's view of the fleet namespace: an informer cache, as a
-// kubelet watches (polling every object each tick would load the API server more than the
-// operator does). Its objects are copied as they arrive, so their memory is allocated under
-// the harness and not counted as the operator's (see operatorHeapMB).
-func (f *fleet) kubeletCache(ctx context.Context) (cache.Cache, error) {
-	c, err := cache.New(f.env.Config, cache.Options{
-		Scheme: f.env.Scheme, DefaultNamespaces: map[string]cache.Config{namespace: {}},
-		DefaultTransform: detach,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("kubelet cache: %w", err)
-	}
-	go func() { _ = c.Start(ctx) }()
-	if !c.WaitForCacheSync(ctx) {
-		return nil, errors.New("kubelet cache did not sync")
-	}
-	return c, nil
-}
-
-// detach copies an object the pod simulator's cache receives.
-func detach(obj any) (any, error) {
-	if o, ok := obj.(runtime.Object); ok {
-		return o.DeepCopyObject(), nil
-	}
-	return obj, nil
 }
 
 // startOperator starts the manager as cmd/flink-operator wires it, in this process or (with

@@ -18,7 +18,7 @@ import (
 // ConvergeOnly) an upgrade wave (unless NoWave), spec-change latency with every JobManager answering, then
 // with the slow share hung.
 func (f *fleet) phases(ctx context.Context) error {
-	start := time.Now()
+	start, cpu := time.Now(), processCPU()
 	f.logf("creating %d FlinkDeployments", f.cfg.N)
 	if err := f.create(ctx); err != nil {
 		return fmt.Errorf("create: %w", err)
@@ -28,6 +28,10 @@ func (f *fleet) phases(ctx context.Context) error {
 	}
 	f.rep.Converge, f.rep.ConvergeWrites = time.Since(start), f.api.writes.Load()
 	f.rep.ConvergeWritesByKind = f.api.writesByKind()
+	f.rep.ConvergeCPU = cpuSince(processCPU(), cpu)
+	f.rep.WorldConvergeWrites = f.world.writesByKind()
+	f.rep.ConvergeReadsByKind = f.api.readsByKinds()
+	f.convergedStatus = f.tracker.status(f.names[len(f.names)-1])
 	f.logf("converged in %s with %d API writes", f.rep.Converge.Round(time.Millisecond), f.rep.ConvergeWrites)
 	if f.proc != nil {
 		var err error
@@ -67,7 +71,7 @@ func (f *fleet) phases(ctx context.Context) error {
 
 // wave changes every deployment's parallelism and waits until all run the change.
 func (f *fleet) wave(ctx context.Context) error {
-	start := time.Now()
+	start, cpu := time.Now(), processCPU()
 	f.logf("upgrade wave: parallelism of every deployment")
 	if err := parallel(ctx, 16, len(f.names), func(ctx context.Context, i int) error {
 		_, err := f.change(ctx, f.names[i])
@@ -79,6 +83,7 @@ func (f *fleet) wave(ctx context.Context) error {
 		return err
 	}
 	f.rep.Wave = time.Since(start)
+	f.rep.WaveCPU = cpuSince(processCPU(), cpu)
 	f.logf("wave done in %s", f.rep.Wave.Round(time.Millisecond))
 	return nil
 }

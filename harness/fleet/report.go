@@ -28,6 +28,16 @@ type Report struct {
 	// ConvergeWritesByKind splits ConvergeWrites by verb and resource ("PUT
 	// flinkdeployments/status").
 	ConvergeWritesByKind map[string]int64
+	// ConvergeCPU and WaveCPU are the CPU time each process used to converge and in the wave:
+	// this one (harnessProcess) and those it started, by command name (see processCPU).
+	ConvergeCPU, WaveCPU map[string]time.Duration
+	// ConvergeReadsByKind are the operator's API reads to converge by kind of read and
+	// resource ("get services", "list pods", "watch deployments").
+	ConvergeReadsByKind map[string]int64
+	// WorldConvergeWrites are the pod simulator's and the fakeflink clusters' API writes
+	// (what kubelet, the Deployment controller and Flink's HA services would write) to
+	// converge, by verb and resource; the floor does not include them.
+	WorldConvergeWrites map[string]int64
 	// Failures are the operator's requests that the API server failed (5xx, 429) or did not
 	// answer during the whole run, by verb, resource and code ("POST services 504").
 	Failures map[string]int64
@@ -97,6 +107,14 @@ func (r *Report) Write(w io.Writer) {
 		_, _ = fmt.Fprintf(w, "The floor ran %s.\n", r.floorWhere())
 	}
 	_, _ = fmt.Fprintf(w, "Writes per deployment to converge, by request: %s.\n", r.perDeployment())
+	_, _ = fmt.Fprintf(w, "Reads per deployment to converge: %s.\n",
+		mostFirst(r.ConvergeReadsByKind, func(n int64) string { return fmt.Sprintf("%.2f", float64(n)/float64(max(r.N, 1))) }))
+	_, _ = fmt.Fprintf(w, "The pod simulator's and fakeflink's writes per deployment to converge (not in the floor): %s.\n",
+		mostFirst(r.WorldConvergeWrites, func(n int64) string { return fmt.Sprintf("%.1f", float64(n)/float64(max(r.N, 1))) }))
+	_, _ = fmt.Fprintf(w, "CPU to converge, by process: %s.\n", cpuSplit(r.ConvergeCPU, r.Converge, runtime.NumCPU()))
+	if r.Wave > 0 {
+		_, _ = fmt.Fprintf(w, "CPU in the wave, by process: %s.\n", cpuSplit(r.WaveCPU, r.Wave, runtime.NumCPU()))
+	}
 	_, _ = fmt.Fprintf(w, "Writes at steady state, by request: %s.\n", mostFirst(r.SteadyWritesByKind, func(n int64) string { return strconv.FormatInt(n, 10) }))
 	_, _ = fmt.Fprintf(w, "Events written at steady state (new, or a series written), by type and reason: %s.\n", mostFirst(r.SteadyEvents, func(n int64) string { return strconv.FormatInt(n, 10) }))
 	_, _ = fmt.Fprintf(w, "Requests the API server failed or did not answer: %s.\n", mostFirst(r.Failures, func(n int64) string { return strconv.FormatInt(n, 10) }))

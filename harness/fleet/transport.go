@@ -45,12 +45,14 @@ func (t *slowTransport) setSlow(names []string) {
 }
 
 // apiCounter counts the operator's requests to the Kubernetes API, writes apart, the writes
-// by verb and resource, and the requests that failed by verb, resource and status code.
+// by verb and resource, the reads by resource and kind of read (get, list, watch), and the
+// requests that failed by verb, resource and status code.
 type apiCounter struct {
 	inner         http.RoundTripper
 	reads, writes atomic.Int64
 	mu            sync.Mutex
 	byKind        map[string]int64
+	readsByKind   map[string]int64
 	failed        map[string]int64
 }
 
@@ -59,6 +61,7 @@ func (c *apiCounter) RoundTrip(req *http.Request) (*http.Response, error) {
 	switch req.Method {
 	case http.MethodGet:
 		c.reads.Add(1)
+		c.count(&c.readsByKind, readKind(req))
 	default:
 		c.writes.Add(1)
 		c.count(&c.byKind, what)
@@ -95,6 +98,26 @@ func (c *apiCounter) writesByKind() map[string]int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return maps.Clone(c.byKind)
+}
+
+// readsByKinds returns a copy of the read counts by kind of read and resource.
+func (c *apiCounter) readsByKinds() map[string]int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.readsByKind)
+}
+
+// readKind names a GET by what it reads: "get services", "list pods" or "watch pods".
+func readKind(req *http.Request) string {
+	res := resourceOf(req.URL.Path)
+	parts := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
+	switch {
+	case req.URL.Query().Get("watch") == "true" || req.URL.Query().Get("watch") == "1":
+		return "watch " + res
+	case len(parts) > 0 && parts[len(parts)-1] == res, !strings.Contains(req.URL.Path, "/namespaces/"):
+		return "list " + res
+	}
+	return "get " + res
 }
 
 // resourceOf is the resource (and subresource) a namespaced API path names:

@@ -77,6 +77,16 @@ func (t *tracker) observedAt(name string, gen int64) (time.Time, bool) {
 	return at, ok
 }
 
+// status is name's latest status (empty when not seen).
+func (t *tracker) status(name string) flinkv1beta1.FlinkDeploymentStatus {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if d := t.latest[name]; d != nil {
+		return *d.Status.DeepCopy()
+	}
+	return flinkv1beta1.FlinkDeploymentStatus{}
+}
+
 // done reports whether d runs generation gen on a ready cluster.
 func done(d *flinkv1beta1.FlinkDeployment, gen int64) bool {
 	return d.Generation == gen && d.Status.ObservedGeneration == gen &&

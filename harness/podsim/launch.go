@@ -11,6 +11,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flinkop/flinkop/fakeflink/image"
@@ -27,16 +28,12 @@ func DefaultJars() map[string]image.Jar {
 }
 
 // launch is one container start as the image and Flink would do it: the process, or the
-// failure it exits with.
+// failure it exits with, and the digest of what it depended on (the image, the arguments
+// and the ConfigMap's version).
 type launch struct {
 	proc    *image.Process
 	failure *image.Failure
-}
-
-// cachedLaunch is a Deployment's last container start and the digest of what it depended on.
-type cachedLaunch struct {
-	digest string
-	launch
+	digest  string
 }
 
 // start applies the Flink image contract to a Deployment's pod: the rendered ConfigMap is its
@@ -52,21 +49,19 @@ func (s *Sim) start(ctx context.Context, dep *appsv1.Deployment) (launch, error)
 	main := mainContainer(dep)
 	// The ConfigMap's resourceVersion changes with its data (hashing the data of every
 	// ConfigMap on every sync would cost as much as the parse it saves).
-	data, _ := json.Marshal([]any{main.Image, main.Args, cm.UID, cm.ResourceVersion})
-	sum := sha256.Sum256(data)
-	digest := hex.EncodeToString(sum[:12])
+	digest := strings.Join(append([]string{main.Image, string(cm.UID), cm.ResourceVersion}, main.Args...), "\x00")
 	depKey := dep.Namespace + "/" + dep.Name
 	s.mu.Lock()
 	cached, ok := s.launches[depKey]
 	s.mu.Unlock()
 	if ok && cached.digest == digest {
-		return cached.launch, nil
+		return cached, nil
 	}
 	pod := image.Pod{Version: podVersion(main.Image, cm.Data), Args: main.Args, ConfFiles: maps.Clone(cm.Data), Jars: s.Jars}
 	proc, failure := image.Start(pod)
-	l := launch{proc: proc, failure: failure}
+	l := launch{proc: proc, failure: failure, digest: digest}
 	s.mu.Lock()
-	s.launches[depKey] = cachedLaunch{digest: digest, launch: l}
+	s.launches[depKey] = l
 	s.mu.Unlock()
 	return l, nil
 }
@@ -119,4 +114,34 @@ func (s *Sim) failedStatus(key string, status *corev1.ContainerStatus) {
 	status.LastTerminationState.Terminated = &corev1.ContainerStateTerminated{
 		ExitCode: int32(f.ExitCode), Reason: "Error", Message: failureMessage(f),
 	}
+}
+
+// cachedHash is a JobManager Deployment's template hash and what it was computed from: the
+// Deployment's generation and the digest of its launch (see start), which the
+// configuration follows.
+type cachedHash struct {
+	uid        types.UID
+	generation int64
+	digest     string
+	hash       string
+}
+
+// templateHash is the hash of a JobManager Deployment's pod template and configuration: when
+// it changes, the pod is replaced. It is computed again only when the Deployment's
+// generation or its launch's digest changed (marshalling every template on every sync of a
+// fleet of thousands costs more than the operator).
+func (s *Sim) templateHash(key string, dep *appsv1.Deployment, conf map[string]string, digest string) string {
+	s.mu.Lock()
+	cached, ok := s.hashes[key]
+	s.mu.Unlock()
+	if ok && cached.uid == dep.UID && cached.generation == dep.Generation && cached.digest == digest {
+		return cached.hash
+	}
+	data, _ := json.Marshal([]any{dep.Spec.Template, conf})
+	sum := sha256.Sum256(data)
+	hash := hex.EncodeToString(sum[:8])
+	s.mu.Lock()
+	s.hashes[key] = cachedHash{uid: dep.UID, generation: dep.Generation, digest: digest, hash: hash}
+	s.mu.Unlock()
+	return hash
 }

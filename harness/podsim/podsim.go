@@ -8,9 +8,6 @@ package podsim
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -24,7 +21,6 @@ import (
 	"golang.org/x/sync/errgroup"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -50,7 +46,9 @@ type Sim struct {
 	StartDelay time.Duration
 	// Reader serves the simulator's reads of Deployments, Pods and configuration ConfigMaps
 	// (nil: the client). A fleet gives it an informer cache, as a kubelet watches instead of
-	// polling; writes, and Flink's HA ConfigMaps, always go to the client.
+	// polling; writes, and Flink's HA ConfigMaps, always go to the client. The simulator only
+	// reads what Reader returns (it copies an object before it writes it), so a cache may hand
+	// out its own objects without copying them.
 	Reader client.Reader
 	// Parallel is how many Deployments Sync brings up at once (0 or 1: one after the other,
 	// as the deterministic worlds need). A fleet of thousands sets it: one by one, the
@@ -64,7 +62,8 @@ type Sim struct {
 	faults   map[string]podFault
 	delays   map[string]time.Duration // extra delay of the next start, by JobManager Deployment
 	confs    map[string]parsedConf    // parsed Flink configurations, by ConfigMap
-	launches map[string]cachedLaunch  // each Deployment's last container start
+	launches map[string]launch        // each Deployment's last container start
+	hashes   map[string]cachedHash    // each JobManager Deployment's last template hash
 	// Jars are the jar files the simulated Flink image holds (DefaultJars).
 	Jars map[string]image.Jar
 	// failures are the container failures of pods that do not start, by Deployment.
@@ -95,7 +94,7 @@ func New(c client.Client, clk clock.PassiveClock, r *rand.Rand) *Sim {
 	return &Sim{
 		client: c, clock: clk, rand: r, Store: fakeflink.NewStore(), clusters: map[string]*node{},
 		faults: map[string]podFault{}, delays: map[string]time.Duration{}, confs: map[string]parsedConf{}, pods: map[string]bool{},
-		launches: map[string]cachedLaunch{}, Jars: DefaultJars(), failures: map[string]*image.Failure{},
+		launches: map[string]launch{}, hashes: map[string]cachedHash{}, Jars: DefaultJars(), failures: map[string]*image.Failure{},
 	}
 }
 
@@ -223,7 +222,8 @@ func (s *Sim) Sync(ctx context.Context) error {
 	errs = append(errs, s.each(ctx, tms, s.syncTaskManager)...)
 	s.stopGone(seen)
 	s.mu.Lock()
-	maps.DeleteFunc(s.launches, func(k string, _ cachedLaunch) bool { return !live[k] })
+	maps.DeleteFunc(s.launches, func(k string, _ launch) bool { return !live[k] })
+	maps.DeleteFunc(s.hashes, func(k string, _ cachedHash) bool { return !live[k] })
 	s.mu.Unlock()
 	errs = append(errs, s.collectPods(ctx, deps.Items))
 	return errors.Join(errs...)
@@ -298,7 +298,7 @@ func (s *Sim) syncJobManager(ctx context.Context, dep *appsv1.Deployment) error 
 	if l.proc != nil {
 		conf = l.proc.Config // the configuration as Flink read it
 	}
-	hash := templateHash(dep, conf)
+	hash := s.templateHash(key, dep, conf, l.digest)
 	n := s.node(key)
 	if n == nil || n.hash != hash {
 		if n != nil {
@@ -417,60 +417,6 @@ func (s *Sim) syncTaskManager(ctx context.Context, dep *appsv1.Deployment) error
 	return s.writeStatus(ctx, dep, broken)
 }
 
-// writeStatus writes the Deployment's status and its one pod, as a kubelet and the deployment
-// controller would.
-func (s *Sim) writeStatus(ctx context.Context, dep *appsv1.Deployment, broken string) error {
-	want := ptrOr(dep.Spec.Replicas, 1)
-	st := appsv1.DeploymentStatus{ObservedGeneration: dep.Generation, Replicas: want, UpdatedReplicas: want}
-	if broken == "" {
-		st.ReadyReplicas, st.AvailableReplicas = want, want
-	} else {
-		st.UnavailableReplicas = want
-	}
-	if !equalStatus(dep.Status, st) {
-		dep.Status = st
-		if err := s.client.Status().Update(ctx, dep); err != nil && !apierrors.IsConflict(err) {
-			return fmt.Errorf("deployment status %s: %w", dep.Name, err)
-		}
-	}
-	return s.writePod(ctx, dep, broken)
-}
-
-func (s *Sim) writePod(ctx context.Context, dep *appsv1.Deployment, broken string) error {
-	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: dep.Namespace, Name: dep.Name + "-0", Labels: maps.Clone(dep.Spec.Template.Labels)},
-		Spec:       *dep.Spec.Template.Spec.DeepCopy(),
-	}
-	status := corev1.ContainerStatus{Name: act.MainContainer, Ready: broken == ""}
-	if broken != "" {
-		status.State.Waiting = &corev1.ContainerStateWaiting{Reason: broken, Message: "simulated: " + mainContainer(dep).Image}
-		s.failedStatus(dep.Namespace+"/"+dep.Name, &status)
-	} else {
-		status.State.Running = &corev1.ContainerStateRunning{}
-	}
-	s.mu.Lock()
-	s.pods[pod.Namespace+"/"+pod.Name] = true
-	s.mu.Unlock()
-	var existing corev1.Pod
-	err := s.reader().Get(ctx, client.ObjectKeyFromObject(pod), &existing)
-	if apierrors.IsNotFound(err) {
-		if err := s.client.Create(ctx, pod); err != nil && !apierrors.IsAlreadyExists(err) {
-			return err
-		}
-		existing = *pod
-	} else if err != nil {
-		return err
-	}
-	if len(existing.Status.ContainerStatuses) == 1 && statusEqual(existing.Status.ContainerStatuses[0], status) {
-		return nil
-	}
-	existing.Status.ContainerStatuses = []corev1.ContainerStatus{status}
-	if err := s.client.Status().Update(ctx, &existing); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-		return err
-	}
-	return nil // a conflict (a stale read) is written again on the next sync
-}
-
 // flinkConf reads the Flink configuration the operator rendered for a Deployment.
 func (s *Sim) flinkConf(ctx context.Context, dep *appsv1.Deployment) (map[string]string, error) {
 	var cm corev1.ConfigMap
@@ -478,7 +424,7 @@ func (s *Sim) flinkConf(ctx context.Context, dep *appsv1.Deployment) (map[string
 	if err := s.reader().Get(ctx, key, &cm); err != nil {
 		return nil, fmt.Errorf("flink config of %s: %w", dep.Name, err)
 	}
-	version := cm.Data["config.yaml"] + "\x00" + cm.Data["flink-conf.yaml"]
+	version := string(cm.UID) + "/" + cm.ResourceVersion // it changes with the data
 	s.mu.Lock()
 	cached, ok := s.confs[key.String()]
 	s.mu.Unlock()
@@ -503,12 +449,6 @@ func (s *Sim) flinkConf(ctx context.Context, dep *appsv1.Deployment) (map[string
 type parsedConf struct {
 	version string // the files it was parsed from
 	conf    map[string]string
-}
-
-func templateHash(dep *appsv1.Deployment, conf map[string]string) string {
-	data, _ := json.Marshal([]any{dep.Spec.Template, conf})
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:8])
 }
 
 func mainContainer(dep *appsv1.Deployment) corev1.Container {
@@ -536,17 +476,6 @@ func ptrOr(p *int32, def int32) int32 {
 		return def
 	}
 	return *p
-}
-
-func equalStatus(a, b appsv1.DeploymentStatus) bool {
-	return a.ObservedGeneration == b.ObservedGeneration && a.Replicas == b.Replicas && a.UpdatedReplicas == b.UpdatedReplicas &&
-		a.ReadyReplicas == b.ReadyReplicas && a.AvailableReplicas == b.AvailableReplicas && a.UnavailableReplicas == b.UnavailableReplicas
-}
-
-func statusEqual(a, b corev1.ContainerStatus) bool {
-	aj, _ := json.Marshal(a)
-	bj, _ := json.Marshal(b)
-	return string(aj) == string(bj)
 }
 
 func (s *Sim) reader() client.Reader {
