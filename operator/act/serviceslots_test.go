@@ -6,8 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -108,5 +111,61 @@ func TestServiceSlotsForget(t *testing.T) {
 	s.Forget(types.NamespacedName{Namespace: "team-a", Name: "b"})
 	if n := s.backoff.NumRequeues(key); n != 0 {
 		t.Errorf("refusals of b-rest after its deployment was forgotten = %d, want 0", n)
+	}
+}
+
+// ownedService is the REST Service of FlinkDeployment owner.
+func ownedService(owner string) *corev1.Service {
+	s := service(RESTServiceName(owner), false)
+	s.OwnerReferences = []metav1.OwnerReference{{APIVersion: "flink.apache.org/v1beta1", Kind: "FlinkDeployment", Name: owner, UID: "u-" + types.UID(owner), Controller: ptr.To(true)}}
+	return s
+}
+
+// Owners refused a slot wait in line, once each: a freed slot wakes the one refused longest
+// ago; one woken that finds its slot taken is first in line again; a forgotten owner is not
+// woken; and once wake-ups are on, the back-off only covers a lost one.
+func TestServiceSlotsWakeInOrder(t *testing.T) {
+	s := NewServiceSlots(1)
+	var woken []string
+	s.OnFree(func(owner types.NamespacedName) { woken = append(woken, owner.Name) })
+	take := func(owner string) func() {
+		t.Helper()
+		release, err := s.take(ownedService(owner))
+		if err != nil {
+			t.Fatalf("%s: %v, want a slot", owner, err)
+		}
+		return release
+	}
+	refuse := func(owner string) {
+		t.Helper()
+		if _, err := s.take(ownedService(owner)); !errors.As(err, new(*RetryLaterError)) {
+			t.Fatalf("%s: err = %v, want *RetryLaterError", owner, err)
+		}
+	}
+	releaseA := take("a")
+	refuse("b")
+	refuse("c")
+	refuse("b") // still one place in line
+	releaseA()  // wakes b
+	releaseX := take("x")
+	refuse("b") // woken, but x took the slot: b is first in line again, before c
+	refuse("d")
+	releaseX()  // wakes b
+	take("b")() // and its release wakes c
+	releaseD := take("d")
+	refuse("e")
+	s.Forget(types.NamespacedName{Namespace: "team-a", Name: "e"})
+	for range 20 {
+		refuse("f")
+	}
+	_, err := s.take(ownedService("f"))
+	var later *RetryLaterError
+	if !errors.As(err, &later) || later.After <= serviceRetryMax {
+		t.Errorf("after 21 refusals with wake-ups on: %v, want a retry after over %s (up to %s)", err, serviceRetryMax, wakeRetryMax)
+	}
+	s.Forget(types.NamespacedName{Namespace: "team-a", Name: "f"})
+	releaseD() // d was served; e and f are forgotten: nobody to wake
+	if diff := cmp.Diff([]string{"b", "b", "c"}, woken); diff != "" {
+		t.Errorf("woken (-want +got):\n%s", diff)
 	}
 }

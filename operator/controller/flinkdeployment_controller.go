@@ -247,6 +247,8 @@ func (r *FlinkDeploymentReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		// A run that ends, or is gone, moves its cron template on.
 		Watches(&flinkv1beta1.FlinkDeployment{}, handler.EnqueueRequestsFromMapFunc(templateOf)).
+		// A freed Service create slot wakes the deployment that waited longest for one.
+		WatchesRawSource(slotWakes(r.serviceSlots.OnFree)).
 		Named("flinkdeployment").
 		WithOptions(laneOptions(r.Workers)).
 		Complete(normalRequeues(r))

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
@@ -59,9 +60,15 @@ func (c FlinkConfiguration) Flatten() (map[string]string, error) {
 	return out, nil
 }
 
+// decodeConfigValue decodes a configuration value's JSON (numbers as json.Number). A plain
+// string, the common case, is read directly, as the decoder would read it: every value of
+// every deployment is decoded on every reconcile.
 func decodeConfigValue(raw []byte) (any, error) {
 	if len(raw) == 0 {
 		return nil, nil
+	}
+	if s, ok := plainJSONString(raw); ok {
+		return s, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -70,6 +77,24 @@ func decodeConfigValue(raw []byte) (any, error) {
 		return nil, fmt.Errorf("not valid JSON: %w", err)
 	}
 	return v, nil
+}
+
+// plainJSONString reads raw as a JSON string that needs no decoding: quoted, valid UTF-8,
+// without escapes, quotes or control characters inside.
+func plainJSONString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	inner := raw[1 : len(raw)-1]
+	for _, b := range inner {
+		if b < 0x20 || b == '"' || b == '\\' {
+			return "", false
+		}
+	}
+	if !utf8.Valid(inner) {
+		return "", false
+	}
+	return string(inner), true
 }
 
 // flattenInto adds value under key to out; written is how the user spelled the key, for errors.

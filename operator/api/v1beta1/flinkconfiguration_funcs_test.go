@@ -1,10 +1,13 @@
 package v1beta1
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 	"sigs.k8s.io/yaml"
 )
 
@@ -96,4 +99,28 @@ func TestFlinkConfigurationSetGet(t *testing.T) {
 	if _, ok := c.Get("missing"); ok {
 		t.Error(`Get("missing") reported a value`)
 	}
+}
+
+// The plain-string shortcut of decodeConfigValue reads every value as the JSON decoder does:
+// any bytes between quotes (escapes, quotes, control characters and invalid UTF-8 included),
+// and any string as json.Marshal writes it.
+func TestDecodeConfigValueShortcut(t *testing.T) {
+	slow := func(raw []byte) (any, error) {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		var v any
+		err := dec.Decode(&v)
+		return v, err
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		raw := append(append([]byte{'"'}, rapid.SliceOf(rapid.Byte()).Draw(t, "inner")...), '"')
+		if rapid.Bool().Draw(t, "marshalled") {
+			raw, _ = json.Marshal(rapid.String().Draw(t, "s"))
+		}
+		got, err := decodeConfigValue(raw)
+		want, wantErr := slow(raw)
+		if (err != nil) != (wantErr != nil) || (err == nil && got != want) {
+			t.Fatalf("decodeConfigValue(%q) = %#v, %v; the decoder reads %#v, %v", raw, got, err, want, wantErr)
+		}
+	})
 }
