@@ -29,7 +29,8 @@ const DefaultServiceSlots = 8
 
 // Back-off of a Service create refused for want of a slot: serviceRetryBase after the first
 // refusal, doubling with each refusal in a row, at most serviceRetryMax, or wakeRetryMax once
-// freed slots wake the waiters (OnFree): then the back-off only covers a wake-up that was lost.
+// freed slots wake the waiters (OnFree): then the back-off covers a wake-up that was dropped
+// and a woken owner beaten to the slot while none was free to pass its turn on.
 const (
 	serviceRetryBase = 250 * time.Millisecond
 	serviceRetryMax  = 30 * time.Second
@@ -46,20 +47,18 @@ const (
 // thousands of deployments starting at once, Service creates stop completing altogether. A
 // bounded number in flight keeps the queue short. A refused create is retried with a
 // per-Service back-off, spread by the Service's name so that refused creates do not return
-// all at once; and its owner waits in line: each slot freed wakes the owner refused longest
-// ago (OnFree), so slots do not idle while the refused wait out their back-off (at 10,000
+// all at once; and its owner waits in line (slotLine): each slot freed wakes the owner first
+// in line (OnFree), so slots do not idle while the refused wait out their back-off (at 10,000
 // deployments, 176,000 refusals in 10 minutes kept 8 slots about 10 creates a second busy,
 // and the refused reconciles were most of the operator's CPU).
 type ServiceSlots struct {
 	n       int
 	backoff workqueue.TypedRateLimiter[types.NamespacedName]
 
-	mu      sync.Mutex
-	inUse   int
-	waiting []types.NamespacedName        // owners refused a slot, longest first
-	queued  map[types.NamespacedName]bool // the owners in waiting not yet woken or served
-	woken   map[types.NamespacedName]bool // owners woken and not yet back
-	wake    func(owner types.NamespacedName)
+	mu    sync.Mutex
+	inUse int
+	line  slotLine
+	wake  func(owner types.NamespacedName)
 }
 
 // NewServiceSlots returns n slots (DefaultServiceSlots when n <= 0).
@@ -70,22 +69,25 @@ func NewServiceSlots(n int) *ServiceSlots {
 	return &ServiceSlots{
 		n:       n,
 		backoff: workqueue.NewTypedItemExponentialFailureRateLimiter[types.NamespacedName](serviceRetryBase, serviceRetryMax),
-		queued:  map[types.NamespacedName]bool{},
-		woken:   map[types.NamespacedName]bool{},
+		line:    newSlotLine(),
 	}
 }
 
-// OnFree makes each freed slot call wake with the owner (the FlinkDeployment) whose create was
-// refused longest ago, which should then be reconciled at once; the back-off of a refused
-// create grows to wakeRetryMax instead. wake must not block. Call it before the slots are used.
+// OnFree makes each freed slot call wake with the owner (the FlinkDeployment) first in line,
+// which should then be reconciled at once, and calls Returned when that reconcile is over;
+// the back-off of a refused create grows to wakeRetryMax instead. wake must not block. Call
+// it before the slots are used.
 func (s *ServiceSlots) OnFree(wake func(owner types.NamespacedName)) {
+	if s == nil {
+		return
+	}
 	s.wake = wake
 	s.backoff = workqueue.NewTypedItemExponentialFailureRateLimiter[types.NamespacedName](serviceRetryBase, wakeRetryMax)
 }
 
 // take takes a slot for creating obj when obj is a Service that gets a cluster IP; the
 // returned function gives it back. A *RetryLaterError when every slot is taken: obj's owner
-// then waits in line (first in line again when it was woken for a slot someone else took).
+// then waits in line (at the front when it was woken for a slot someone else took).
 func (s *ServiceSlots) take(obj client.Object) (func(), error) {
 	svc, ok := obj.(*corev1.Service)
 	if s == nil || !ok || svc.Spec.ClusterIP == corev1.ClusterIPNone {
@@ -93,22 +95,14 @@ func (s *ServiceSlots) take(obj client.Object) (func(), error) {
 	}
 	key, owner := client.ObjectKeyFromObject(svc), ownerOf(svc)
 	s.mu.Lock()
-	woken := s.woken[owner]
-	delete(s.woken, owner)
+	woken := s.line.comeBack(owner)
 	if s.inUse >= s.n {
-		if !s.queued[owner] {
-			s.queued[owner] = true
-			if woken {
-				s.waiting = append([]types.NamespacedName{owner}, s.waiting...)
-			} else {
-				s.waiting = append(s.waiting, owner)
-			}
-		}
+		s.line.join(owner, woken)
 		s.mu.Unlock()
 		return nil, &RetryLaterError{What: "every Service create slot is taken", After: spread(key, s.backoff.When(key))}
 	}
 	s.inUse++
-	delete(s.queued, owner) // served: its place in line is skipped
+	s.line.leave(owner)
 	s.mu.Unlock()
 	s.backoff.Forget(key)
 	return s.release, nil
@@ -118,20 +112,31 @@ func (s *ServiceSlots) take(obj client.Object) (func(), error) {
 func (s *ServiceSlots) release() {
 	s.mu.Lock()
 	s.inUse--
+	next, found := s.line.wakeNext()
+	s.mu.Unlock()
+	s.wakeUp(next, found)
+}
+
+// Returned tells the slots that a reconcile of owner is over. An owner woken for a slot that
+// came back without asking for one (its reconcile stopped short, or its action needs no
+// Service now) passes its turn to the next in line while a slot is free.
+func (s *ServiceSlots) Returned(owner types.NamespacedName) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
 	var next types.NamespacedName
 	found := false
-	for !found && len(s.waiting) > 0 {
-		next, s.waiting = s.waiting[0], s.waiting[1:]
-		found = s.queued[next]
+	if s.line.comeBack(owner) && s.inUse < s.n {
+		next, found = s.line.wakeNext()
 	}
-	if found {
-		delete(s.queued, next)
-		s.woken[next] = true
-	}
-	wake := s.wake
 	s.mu.Unlock()
-	if found && wake != nil {
-		wake(next)
+	s.wakeUp(next, found)
+}
+
+func (s *ServiceSlots) wakeUp(owner types.NamespacedName, found bool) {
+	if found && s.wake != nil {
+		s.wake(owner)
 	}
 }
 
@@ -152,8 +157,7 @@ func (s *ServiceSlots) Forget(key types.NamespacedName) {
 	s.backoff.Forget(types.NamespacedName{Namespace: key.Namespace, Name: RESTServiceName(key.Name)})
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.queued, key)
-	delete(s.woken, key)
+	s.line.leave(key)
 }
 
 // spread scales d by a factor in [0.75, 1.25) fixed by key: the same key always waits the

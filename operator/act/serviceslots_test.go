@@ -165,7 +165,39 @@ func TestServiceSlotsWakeInOrder(t *testing.T) {
 	}
 	s.Forget(types.NamespacedName{Namespace: "team-a", Name: "f"})
 	releaseD() // d was served; e and f are forgotten: nobody to wake
-	if diff := cmp.Diff([]string{"b", "b", "c"}, woken); diff != "" {
+	releaseG := take("g")
+	refuse("h")
+	refuse("i")
+	releaseG()                                                       // wakes h
+	s.Returned(types.NamespacedName{Namespace: "team-a", Name: "h"}) // h came back without asking: its turn passes to i
+	if last := woken[len(woken)-1]; last != "i" {
+		t.Errorf("after h came back without a create, last woken %q, want i", last)
+	}
+	releaseJ := take("j")
+	refuse("k")
+	releaseJ() // wakes k
+	releaseM := take("m")
+	s.Returned(types.NamespacedName{Namespace: "team-a", Name: "k"}) // no slot free: nothing to pass on
+	releaseM()                                                       // k left the line when woken: nobody to wake
+	if diff := cmp.Diff([]string{"b", "b", "c", "h", "i", "k"}, woken); diff != "" {
+		t.Errorf("woken (-want +got):\n%s", diff)
+	}
+}
+
+// A place left in line by an owner served meanwhile is skipped: the owner queues anew when
+// it joins again.
+func TestSlotLineTickets(t *testing.T) {
+	a, b := types.NamespacedName{Name: "a"}, types.NamespacedName{Name: "b"}
+	l := newSlotLine()
+	l.join(a, false)
+	l.join(b, false)
+	l.leave(a) // a got a slot on its own retry
+	l.join(a, false)
+	var order []string
+	for owner, ok := l.wakeNext(); ok; owner, ok = l.wakeNext() {
+		order = append(order, owner.Name)
+	}
+	if diff := cmp.Diff([]string{"b", "a"}, order); diff != "" {
 		t.Errorf("woken (-want +got):\n%s", diff)
 	}
 }

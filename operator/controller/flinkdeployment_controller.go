@@ -84,6 +84,7 @@ type FlinkDeploymentReconciler struct {
 
 // Reconcile implements reconcile.Reconciler.
 func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	defer r.serviceSlots.Returned(req.NamespacedName) // a turn woken for and not taken passes on
 	if wait := r.loops.wait(req.NamespacedName, r.Clock.Now()); wait > 0 {
 		r.Metrics.Throttled()
 		return ctrl.Result{RequeueAfter: wait}, nil
