@@ -106,11 +106,10 @@ func (r *Report) Write(w io.Writer) {
 	if r.FloorParallel > 0 {
 		_, _ = fmt.Fprintf(w, "The floor ran %s.\n", r.floorWhere())
 	}
-	_, _ = fmt.Fprintf(w, "Writes per deployment to converge, by request: %s.\n", r.perDeployment())
-	_, _ = fmt.Fprintf(w, "Reads per deployment to converge: %s.\n",
-		mostFirst(r.ConvergeReadsByKind, func(n int64) string { return fmt.Sprintf("%.2f", float64(n)/float64(max(r.N, 1))) }))
+	_, _ = fmt.Fprintf(w, "Writes per deployment to converge, by request: %s.\n", r.perDeployment(r.ConvergeWritesByKind, "%.1f"))
+	_, _ = fmt.Fprintf(w, "Reads per deployment to converge: %s.\n", r.perDeployment(r.ConvergeReadsByKind, "%.2f"))
 	_, _ = fmt.Fprintf(w, "The pod simulator's and fakeflink's writes per deployment to converge (not in the floor): %s.\n",
-		mostFirst(r.WorldConvergeWrites, func(n int64) string { return fmt.Sprintf("%.1f", float64(n)/float64(max(r.N, 1))) }))
+		r.perDeployment(r.WorldConvergeWrites, "%.1f"))
 	_, _ = fmt.Fprintf(w, "CPU to converge, by process: %s.\n", cpuSplit(r.ConvergeCPU, r.Converge, runtime.NumCPU()))
 	if r.Wave > 0 {
 		_, _ = fmt.Fprintf(w, "CPU in the wave, by process: %s.\n", cpuSplit(r.WaveCPU, r.Wave, runtime.NumCPU()))
@@ -220,9 +219,9 @@ func deployment(name string, autoscaled bool) *flinkv1beta1.FlinkDeployment {
 	return d
 }
 
-// perDeployment lists ConvergeWritesByKind per deployment, most first.
-func (r *Report) perDeployment() string {
-	return mostFirst(r.ConvergeWritesByKind, func(n int64) string { return fmt.Sprintf("%.1f", float64(n)/float64(max(r.N, 1))) })
+// perDeployment lists counts per deployment, most first, each in format.
+func (r *Report) perDeployment(counts map[string]int64, format string) string {
+	return mostFirst(counts, func(n int64) string { return fmt.Sprintf(format, float64(n)/float64(max(r.N, 1))) })
 }
 
 // mostFirst lists counts, the largest first, each as its key and show(count); "none" when

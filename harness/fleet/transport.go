@@ -87,24 +87,19 @@ func (c *apiCounter) count(m *map[string]int64, key string) {
 
 // failures returns a copy of the counts of requests the API server failed (5xx, 429) or did
 // not answer, by verb, resource and code.
-func (c *apiCounter) failures() map[string]int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return maps.Clone(c.failed)
-}
+func (c *apiCounter) failures() map[string]int64 { return c.copyOf(&c.failed) }
 
 // writesByKind returns a copy of the write counts by verb and resource.
-func (c *apiCounter) writesByKind() map[string]int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return maps.Clone(c.byKind)
-}
+func (c *apiCounter) writesByKind() map[string]int64 { return c.copyOf(&c.byKind) }
 
 // readsByKinds returns a copy of the read counts by kind of read and resource.
-func (c *apiCounter) readsByKinds() map[string]int64 {
+func (c *apiCounter) readsByKinds() map[string]int64 { return c.copyOf(&c.readsByKind) }
+
+// copyOf copies one of c's count maps under its lock (count may replace a nil one).
+func (c *apiCounter) copyOf(m *map[string]int64) map[string]int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return maps.Clone(c.readsByKind)
+	return maps.Clone(*m)
 }
 
 // readKind names a GET by what it reads: "get services", "list pods" or "watch pods".
