@@ -99,6 +99,9 @@ func wrap(what string, err error) error {
 }
 
 func (e *Executor) deploy(ctx context.Context, d *flinkv1beta1.FlinkDeployment, dep *decide.Deploy) error {
+	if err := e.waitForServiceSlot(ctx, d); err != nil {
+		return err
+	}
 	objs, err := Render(Cluster{Resource: d, Spec: dep.Spec, Generation: dep.Generation, Run: dep.Run, JobID: dep.JobID, RestorePath: dep.RestorePath})
 	if err != nil {
 		return err
@@ -115,6 +118,21 @@ func (e *Executor) deploy(ctx context.Context, d *flinkv1beta1.FlinkDeployment, 
 		return e.apply(ctx, RenderIngress(d, dep.Spec.Ingress))
 	}
 	return nil
+}
+
+// waitForServiceSlot refuses a deploy that will create d's REST Service (it is not in the
+// cache; it always gets a cluster IP) while every Service create slot is taken, before the
+// deploy renders or applies anything.
+func (e *Executor) waitForServiceSlot(ctx context.Context, d *flinkv1beta1.FlinkDeployment) error {
+	if e.ServiceSlots == nil {
+		return nil
+	}
+	svc := ServiceMetadata(d.Namespace, RESTServiceName(d.Name))
+	key := client.ObjectKeyFromObject(svc)
+	if err := e.Client.Get(ctx, key, svc); !apierrors.IsNotFound(err) {
+		return nil // there, or unknown: apply tells
+	}
+	return e.ServiceSlots.refuseWhileFull(key, types.NamespacedName{Namespace: d.Namespace, Name: d.Name})
 }
 
 func (e *Executor) deleteIngress(ctx context.Context, d *flinkv1beta1.FlinkDeployment) error {
@@ -245,6 +263,9 @@ func (e *Executor) deleteAll(ctx context.Context, d *flinkv1beta1.FlinkDeploymen
 	}
 	if left, err := e.podsLeft(ctx, d); err != nil || left {
 		return err // the ConfigMap goes once no JobManager can write HA metadata any more
+	}
+	if err := e.deleteHAPastCache(ctx, d); err != nil {
+		return err
 	}
 	return deleteOwned(ctx, e.Client, e.Reader, cm(d.Namespace, ConfigMapName(d.Name)), d.UID)
 }

@@ -71,6 +71,12 @@ func AutoscalerConfigMapName(name string) string { return "autoscaler-" + name }
 // id (its leader and job graphs): the one a new JobManager joins.
 func HAClusterConfigMapName(clusterID string) string { return clusterID + "-cluster-config-map" }
 
+// HAJobConfigMapName is the ConfigMap Flink's Kubernetes HA services keep for a job of a
+// cluster id (its checkpoints and checkpoint counter).
+func HAJobConfigMapName(clusterID, jobID string) string {
+	return clusterID + "-" + jobID + "-config-map"
+}
+
 // Selector are the labels selecting a resource's pods of one component.
 func Selector(name, component string) map[string]string {
 	return map[string]string{LabelApp: name, LabelComponent: component}

@@ -14,6 +14,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	"github.com/flinkop/flinkop/harness/fixtures"
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/decide"
 )
 
 func service(name string, headless bool) *corev1.Service {
@@ -199,5 +203,54 @@ func TestSlotLineTickets(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"b", "a"}, order); diff != "" {
 		t.Errorf("woken (-want +got):\n%s", diff)
+	}
+}
+
+// A deploy that will create its REST Service while every slot is taken is refused before it
+// writes anything, and its owner waits in line; with the REST Service there (a redeploy) it
+// needs no slot and goes on.
+func TestDeployAsksForASlotFirst(t *testing.T) {
+	c := fake.NewClientBuilder().Build()
+	var woken []string
+	e := &Executor{Client: c, Reader: c, ServiceSlots: NewServiceSlots(1), HASelector: func(d *flinkv1beta1.FlinkDeployment) client.MatchingLabels {
+		return client.MatchingLabels{LabelApp: d.Name, "configmap-type": "high-availability"}
+	}}
+	e.ServiceSlots.OnFree(func(owner types.NamespacedName) { woken = append(woken, owner.Name) })
+	release, err := e.ServiceSlots.take(ownedService("x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := fixtures.Deployment("team-a", "a")
+	d.UID = "u-a"
+	deploy := &decide.Deploy{Spec: d.Spec, Generation: 1}
+	if err := e.deploy(t.Context(), d, deploy); !errors.As(err, new(*RetryLaterError)) {
+		t.Fatalf("deploy with no free slot: %v, want *RetryLaterError", err)
+	}
+	var cms corev1.ConfigMapList
+	var svcs corev1.ServiceList
+	if err := c.List(t.Context(), &cms); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.List(t.Context(), &svcs); err != nil {
+		t.Fatal(err)
+	}
+	if len(cms.Items)+len(svcs.Items) != 0 {
+		t.Errorf("a refused deploy wrote %d ConfigMaps and %d Services, want none", len(cms.Items), len(svcs.Items))
+	}
+	release()
+	if diff := cmp.Diff([]string{"a"}, woken); diff != "" {
+		t.Fatalf("woken (-want +got):\n%s", diff)
+	}
+	if err := e.deploy(t.Context(), d, deploy); err != nil {
+		t.Fatalf("woken deploy: %v", err)
+	}
+	release, err = e.ServiceSlots.take(ownedService("y"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	deploy.Generation = 2
+	if err := e.deploy(t.Context(), d, deploy); err != nil {
+		t.Errorf("redeploy with its REST Service there and no free slot: %v", err)
 	}
 }
