@@ -264,7 +264,9 @@ func (e *Executor) deleteAll(ctx context.Context, d *flinkv1beta1.FlinkDeploymen
 	if left, err := e.podsLeft(ctx, d); err != nil || left {
 		return err // the ConfigMap goes once no JobManager can write HA metadata any more
 	}
-	if err := e.deleteHAPastCache(ctx, d); err != nil {
+	// Once no JobManager can write HA metadata any more, its cluster's and its job's are read
+	// past the cache once more: one written just before the last JobManager stopped.
+	if err := e.deleteHA(ctx, d); err != nil {
 		return err
 	}
 	return deleteOwned(ctx, e.Client, e.Reader, cm(d.Namespace, ConfigMapName(d.Name)), d.UID)

@@ -3,12 +3,15 @@ package act
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
@@ -96,71 +99,99 @@ func (e *Executor) precheck(ctx context.Context, d *flinkv1beta1.FlinkDeployment
 	return nil
 }
 
-// deleteHA deletes d's HA ConfigMaps, only while d has a cluster of its own. It deletes those
-// the cache shows (it holds every ConfigMap with Flink's labels), one by one, each only if it
-// is still the object the cache saw. A delete by label selector would have the API server
-// read every ConfigMap of the namespace from etcd, for every cluster deleted: in an upgrade
-// wave of 10,000 deployments in one namespace, etcd grew past 10 GB within two minutes and
-// stopped answering.
+// deleteHA deletes d's HA ConfigMaps, only while d has a cluster of its own: those the cache
+// shows (it holds every ConfigMap with Flink's labels), and its cluster's and its job's (the
+// job in status) read past the cache by name, which a JobManager may have written a moment
+// before the cache could show them; each only when it carries Flink's HA labels of d's cluster
+// id, and only if it is still the object read (a UID precondition; one replaced meanwhile is
+// read again). Never by a collection delete: a delete by label selector has the API server
+// scan every ConfigMap of the namespace for every cluster deleted, and read them all from etcd
+// when its watch cache lags etcd by over 3 s (as under load). In an upgrade wave of 10,000
+// deployments in one namespace, etcd grew past 10 GB within two minutes and stopped answering.
+// Two reads by name past the cache per call, two more when there is something to delete.
 func (e *Executor) deleteHA(ctx context.Context, d *flinkv1beta1.FlinkDeployment) error {
 	var cms corev1.ConfigMapList
 	if err := e.Lister.List(ctx, e.Client, &cms, d.Namespace, e.HASelector(d)); err != nil {
 		return wrap("list HA ConfigMaps", err)
 	}
-	if len(cms.Items) == 0 {
+	found := map[string]types.UID{}
+	for i := range cms.Items {
+		if c := &cms.Items[i]; c.DeletionTimestamp == nil {
+			found[c.Name] = c.UID
+		}
+	}
+	for _, name := range haNames(d) {
+		if _, seen := found[name]; seen || e.Reader == nil {
+			continue
+		}
+		uid, ok, err := e.haConfigMapPastCache(ctx, d, name)
+		if err != nil {
+			return err
+		}
+		if ok {
+			found[name] = uid
+		}
+	}
+	if len(found) == 0 {
 		return nil
 	}
 	// Past the cache: a flink-config ConfigMap created a moment ago is d's all the same.
 	if owns, err := OwnsCluster(ctx, e.reader(), d); err != nil || !owns {
 		return err
 	}
-	for i := range cms.Items {
-		c := &cms.Items[i]
-		if c.DeletionTimestamp != nil {
-			continue
-		}
-		err := client.IgnoreNotFound(e.Client.Delete(ctx, c, client.Preconditions{UID: &c.UID}))
-		if err != nil && !apierrors.IsConflict(err) { // a conflict: replaced meanwhile, not the one seen
-			return wrap("delete HA ConfigMap "+c.Name, err)
+	for _, name := range slices.Sorted(maps.Keys(found)) {
+		if err := e.deleteHAConfigMap(ctx, d, name, found[name]); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// deleteHAPastCache deletes d's HA ConfigMaps that the cache may not have seen yet, by name:
-// its cluster's and its job's (the job in status), read past the cache, each deleted when it
-// carries Flink's HA labels of d's cluster id. Deletion does it once its JobManagers are gone,
-// right before it deletes the flink-config ConfigMap (after which HA metadata is no longer
-// known to be d's), so that metadata a JobManager wrote just before it stopped is not left
-// for a new resource of the same name to recover from. Three reads by name, once.
-func (e *Executor) deleteHAPastCache(ctx context.Context, d *flinkv1beta1.FlinkDeployment) error {
-	if owns, err := OwnsCluster(ctx, e.reader(), d); err != nil || !owns {
-		return err
-	}
+// haNames are the HA ConfigMaps of d's cluster id that Flink names for the cluster and for
+// the job in d's status.
+func haNames(d *flinkv1beta1.FlinkDeployment) []string {
 	names := []string{HAClusterConfigMapName(d.Name)}
 	if id := d.Status.JobStatus.JobID; id != "" {
 		names = append(names, HAJobConfigMapName(d.Name, id))
 	}
-	flinks := labels.SelectorFromSet(labels.Set(e.HASelector(d)))
-	for _, name := range names {
-		m := &metav1.PartialObjectMetadata{}
-		m.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMap"))
-		err := e.reader().Get(ctx, client.ObjectKey{Namespace: d.Namespace, Name: name}, m)
-		if apierrors.IsNotFound(err) {
-			continue
-		}
-		if err != nil {
-			return wrap("get HA ConfigMap "+name+" past the cache", err)
-		}
-		if m.DeletionTimestamp != nil || !flinks.Matches(labels.Set(m.Labels)) {
-			continue
-		}
-		err = client.IgnoreNotFound(e.Client.Delete(ctx, cm(d.Namespace, name), client.Preconditions{UID: &m.UID}))
-		if err != nil && !apierrors.IsConflict(err) {
+	return names
+}
+
+// haConfigMapPastCache reads ConfigMap name's metadata past the cache and returns its UID when
+// it is there with Flink's HA labels of d's cluster id and not being deleted.
+func (e *Executor) haConfigMapPastCache(ctx context.Context, d *flinkv1beta1.FlinkDeployment, name string) (types.UID, bool, error) {
+	m := &metav1.PartialObjectMetadata{}
+	m.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMap"))
+	err := e.reader().Get(ctx, client.ObjectKey{Namespace: d.Namespace, Name: name}, m)
+	switch {
+	case apierrors.IsNotFound(err):
+		return "", false, nil
+	case err != nil:
+		return "", false, wrap("get HA ConfigMap "+name+" past the cache", err)
+	case m.DeletionTimestamp != nil || !labels.SelectorFromSet(labels.Set(e.HASelector(d))).Matches(labels.Set(m.Labels)):
+		return "", false, nil
+	}
+	return m.UID, true, nil
+}
+
+// deleteHAConfigMap deletes HA ConfigMap name if it is still uid; one replaced meanwhile (a
+// JobManager still stopping wrote it anew) is read again past the cache and deleted once more
+// when it is still d's HA metadata.
+func (e *Executor) deleteHAConfigMap(ctx context.Context, d *flinkv1beta1.FlinkDeployment, name string, uid types.UID) error {
+	for range 2 {
+		err := client.IgnoreNotFound(e.Client.Delete(ctx, cm(d.Namespace, name), client.Preconditions{UID: &uid}))
+		if !apierrors.IsConflict(err) {
 			return wrap("delete HA ConfigMap "+name, err)
 		}
+		if e.Reader == nil {
+			break
+		}
+		var still bool
+		if uid, still, err = e.haConfigMapPastCache(ctx, d, name); err != nil || !still {
+			return err
+		}
 	}
-	return nil
+	return fmt.Errorf("delete HA ConfigMap %s: replaced while being deleted", name)
 }
 
 // podsLeft reports whether JobManager pods of d's cluster are still there (terminating

@@ -33,7 +33,7 @@ import (
 // informer (act.MetadataOnly: the operator reads a pod whole, past the cache, only while its
 // JobManager is not ready, and never writes pods); of a Service its metadata, also in a
 // metadata-only informer (the content hash tells whether it changed); of an HA ConfigMap its metadata (the
-// operator only tells whether HA metadata exists, and deletes it by label); of its own Deployments
+// operator only tells whether HA metadata exists, and deletes each by name); of its own Deployments
 // their metadata, replicas and status but the conditions it does not read
 // (observe.ReadsDeploymentCondition), and of its flink-config ConfigMaps their metadata: it
 // compares their content by hash (act.StripContent); of a FlinkDeployment whose last stable
