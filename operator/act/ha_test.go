@@ -140,7 +140,8 @@ func TestDeletionRemovesHAMetadataTheCacheMissed(t *testing.T) {
 	own := []metav1.OwnerReference{{APIVersion: "flink.apache.org/v1beta1", Kind: "FlinkDeployment", Name: "a", UID: "uid-a", Controller: ptr.To(true)}}
 	flinks := map[string]string{LabelApp: "a", LabelType: TypeNative, LabelConfigMapType: ConfigMapTypeHA}
 	config := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: ConfigMapName("a"), Namespace: "ns", OwnerReferences: own, Labels: map[string]string{LabelType: TypeNative}}}
-	e, api := haWorld(t, []client.Object{config}, []client.Object{config,
+	e, api := haWorld(t, []client.Object{config}, []client.Object{
+		config,
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: HAJobConfigMapName("a", "job1"), Namespace: "ns", Labels: flinks}},
 	})
 	if err := e.deleteAll(t.Context(), d); err != nil {
