@@ -247,6 +247,8 @@ func (e *Executor) deleteCluster(ctx context.Context, d *flinkv1beta1.FlinkDeplo
 }
 
 func (e *Executor) deleteAll(ctx context.Context, d *flinkv1beta1.FlinkDeployment) error {
+	// Every pass deletes the HA metadata (deleteHA, past the cache by name too), the last one
+	// after no JobManager is left to write it, before the flink-config ConfigMap goes.
 	if err := e.deleteCluster(ctx, d, true); err != nil {
 		return err
 	}
@@ -263,11 +265,6 @@ func (e *Executor) deleteAll(ctx context.Context, d *flinkv1beta1.FlinkDeploymen
 	}
 	if left, err := e.podsLeft(ctx, d); err != nil || left {
 		return err // the ConfigMap goes once no JobManager can write HA metadata any more
-	}
-	// Once no JobManager can write HA metadata any more, its cluster's and its job's are read
-	// past the cache once more: one written just before the last JobManager stopped.
-	if err := e.deleteHA(ctx, d); err != nil {
-		return err
 	}
 	return deleteOwned(ctx, e.Client, e.Reader, cm(d.Namespace, ConfigMapName(d.Name)), d.UID)
 }
