@@ -180,6 +180,9 @@ func (f *fleet) run(ctx context.Context) (*Report, error) {
 		return nil, err
 	}
 	f.sim.Reader = kc
+	if err := f.sim.WatchChanges(ctx, kc, fullSync); err != nil {
+		return nil, err
+	}
 	if err := f.tracker.follow(ctx, kc); err != nil {
 		return nil, err
 	}
@@ -208,6 +211,10 @@ func (f *fleet) run(ctx context.Context) (*Report, error) {
 	}
 	return f.rep, err
 }
+
+// fullSync is how often the pod simulator visits every Deployment; in between it visits those
+// whose objects changed (podsim.Sim.WatchChanges).
+const fullSync = 30 * time.Second
 
 // kubelet lets the pod simulator play kubelet and the JobManagers' clocks run.
 func (f *fleet) kubelet(ctx context.Context) {

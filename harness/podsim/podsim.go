@@ -69,6 +69,11 @@ type Sim struct {
 	// failures are the container failures of pods that do not start, by Deployment.
 	failures map[string]*image.Failure
 	pods     map[string]bool // namespace/name of the pods written (Sync's only)
+	// changes, when WatchChanges set it, are the resources Sync visits between full syncs,
+	// one every fullEvery; goneP are the pods of Deployments gone meanwhile, to delete.
+	changes   *changes
+	fullEvery time.Duration
+	goneP     []string
 }
 
 // podFault keeps a JobManager's pod failing with reason until the given time.
@@ -195,8 +200,12 @@ func (s *Sim) Tick() {
 }
 
 // Sync makes the fake world match the Deployments: it starts, restarts and stops JobManagers,
-// registers TaskManagers, and writes Deployment status and pods.
+// registers TaskManagers, and writes Deployment status and pods. After WatchChanges it visits
+// only what changed, between full syncs.
 func (s *Sim) Sync(ctx context.Context) error {
+	if ok, err := s.syncChanged(ctx); ok {
+		return err
+	}
 	var deps appsv1.DeploymentList
 	if err := s.reader().List(ctx, &deps, client.InNamespace(s.Namespace), client.MatchingLabels{act.LabelManagedBy: act.ManagedBy}); err != nil {
 		return err
