@@ -50,16 +50,17 @@ func (c *changes) take() []string {
 // of inf saw change since, with the ones a pod fault or slow start waits on, and visits every
 // Deployment once every full (a safety net, as a kubelet's periodic resync). inf must be the
 // Reader's informers, started. Without it every Sync visits every Deployment: at thousands of
-// deployments, every 200 ms, the simulated kubelet cost as much CPU as the operator.
+// deployments, every 200 ms, the simulated kubelet cost as much CPU as the operator. Only
+// objects of the simulator's Namespace count. Sync must not run concurrently with itself.
 func (s *Sim) WatchChanges(ctx context.Context, inf cache.Informers, full time.Duration) error {
 	c := &changes{apps: map[string]bool{}, full: s.clock.Now()}
 	mark := func(obj any) {
-		if app := appOf(obj); app != "" {
-			c.mark(app)
+		if ns, app := appOf(obj); app != "" && (s.Namespace == "" || ns == s.Namespace) {
+			c.mark(ns + "/" + app)
 		}
 	}
 	handler := toolscache.ResourceEventHandlerFuncs{
-		AddFunc: mark, UpdateFunc: func(_, obj any) { mark(obj) }, DeleteFunc: mark,
+		AddFunc: mark, UpdateFunc: func(old, obj any) { mark(old); mark(obj) }, DeleteFunc: mark,
 	}
 	for _, obj := range []client.Object{&appsv1.Deployment{}, &corev1.ConfigMap{}, &corev1.Pod{}} {
 		i, err := inf.GetInformer(ctx, obj)
@@ -76,27 +77,25 @@ func (s *Sim) WatchChanges(ctx context.Context, inf cache.Informers, full time.D
 	return nil
 }
 
-// appOf is the namespace/app of an object the simulator reads or writes: a Deployment or pod
-// by its app label, a flink-config ConfigMap by its name; "" for any other.
-func appOf(obj any) string {
+// appOf is the namespace and app of an object the simulator reads or writes: a Deployment or
+// pod by its app label, a flink-config ConfigMap by its name (Flink's HA ConfigMaps carry the
+// app label too, but a JobManager reads them only when it starts); app "" for any other.
+func appOf(obj any) (namespace, app string) {
 	if t, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
 		obj = t.Obj
 	}
 	o, ok := obj.(metav1.Object)
 	if !ok {
-		return ""
+		return "", ""
 	}
-	app := o.GetLabels()[act.LabelApp]
+	app = o.GetLabels()[act.LabelApp]
 	if _, isCM := obj.(*corev1.ConfigMap); isCM {
-		app, _ = strings.CutPrefix(o.GetName(), act.ConfigMapName(""))
-		if app == o.GetName() {
-			return ""
+		var found bool
+		if app, found = strings.CutPrefix(o.GetName(), act.ConfigMapName("")); !found {
+			return "", ""
 		}
 	}
-	if app == "" {
-		return ""
-	}
-	return o.GetNamespace() + "/" + app
+	return o.GetNamespace(), app
 }
 
 // syncChanged syncs the resources in the change set and those a timer waits on; it reports
@@ -109,8 +108,8 @@ func (s *Sim) syncChanged(ctx context.Context) (bool, error) {
 		return false, nil
 	}
 	if now := s.clock.Now(); !now.Before(c.full.Add(every)) {
+		// The full sync visits them all; the set is kept (a failed List drops nothing).
 		c.full = now
-		c.take() // the full sync visits them all
 		return false, nil
 	}
 	apps := append(c.take(), s.waiting()...)
@@ -138,26 +137,34 @@ func (s *Sim) syncChanged(ctx context.Context) (bool, error) {
 			tms = append(tms, tm)
 		}
 	}
-	jmErrs := s.each(ctx, jms, s.syncJobManager)
-	tmErrs := s.each(ctx, tms, s.syncTaskManager)
-	for i, err := range jmErrs {
-		errs = append(errs, s.again(c, jms[i], err))
-	}
-	for i, err := range tmErrs {
-		errs = append(errs, s.again(c, tms[i], err))
-	}
+	errs = append(errs, s.retryFailed(jms, s.each(ctx, jms, s.syncJobManager))...)
+	errs = append(errs, s.retryFailed(tms, s.each(ctx, tms, s.syncTaskManager))...)
 	return true, s.collectGone(ctx, errors.Join(errs...))
 }
 
-// again marks dep's resource changed when its sync failed, so that the next Sync tries it again.
+// again marks dep's resource changed when its sync failed, so that the next Sync tries it
+// again (nothing without WatchChanges: every Sync visits every Deployment then).
 func (s *Sim) again(c *changes, dep *appsv1.Deployment, err error) error {
-	if err != nil {
+	if err != nil && c != nil {
 		c.mark(dep.Namespace + "/" + dep.Labels[act.LabelApp])
 	}
 	return err
 }
 
-// managed reads the operator's Deployment namespace/name: nil when it is gone or going.
+// retryFailed marks the resources of the Deployments whose sync failed (errs[i] is deps[i]'s)
+// and returns the errors.
+func (s *Sim) retryFailed(deps []*appsv1.Deployment, errs []error) []error {
+	s.mu.Lock()
+	c := s.changes
+	s.mu.Unlock()
+	for i, err := range errs {
+		errs[i] = s.again(c, deps[i], err)
+	}
+	return errs
+}
+
+// managed reads the operator's Deployment namespace/name: nil when it is gone or going, or
+// is not the operator's (no managed-by label).
 func (s *Sim) managed(ctx context.Context, ns, name string) (*appsv1.Deployment, error) {
 	var dep appsv1.Deployment
 	err := s.reader().Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &dep)
@@ -189,16 +196,20 @@ func (s *Sim) gone(key string) {
 }
 
 // collectGone deletes the pods of the Deployments gone meanwhile, as the garbage collector
-// would, and returns err with what failed.
+// would, and returns err joined with the first delete that failed; that pod and the ones
+// after it are deleted by a later Sync.
 func (s *Sim) collectGone(ctx context.Context, err error) error {
 	s.mu.Lock()
 	keys := s.goneP
 	s.goneP = nil
 	s.mu.Unlock()
-	for _, key := range keys {
+	for i, key := range keys {
 		ns, name, _ := strings.Cut(key, "/")
 		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
 		if derr := client.IgnoreNotFound(s.client.Delete(ctx, pod)); derr != nil {
+			s.mu.Lock()
+			s.goneP = append(s.goneP, keys[i:]...)
+			s.mu.Unlock()
 			return errors.Join(err, fmt.Errorf("delete pod %s: %w", key, derr))
 		}
 		s.mu.Lock()
@@ -209,24 +220,16 @@ func (s *Sim) collectGone(ctx context.Context, err error) error {
 }
 
 // waiting are the resources a timer waits on: a pod fault that ends, a slow start, a delayed
-// start to come.
+// start to come. Their keys are JobManager Deployments', which are the resources' own
+// (act.JobManagerName).
 func (s *Sim) waiting() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []string
-	add := func(key string) {
-		ns, name, _ := strings.Cut(key, "/")
-		out = append(out, ns+"/"+strings.TrimSuffix(name, "-taskmanager"))
-	}
-	for key := range s.faults {
-		add(key)
-	}
-	for key := range s.delays {
-		add(key)
-	}
+	out := slices.Collect(maps.Keys(s.faults))
+	out = slices.AppendSeq(out, maps.Keys(s.delays))
 	for key, n := range s.clusters {
 		if n.faulted || !n.startAt.IsZero() {
-			add(key)
+			out = append(out, key)
 		}
 	}
 	return out

@@ -12,11 +12,13 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/scheme"
+	toolscache "k8s.io/client-go/tools/cache"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/cache/informertest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	"github.com/flinkop/flinkop/fakeflink"
 	"github.com/flinkop/flinkop/harness/fixtures"
 	"github.com/flinkop/flinkop/operator/act"
 	"github.com/flinkop/flinkop/operator/decide"
@@ -91,8 +93,8 @@ func (w *changedWorld) want(step string, want map[string]bool) {
 }
 
 // TestSyncFollowsChanges: after WatchChanges, Sync visits the resources whose objects changed,
-// tries again the ones whose sync failed, stops a JobManager whose Deployment is gone and
-// deletes its pod, and visits every resource on a full sync.
+// stops a JobManager whose Deployment is gone and deletes its pod, and visits every resource on
+// a full sync.
 func TestSyncFollowsChanges(t *testing.T) {
 	w := newChangedWorld(t, "a", "b")
 	if err := w.sync(); err != nil {
@@ -151,19 +153,63 @@ func TestSyncTriesAFailedResourceAgain(t *testing.T) {
 	}
 }
 
-// TestAppOf: the objects the simulator follows map to their resource.
+// TestSyncWaitsOnTimers: a pod fault breaks a JobManager and heals when its window ends, and
+// a slow start starts it when it is over, with no event: Sync visits what a timer waits on.
+func TestSyncWaitsOnTimers(t *testing.T) {
+	w := newChangedWorld(t, "a")
+	up := func() bool {
+		var up bool
+		w.sim.Do("flink", "a", func(c *fakeflink.Cluster) { up = c.Up() })
+		return up
+	}
+	w.sim.DelayNextStart("flink", "a", 5*time.Second)
+	w.event(w.objs["a"].JobManager)
+	if err := w.sync(); err != nil {
+		t.Fatal(err)
+	}
+	got := []bool{up()}
+	w.clock.Step(5 * time.Second)
+	if err := w.sync(); err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, up())
+	w.sim.BreakPods("flink", "a", "CrashLoopBackOff", 10*time.Second)
+	if err := w.sync(); err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, up())
+	w.clock.Step(10 * time.Second)
+	if err := w.sync(); err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, up())
+	if diff := cmp.Diff([]bool{false, true, false, true}, got); diff != "" {
+		t.Errorf("JobManager up: slow start, started, fault, healed (-want +got):\n%s", diff)
+	}
+}
+
+// TestAppOf: the objects the simulator follows map to their resource; Flink's HA ConfigMaps,
+// labelled with the app, do not (a JobManager reads them only when it starts).
 func TestAppOf(t *testing.T) {
 	objs := newChangedWorld(t, "a").objs["a"]
 	pod := &corev1.Pod{}
 	pod.Namespace, pod.Name, pod.Labels = "flink", "a-0", objs.JobManager.Spec.Template.Labels
 	other := &corev1.ConfigMap{}
 	other.Namespace, other.Name = "flink", "unrelated"
+	ha := &corev1.ConfigMap{}
+	ha.Namespace, ha.Name, ha.Labels = "flink", act.HAClusterConfigMapName("a"), map[string]string{act.LabelApp: "a"}
+	of := func(obj any) string {
+		ns, app := appOf(obj)
+		return ns + "/" + app
+	}
 	got := map[string]string{
-		"jobmanager": appOf(objs.JobManager), "taskmanager": appOf(objs.TaskManager), "configmap": appOf(objs.ConfigMap),
-		"pod": appOf(pod), "other configmap": appOf(other), "not an object": appOf("x"),
+		"jobmanager": of(objs.JobManager), "taskmanager": of(objs.TaskManager), "configmap": of(objs.ConfigMap), "pod": of(pod),
+		"other configmap": of(other), "ha configmap": of(ha), "not an object": of("x"),
+		"deleted, state unknown": of(toolscache.DeletedFinalStateUnknown{Key: "flink/a", Obj: objs.JobManager}),
 	}
 	want := map[string]string{
-		"jobmanager": "flink/a", "taskmanager": "flink/a", "configmap": "flink/a", "pod": "flink/a", "other configmap": "", "not an object": "",
+		"jobmanager": "flink/a", "taskmanager": "flink/a", "configmap": "flink/a", "pod": "flink/a",
+		"other configmap": "/", "ha configmap": "/", "not an object": "/", "deleted, state unknown": "flink/a",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("appOf (-want +got):\n%s", diff)

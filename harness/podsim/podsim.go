@@ -40,7 +40,7 @@ type Sim struct {
 	rand   *rand.Rand
 	// Store is the durable store of every cluster (checkpoints, savepoints).
 	Store *fakeflink.Store
-	// Namespace limits the simulator to one namespace ("" = all).
+	// Namespace limits the simulator to one namespace ("" = all), also what WatchChanges follows.
 	Namespace string
 	// StartDelay is how long every new JobManager pod takes to become ready.
 	StartDelay time.Duration
@@ -227,8 +227,8 @@ func (s *Sim) Sync(ctx context.Context) error {
 		}
 	}
 	// One Deployment's trouble (its ConfigMap not written yet) does not hold the others.
-	errs := s.each(ctx, jms, s.syncJobManager)
-	errs = append(errs, s.each(ctx, tms, s.syncTaskManager)...)
+	errs := s.retryFailed(jms, s.each(ctx, jms, s.syncJobManager))
+	errs = append(errs, s.retryFailed(tms, s.each(ctx, tms, s.syncTaskManager))...)
 	s.stopGone(seen)
 	s.mu.Lock()
 	maps.DeleteFunc(s.launches, func(k string, _ launch) bool { return !live[k] })
