@@ -18,7 +18,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/flinkop/flinkop/fakeflink"
 	"github.com/flinkop/flinkop/operator/act"
 )
 
@@ -36,11 +35,11 @@ func (c *changes) mark(app string) {
 	c.apps[app] = true
 }
 
-// take empties the set and returns what it held, in order.
+// take empties the set and returns what it held.
 func (c *changes) take() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := slices.Sorted(maps.Keys(c.apps))
+	out := slices.Collect(maps.Keys(c.apps))
 	clear(c.apps)
 	return out
 }
@@ -142,23 +141,17 @@ func (s *Sim) syncChanged(ctx context.Context) (bool, error) {
 	return true, s.collectGone(ctx, errors.Join(errs...))
 }
 
-// again marks dep's resource changed when its sync failed, so that the next Sync tries it
-// again (nothing without WatchChanges: every Sync visits every Deployment then).
-func (s *Sim) again(c *changes, dep *appsv1.Deployment, err error) error {
-	if err != nil && c != nil {
-		c.mark(dep.Namespace + "/" + dep.Labels[act.LabelApp])
-	}
-	return err
-}
-
 // retryFailed marks the resources of the Deployments whose sync failed (errs[i] is deps[i]'s)
-// and returns the errors.
+// changed, so that the next Sync tries them again (nothing without WatchChanges: every Sync
+// visits every Deployment then), and returns the errors.
 func (s *Sim) retryFailed(deps []*appsv1.Deployment, errs []error) []error {
 	s.mu.Lock()
 	c := s.changes
 	s.mu.Unlock()
 	for i, err := range errs {
-		errs[i] = s.again(c, deps[i], err)
+		if err != nil && c != nil {
+			c.mark(deps[i].Namespace + "/" + deps[i].Labels[act.LabelApp])
+		}
 	}
 	return errs
 }
@@ -184,10 +177,7 @@ func (s *Sim) managed(ctx context.Context, ns, name string) (*appsv1.Deployment,
 func (s *Sim) gone(key string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if n := s.clusters[key]; n != nil {
-		n.server.Do(func(c *fakeflink.Cluster) { c.CrashJobManager() })
-		delete(s.clusters, key)
-	}
+	s.stopLocked(key)
 	delete(s.launches, key)
 	delete(s.hashes, key)
 	if s.pods[key+"-0"] {
@@ -204,17 +194,12 @@ func (s *Sim) collectGone(ctx context.Context, err error) error {
 	s.goneP = nil
 	s.mu.Unlock()
 	for i, key := range keys {
-		ns, name, _ := strings.Cut(key, "/")
-		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
-		if derr := client.IgnoreNotFound(s.client.Delete(ctx, pod)); derr != nil {
+		if derr := s.deletePod(ctx, key); derr != nil {
 			s.mu.Lock()
 			s.goneP = append(s.goneP, keys[i:]...)
 			s.mu.Unlock()
-			return errors.Join(err, fmt.Errorf("delete pod %s: %w", key, derr))
+			return errors.Join(err, derr)
 		}
-		s.mu.Lock()
-		delete(s.pods, key)
-		s.mu.Unlock()
 	}
 	return err
 }

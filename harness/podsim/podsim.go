@@ -265,9 +265,17 @@ func (s *Sim) stopGone(seen map[string]bool) {
 	defer s.mu.Unlock()
 	for _, k := range slices.Sorted(maps.Keys(s.clusters)) {
 		if !seen[k] {
-			s.clusters[k].server.Do(func(c *fakeflink.Cluster) { c.CrashJobManager() })
-			delete(s.clusters, k)
+			s.stopLocked(k)
 		}
+	}
+}
+
+// stopLocked stops the JobManager behind Deployment key, if one runs, and forgets it; the
+// caller holds s.mu.
+func (s *Sim) stopLocked(key string) {
+	if n := s.clusters[key]; n != nil {
+		n.server.Do(func(c *fakeflink.Cluster) { c.CrashJobManager() })
+		delete(s.clusters, key)
 	}
 }
 
@@ -284,13 +292,23 @@ func (s *Sim) collectPods(ctx context.Context, deps []appsv1.Deployment) error {
 		if live[key] {
 			continue
 		}
-		ns, name, _ := strings.Cut(key, "/")
-		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
-		if err := client.IgnoreNotFound(s.client.Delete(ctx, pod)); err != nil {
-			return fmt.Errorf("delete pod %s: %w", key, err)
+		if err := s.deletePod(ctx, key); err != nil {
+			return err
 		}
-		delete(s.pods, key)
 	}
+	return nil
+}
+
+// deletePod deletes the pod namespace/name it wrote (gone already is fine) and forgets it.
+func (s *Sim) deletePod(ctx context.Context, key string) error {
+	ns, name, _ := strings.Cut(key, "/")
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	if err := client.IgnoreNotFound(s.client.Delete(ctx, pod)); err != nil {
+		return fmt.Errorf("delete pod %s: %w", key, err)
+	}
+	s.mu.Lock()
+	delete(s.pods, key)
+	s.mu.Unlock()
 	return nil
 }
 
