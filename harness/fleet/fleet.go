@@ -198,7 +198,7 @@ func (f *fleet) run(ctx context.Context) (*Report, error) {
 		// The floor on the same API server, before bystanders grow it; the operator idles at
 		// steady state meanwhile (no writes).
 		f.logf("the floor: %d writes by a plain client", f.rep.ConvergeWrites)
-		f.rep.FloorParallel, f.rep.FloorSerial, err = f.floor(ctx, c)
+		f.rep.FloorParallel, f.rep.FloorSerial, err = f.floor(ctx, c, f.env.Config)
 	}
 	if err == nil && f.cfg.Bystanders {
 		err = f.bystanders(ctx)

@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flinkop/flinkop/operator/act"
@@ -173,13 +174,31 @@ func (f *fleet) freshFloor(ctx context.Context) error {
 	}
 	defer func() { _ = env.Stop() }()
 	f.logf("the floor on a fresh API server: %d writes by a plain client", f.rep.ConvergeWrites)
-	f.rep.FloorParallel, f.rep.FloorSerial, err = f.floor(ctx, env.Client)
+	f.rep.FloorParallel, f.rep.FloorSerial, err = f.floor(ctx, env.Client, env.Config)
 	return err
 }
 
 // floor measures the floor on the API server c reaches.
-func (f *fleet) floor(ctx context.Context, c client.Client) (parallelTime, serialTime time.Duration, err error) {
-	return floor(ctx, c, f.cfg.N, f.rep.ConvergeWrites, f.rep.ConvergeWritesByKind, f.convergedStatus, f.serialFloor())
+func (f *fleet) floor(ctx context.Context, c client.Client, cfg *rest.Config) (parallelTime, serialTime time.Duration, err error) {
+	before := f.allocationsOf(ctx, cfg)
+	parallelTime, serialTime, err = floor(ctx, c, f.cfg.N, f.rep.ConvergeWrites, f.rep.ConvergeWritesByKind, f.convergedStatus, f.serialFloor())
+	f.rep.FloorAllocations = f.allocationsOf(ctx, cfg).Sub(before)
+	return parallelTime, serialTime, err
+}
+
+// allocations are the ClusterIP allocations the fleet's API server made so far.
+func (f *fleet) allocations(ctx context.Context) Allocations {
+	return f.allocationsOf(ctx, f.env.Config)
+}
+
+// allocationsOf are the ClusterIP allocations the API server cfg reaches made so far; none
+// (logged) when its metrics cannot be read: they explain the run, they do not fail it.
+func (f *fleet) allocationsOf(ctx context.Context, cfg *rest.Config) Allocations {
+	a, err := clusterIPAllocations(ctx, cfg)
+	if err != nil {
+		f.logf("ClusterIP allocations: %v", err)
+	}
+	return a
 }
 
 // serialFloor reports whether the floor's single-writer run is measured.

@@ -18,6 +18,7 @@ import (
 // ConvergeOnly) an upgrade wave (unless NoWave), spec-change latency with every JobManager answering, then
 // with the slow share hung.
 func (f *fleet) phases(ctx context.Context) error {
+	allocated := f.allocations(ctx)
 	start, cpu := time.Now(), processCPU()
 	f.logf("creating %d FlinkDeployments", f.cfg.N)
 	if err := f.create(ctx); err != nil {
@@ -31,6 +32,7 @@ func (f *fleet) phases(ctx context.Context) error {
 	f.rep.ConvergeCPU = cpuSince(processCPU(), cpu)
 	f.rep.WorldConvergeWrites = f.world.writesByKind()
 	f.rep.ConvergeReadsByKind = f.api.readsByKinds()
+	f.rep.ConvergeAllocations = f.allocations(ctx).Sub(allocated)
 	f.convergedStatus = f.tracker.status(f.names[len(f.names)-1])
 	f.logf("converged in %s with %d API writes", f.rep.Converge.Round(time.Millisecond), f.rep.ConvergeWrites)
 	if f.proc != nil {

@@ -73,6 +73,24 @@ func TestFirstDeploymentThenDeploy(t *testing.T) {
 	}
 }
 
+// TestDeployWritesWhatTheNextLookSees: the deploy's status already holds what the next
+// reconcile observes of the Deployments it created (no pods yet), so that one writes nothing.
+func TestDeployWritesWhatTheNextLookSees(t *testing.T) {
+	d := fresh()
+	first := Decide(input(d, Observation{}))
+	d.Status = first.Status
+	second := Decide(input(d, Observation{}))
+	if second.Action.Kind != ActDeploy {
+		t.Fatalf("second step %+v, want a deploy", second.Action)
+	}
+	d.Status = second.Status
+	created := Observation{JobManager: &DeploymentState{Generation: 1}, TaskManager: &DeploymentState{}}
+	third := Decide(input(d, created))
+	if diff := cmp.Diff(second.Status, third.Status); diff != "" {
+		t.Errorf("the look after the deploy changed the status (-deploy +next):\n%s", diff)
+	}
+}
+
 func TestSuspendedFirstDeploymentDeploysNothing(t *testing.T) {
 	d := fresh(func(d *flinkv1beta1.FlinkDeployment) { d.Spec.Job.State = flinkv1beta1.JobStateSuspended })
 	d.Status = Decide(input(d, Observation{})).Status

@@ -43,14 +43,18 @@ func (s *step) observeStatus() {
 		s.event(Normal, "JobManagerDeploymentStatusChanged", fmt.Sprintf("JobManager deployment status changed from %s to %s", prevJM, st.JobManagerDeploymentStatus))
 	}
 	if tm := o.TaskManager; tm != nil {
-		st.TaskManager = &flinkv1beta1.TaskManagerInfo{
-			LabelSelector: "app=" + s.d.Name + ",component=taskmanager", Replicas: tm.Replicas,
-		}
+		st.TaskManager = s.taskManagerInfo(tm.Replicas)
 	} else {
 		st.TaskManager = nil
 	}
 	s.clusterInfo()
 	s.observeJob()
+}
+
+// taskManagerInfo is status.taskManager with replicas TaskManagers running: the scale
+// subresource's selector of d's TaskManager pods and their count.
+func (s *step) taskManagerInfo(replicas int32) *flinkv1beta1.TaskManagerInfo {
+	return &flinkv1beta1.TaskManagerInfo{LabelSelector: "app=" + s.d.Name + ",component=taskmanager", Replicas: replicas}
 }
 
 func (s *step) observeJob() {
