@@ -16,9 +16,10 @@ import (
 const allocatorMetric = "kube_apiserver_clusterip_allocator_allocation_duration_seconds"
 
 // Allocations are kube-apiserver's ClusterIP allocations: how many, and the time they took
-// together. The API server makes them one at a time (one lock across the write of each
-// IPAddress object and two lists of all of them), so their total time is a lower bound of
-// the time to create that many Services that get a cluster IP.
+// together. The API server makes them one at a time for each IP family (one lock across the
+// write of each IPAddress object and two lists of all of them), so on a single-stack cluster
+// their total time is a lower bound of the time to create that many Services that get a
+// cluster IP.
 type Allocations struct {
 	N     int64
 	Total time.Duration
@@ -29,9 +30,16 @@ func (a Allocations) Sub(b Allocations) Allocations {
 	return Allocations{N: a.N - b.N, Total: a.Total - b.Total}
 }
 
-// share is "10000, mean 120 ms, together 71 % of 1685 s": a against the time within.
-func (a Allocations) share(within time.Duration) string {
-	if a.N == 0 || within <= 0 {
+// share is "10000, mean 120 ms, together 71 % of 1685 s": a against the time within;
+// "unknown" when the API server's metrics could not be read, "not measured" when the phase
+// did not run.
+func (a Allocations) share(within time.Duration, read bool) string {
+	switch {
+	case !read:
+		return "unknown"
+	case within <= 0:
+		return "not measured"
+	case a.N == 0:
 		return "none"
 	}
 	return fmt.Sprintf("%d, mean %.0f ms, together %.0f %% of %.0f s", a.N,

@@ -40,11 +40,22 @@ kube_apiserver_clusterip_allocator_allocation_duration_seconds_count{cidr="fd00:
 }
 
 func TestAllocationsShare(t *testing.T) {
-	a := Allocations{N: 10000, Total: 1200 * time.Second}.Sub(Allocations{N: 0, Total: 0})
-	if got, want := a.share(1685*time.Second), "10000, mean 120 ms, together 71 % of 1685 s"; got != want {
-		t.Errorf("got %q, want %q", got, want)
-	}
-	if got := (Allocations{}).share(time.Second); got != "none" {
-		t.Errorf("no allocations: got %q", got)
+	a := Allocations{N: 10500, Total: 1210 * time.Second}.Sub(Allocations{N: 500, Total: 10 * time.Second})
+	for name, tc := range map[string]struct {
+		a      Allocations
+		within time.Duration
+		read   bool
+		want   string
+	}{
+		"measured":     {a: a, within: 1685 * time.Second, read: true, want: "10000, mean 120 ms, together 71 % of 1685 s"},
+		"none":         {within: time.Second, read: true, want: "none"},
+		"unread":       {a: a, within: time.Second, want: "unknown"},
+		"not measured": {a: a, read: true, want: "not measured"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := tc.a.share(tc.within, tc.read); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

@@ -41,8 +41,9 @@ const floorNamespace = "fleet-floor"
 // no-op); creates of the objects the operator renders for it (its ConfigMap, its REST
 // Service with a cluster IP, its headless Service, its two Deployments; more creates of a
 // kind than it renders are copies under new names); Event creates; and every other write as
-// a ConfigMap create. The writers work on different deployments.
-func floor(ctx context.Context, c client.Client, n int, writes int64, byKind map[string]int64, status flinkv1beta1.FlinkDeploymentStatus, serial bool) (parallelTime, serialTime time.Duration, err error) {
+// a ConfigMap create. The writers work on different deployments. afterParallel, when set, is
+// called once the 16 writers are done, before the single writer starts.
+func floor(ctx context.Context, c client.Client, n int, writes int64, byKind map[string]int64, status flinkv1beta1.FlinkDeploymentStatus, serial bool, afterParallel func()) (parallelTime, serialTime time.Duration, err error) {
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: floorNamespace}}); client.IgnoreAlreadyExists(err) != nil {
 		return 0, 0, err
 	}
@@ -62,7 +63,11 @@ func floor(ctx context.Context, c client.Client, n int, writes int64, byKind map
 		})
 		return time.Since(start), err
 	}
-	if parallelTime, err = run("floor-p", 16); err != nil || !serial {
+	parallelTime, err = run("floor-p", 16)
+	if afterParallel != nil {
+		afterParallel()
+	}
+	if err != nil || !serial {
 		return parallelTime, 0, err
 	}
 	serialTime, err = run("floor-s", 1)
@@ -180,25 +185,30 @@ func (f *fleet) freshFloor(ctx context.Context) error {
 
 // floor measures the floor on the API server c reaches.
 func (f *fleet) floor(ctx context.Context, c client.Client, cfg *rest.Config) (parallelTime, serialTime time.Duration, err error) {
-	before := f.allocationsOf(ctx, cfg)
-	parallelTime, serialTime, err = floor(ctx, c, f.cfg.N, f.rep.ConvergeWrites, f.rep.ConvergeWritesByKind, f.convergedStatus, f.serialFloor())
-	f.rep.FloorAllocations = f.allocationsOf(ctx, cfg).Sub(before)
-	return parallelTime, serialTime, err
+	before, read := f.allocationsOf(ctx, cfg)
+	measure := func() {
+		after, readAfter := f.allocationsOf(ctx, cfg)
+		f.rep.FloorAllocations = after.Sub(before)
+		f.rep.FloorAllocationsRead = read && readAfter
+	}
+	return floor(ctx, c, f.cfg.N, f.rep.ConvergeWrites, f.rep.ConvergeWritesByKind, f.convergedStatus, f.serialFloor(), measure)
 }
 
 // allocations are the ClusterIP allocations the fleet's API server made so far.
-func (f *fleet) allocations(ctx context.Context) Allocations {
+func (f *fleet) allocations(ctx context.Context) (Allocations, bool) {
 	return f.allocationsOf(ctx, f.env.Config)
 }
 
-// allocationsOf are the ClusterIP allocations the API server cfg reaches made so far; none
-// (logged) when its metrics cannot be read: they explain the run, they do not fail it.
-func (f *fleet) allocationsOf(ctx context.Context, cfg *rest.Config) Allocations {
+// allocationsOf are the ClusterIP allocations the API server cfg reaches made so far, and
+// whether its metrics could be read (an error is logged: these figures explain the run,
+// they do not fail it).
+func (f *fleet) allocationsOf(ctx context.Context, cfg *rest.Config) (Allocations, bool) {
 	a, err := clusterIPAllocations(ctx, cfg)
 	if err != nil {
 		f.logf("ClusterIP allocations: %v", err)
+		return Allocations{}, false
 	}
-	return a
+	return a, true
 }
 
 // serialFloor reports whether the floor's single-writer run is measured.

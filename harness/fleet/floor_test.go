@@ -60,8 +60,12 @@ func TestFloorMakesTheOperatorsRequests(t *testing.T) {
 	status := flinkv1beta1.FlinkDeploymentStatus{JobManagerDeploymentStatus: flinkv1beta1.JobManagerReady}
 	status.LifecycleState = flinkv1beta1.LifecycleStable
 	byKind := map[string]int64{"PUT flinkdeployments": 1, "PUT flinkdeployments/status": 2, "POST services": 3, "POST deployments": 2, "POST events": 1}
-	if _, _, err := floor(t.Context(), c, 1, 10, byKind, status, false); err != nil {
+	calls := 0
+	if _, _, err := floor(t.Context(), c, 1, 10, byKind, status, false, func() { calls++ }); err != nil {
 		t.Fatal(err)
+	}
+	if calls != 1 {
+		t.Errorf("afterParallel called %d times, want once", calls)
 	}
 	var fds flinkv1beta1.FlinkDeploymentList
 	var svcs corev1.ServiceList

@@ -18,7 +18,7 @@ import (
 // ConvergeOnly) an upgrade wave (unless NoWave), spec-change latency with every JobManager answering, then
 // with the slow share hung.
 func (f *fleet) phases(ctx context.Context) error {
-	allocated := f.allocations(ctx)
+	allocated, read := f.allocations(ctx)
 	start, cpu := time.Now(), processCPU()
 	f.logf("creating %d FlinkDeployments", f.cfg.N)
 	if err := f.create(ctx); err != nil {
@@ -32,7 +32,8 @@ func (f *fleet) phases(ctx context.Context) error {
 	f.rep.ConvergeCPU = cpuSince(processCPU(), cpu)
 	f.rep.WorldConvergeWrites = f.world.writesByKind()
 	f.rep.ConvergeReadsByKind = f.api.readsByKinds()
-	f.rep.ConvergeAllocations = f.allocations(ctx).Sub(allocated)
+	after, readAfter := f.allocations(ctx)
+	f.rep.ConvergeAllocations, f.rep.ConvergeAllocationsRead = after.Sub(allocated), read && readAfter
 	f.convergedStatus = f.tracker.status(f.names[len(f.names)-1])
 	f.logf("converged in %s with %d API writes", f.rep.Converge.Round(time.Millisecond), f.rep.ConvergeWrites)
 	if f.proc != nil {

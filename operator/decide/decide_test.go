@@ -73,21 +73,48 @@ func TestFirstDeploymentThenDeploy(t *testing.T) {
 	}
 }
 
-// TestDeployWritesWhatTheNextLookSees: the deploy's status already holds what the next
-// reconcile observes of the Deployments it created (no pods yet), so that one writes nothing.
+// TestDeployWritesWhatTheNextLookSees: a deploy's status already holds what the next look
+// observes of the Deployments it created (no pods yet), so that look writes nothing.
 func TestDeployWritesWhatTheNextLookSees(t *testing.T) {
-	d := fresh()
-	first := Decide(input(d, Observation{}))
-	d.Status = first.Status
-	second := Decide(input(d, Observation{}))
-	if second.Action.Kind != ActDeploy {
-		t.Fatalf("second step %+v, want a deploy", second.Action)
+	recorded := func() *flinkv1beta1.FlinkDeployment {
+		d := fresh()
+		d.Status = Decide(input(d, Observation{})).Status
+		return d
 	}
-	d.Status = second.Status
-	created := Observation{JobManager: &DeploymentState{Generation: 1}, TaskManager: &DeploymentState{}}
-	third := Decide(input(d, created))
-	if diff := cmp.Diff(second.Status, third.Status); diff != "" {
-		t.Errorf("the look after the deploy changed the status (-deploy +next):\n%s", diff)
+	created := Observation{JobManager: &DeploymentState{Generation: 1}, TaskManager: &DeploymentState{}, HAMetadata: true}
+	for name, tc := range map[string]struct {
+		d *flinkv1beta1.FlinkDeployment
+		o Observation
+	}{
+		"a first deploy":              {d: recorded(), o: Observation{}},
+		"a lost JobManager recovered": {d: deployed(sp), o: missing()},
+	} {
+		t.Run(name, func(t *testing.T) {
+			deploy := Decide(input(tc.d, tc.o))
+			if deploy.Action.Kind != ActDeploy {
+				t.Fatalf("got %+v, want a deploy", deploy.Action)
+			}
+			tc.d.Status = deploy.Status
+			next := Decide(input(tc.d, created))
+			if diff := cmp.Diff(deploy.Status, next.Status); diff != "" {
+				t.Errorf("the look after the deploy changed the status (-deploy +next):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestDeployKeepsTheTaskManagersItSees: a deploy whose status write was lost is done again
+// over the TaskManagers already running, and status says so.
+func TestDeployKeepsTheTaskManagersItSees(t *testing.T) {
+	d := fresh()
+	d.Status = Decide(input(d, Observation{})).Status
+	o := Observation{JobManager: &DeploymentState{Generation: 1}, TaskManager: &DeploymentState{Replicas: 2}, HAMetadata: true}
+	res := Decide(input(d, o))
+	if res.Action.Kind != ActDeploy {
+		t.Fatalf("got %+v, want the deploy done again", res.Action)
+	}
+	if got := res.Status.TaskManager; got == nil || got.Replicas != 2 {
+		t.Errorf("status.taskManager %+v, want the 2 replicas seen", got)
 	}
 }
 

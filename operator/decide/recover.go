@@ -48,7 +48,7 @@ func (s *step) recoverJobManager() bool {
 	s.act(Action{Kind: ActDeploy, Deploy: &Deploy{Spec: dep.Spec, Generation: dep.Generation(), Run: dep.Metadata.JobRun, JobID: jobID}})
 	s.st.JobManagerDeploymentStatus = flinkv1beta1.JobManagerDeploying
 	if s.in.Observed.TaskManager == nil {
-		s.st.TaskManager = s.taskManagerInfo(0) // as deployNew
+		s.st.TaskManager = s.taskManagerInfo(0) // as deployNew: written with the deploy
 	}
 	how := "a stateless job starts anew"
 	if o.HAMetadata {

@@ -51,8 +51,9 @@ func (s *step) observeStatus() {
 	s.observeJob()
 }
 
-// taskManagerInfo is status.taskManager with replicas TaskManagers running: the scale
-// subresource's selector of d's TaskManager pods and their count.
+// taskManagerInfo is status.taskManager: the scale subresource's selector of d's TaskManager
+// pods, and replicas, the TaskManager Deployment's pods (its status.replicas; 0 as a deploy
+// creates it).
 func (s *step) taskManagerInfo(replicas int32) *flinkv1beta1.TaskManagerInfo {
 	return &flinkv1beta1.TaskManagerInfo{LabelSelector: "app=" + s.d.Name + ",component=taskmanager", Replicas: replicas}
 }

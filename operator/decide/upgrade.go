@@ -233,9 +233,11 @@ func (s *step) deployNew() {
 	s.deployed()
 	s.st.ClusterInfo = nil // the new JobManager's version is read once it answers
 	s.st.JobManagerDeploymentStatus = flinkv1beta1.JobManagerDeploying
-	// The deploy creates the TaskManager Deployment: its selector goes in this status write,
-	// not in one of its own when the next reconcile sees the Deployment with no pods yet.
-	s.st.TaskManager = s.taskManagerInfo(0)
+	if s.in.Observed.TaskManager == nil {
+		// The deploy creates the TaskManager Deployment: its selector goes in this status
+		// write, not in one of its own when the next look sees the Deployment with no pods.
+		s.st.TaskManager = s.taskManagerInfo(0)
+	}
 	if spec.Job != nil {
 		s.st.JobStatus.JobID = jobID
 		s.st.JobStatus.State = flinkv1beta1.JobStatusReconciling
