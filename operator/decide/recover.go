@@ -46,10 +46,7 @@ func (s *step) recoverJobManager() bool {
 		jobID = JobIDFor(string(s.d.UID), dep.Generation(), dep.Metadata.JobRun)
 	}
 	s.act(Action{Kind: ActDeploy, Deploy: &Deploy{Spec: dep.Spec, Generation: dep.Generation(), Run: dep.Metadata.JobRun, JobID: jobID}})
-	s.st.JobManagerDeploymentStatus = flinkv1beta1.JobManagerDeploying
-	if s.in.Observed.TaskManager == nil {
-		s.st.TaskManager = s.taskManagerInfo(0) // as deployNew: written with the deploy
-	}
+	s.deploying()
 	how := "a stateless job starts anew"
 	if o.HAMetadata {
 		how = "the job recovers from HA metadata"

@@ -51,6 +51,17 @@ func (s *step) observeStatus() {
 	s.observeJob()
 }
 
+// deploying is the status of a deploy under way: the JobManager deploying and, unless
+// TaskManagers are already seen (a deploy done again), status.taskManager of the TaskManager
+// Deployment the deploy creates. Written with the deploy, it is what the next look sees (no
+// pods yet), so that look writes no status of its own.
+func (s *step) deploying() {
+	s.st.JobManagerDeploymentStatus = flinkv1beta1.JobManagerDeploying
+	if s.in.Observed.TaskManager == nil {
+		s.st.TaskManager = s.taskManagerInfo(0)
+	}
+}
+
 // taskManagerInfo is status.taskManager: the scale subresource's selector of d's TaskManager
 // pods, and replicas, the TaskManager Deployment's pods (its status.replicas; 0 as a deploy
 // creates it).

@@ -232,12 +232,7 @@ func (s *step) deployNew() {
 	}})
 	s.deployed()
 	s.st.ClusterInfo = nil // the new JobManager's version is read once it answers
-	s.st.JobManagerDeploymentStatus = flinkv1beta1.JobManagerDeploying
-	if s.in.Observed.TaskManager == nil {
-		// The deploy creates the TaskManager Deployment: its selector goes in this status
-		// write, not in one of its own when the next look sees the Deployment with no pods.
-		s.st.TaskManager = s.taskManagerInfo(0)
-	}
+	s.deploying()
 	if spec.Job != nil {
 		s.st.JobStatus.JobID = jobID
 		s.st.JobStatus.State = flinkv1beta1.JobStatusReconciling
