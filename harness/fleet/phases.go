@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -221,8 +222,8 @@ func (f *fleet) change(ctx context.Context, name string) (int64, error) {
 func (f *fleet) latency(ctx context.Context, names []string) ([]time.Duration, error) {
 	f.logf("spec changes of %d healthy deployments", len(names))
 	type change struct {
-		at  time.Time
-		gen int64
+		at, written time.Time // before the change's read and write, and once written
+		gen         int64
 	}
 	changes := make([]change, len(names))
 	for i, name := range names {
@@ -231,7 +232,7 @@ func (f *fleet) latency(ctx context.Context, names []string) ([]time.Duration, e
 		if err != nil {
 			return nil, err
 		}
-		changes[i] = change{at, gen}
+		changes[i] = change{at, time.Now(), gen}
 		sleep(ctx, 2*f.cfg.ReconcileInterval/time.Duration(len(names)))
 	}
 	out := make([]time.Duration, len(names))
@@ -248,8 +249,23 @@ func (f *fleet) latency(ctx context.Context, names []string) ([]time.Duration, e
 			sleep(ctx, 50*time.Millisecond)
 		}
 	}
+	f.logSlowest(names, out, func(i int) time.Duration { return changes[i].written.Sub(changes[i].at) })
 	slices.Sort(out)
 	return out, nil
+}
+
+// logSlowest logs the three slowest of the changes of names that took took, each with the
+// part its own read and write took (written(i)): the rest is the operator's reaction and the
+// watch that shows it.
+func (f *fleet) logSlowest(names []string, took []time.Duration, written func(i int) time.Duration) {
+	order := make([]int, len(took))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(took[b], took[a]) })
+	for _, i := range order[:min(3, len(order))] {
+		f.logf("  slow change: %s %s, of which its read and write %s", names[i], took[i].Round(time.Millisecond), written(i).Round(time.Millisecond))
+	}
 }
 
 // sleep waits d or until ctx ends; it reports whether ctx is still live.

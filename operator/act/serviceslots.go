@@ -28,12 +28,16 @@ func (r *RetryLaterError) Error() string { return fmt.Sprintf("%s: try again in 
 const DefaultServiceSlots = 8
 
 // Back-off of a Service create refused for want of a slot: serviceRetryBase after the first
-// refusal, doubling with each refusal in a row, at most serviceRetryMax, or wakeRetryMax once
-// freed slots wake the waiters (OnFree): then the back-off covers a wake-up that was dropped
-// and a woken owner beaten to the slot while none was free to pass its turn on.
+// refusal, doubling with each refusal in a row, at most serviceRetryMax; or, once freed slots
+// wake the waiters (OnFree), from wakeRetryBase up to wakeRetryMax. The back-off then only
+// covers a wake-up that was dropped and a woken owner beaten to the slot while none was free
+// to pass its turn on: a retry before its wake-up finds every slot taken, or takes the slot
+// of the owner woken for it, which then waits again. At 5,000 deployments starting at once,
+// a back-off from serviceRetryBase made ten refused reconciles per deployment.
 const (
 	serviceRetryBase = 250 * time.Millisecond
 	serviceRetryMax  = 30 * time.Second
+	wakeRetryBase    = 5 * time.Second
 	wakeRetryMax     = 2 * time.Minute
 )
 
@@ -75,14 +79,14 @@ func NewServiceSlots(n int) *ServiceSlots {
 
 // OnFree makes each freed slot call wake with the owner (the FlinkDeployment) first in line,
 // which should then be reconciled at once, and calls Returned when that reconcile is over;
-// the back-off of a refused create grows to wakeRetryMax instead. wake must not block. Call
+// the back-off of a refused create then runs from wakeRetryBase to wakeRetryMax. wake must not block. Call
 // it before the slots are used.
 func (s *ServiceSlots) OnFree(wake func(owner types.NamespacedName)) {
 	if s == nil {
 		return
 	}
 	s.wake = wake
-	s.backoff = workqueue.NewTypedItemExponentialFailureRateLimiter[types.NamespacedName](serviceRetryBase, wakeRetryMax)
+	s.backoff = workqueue.NewTypedItemExponentialFailureRateLimiter[types.NamespacedName](wakeRetryBase, wakeRetryMax)
 }
 
 // take takes a slot for creating obj when obj is a Service that gets a cluster IP; the

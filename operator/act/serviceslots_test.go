@@ -159,13 +159,17 @@ func TestServiceSlotsWakeInOrder(t *testing.T) {
 	releaseD := take("d")
 	refuse("e")
 	s.Forget(types.NamespacedName{Namespace: "team-a", Name: "e"})
+	_, err := s.take(ownedService("f"))
+	var later *RetryLaterError
+	if !errors.As(err, &later) || later.After < wakeRetryBase*3/4 {
+		t.Errorf("a first refusal with wake-ups on: %v, want a retry after %s or so", err, wakeRetryBase)
+	}
 	for range 20 {
 		refuse("f")
 	}
-	_, err := s.take(ownedService("f"))
-	var later *RetryLaterError
+	_, err = s.take(ownedService("f"))
 	if !errors.As(err, &later) || later.After <= serviceRetryMax {
-		t.Errorf("after 21 refusals with wake-ups on: %v, want a retry after over %s (up to %s)", err, serviceRetryMax, wakeRetryMax)
+		t.Errorf("after 22 refusals with wake-ups on: %v, want a retry after over %s (up to %s)", err, serviceRetryMax, wakeRetryMax)
 	}
 	s.Forget(types.NamespacedName{Namespace: "team-a", Name: "f"})
 	releaseD() // d was served; e and f are forgotten: nobody to wake

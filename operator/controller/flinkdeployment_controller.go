@@ -234,11 +234,14 @@ func (r *FlinkDeploymentReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			return err
 		}
 	}
+	// Events of its Deployments come in bursts: they reconcile it once the burst settled.
+	workloads := settled(handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(),
+		&flinkv1beta1.FlinkDeployment{}, handler.OnlyControllerOwner()), WorkloadSettle)
 	return withRescan(ctrl.NewControllerManagedBy(mgr), r.scope.source(deploymentList)).
 		For(&flinkv1beta1.FlinkDeployment{}).
 		Watches(&flinkv1beta1.FlinkDeployment{}, specLane{}). // see lanes.go
-		Owns(&appsv1.Deployment{}).
-		Owns(&corev1.Service{}, builder.OnlyMetadata). // see act.MetadataOnly
+		Watches(&appsv1.Deployment{}, workloads).             // see WorkloadSettle
+		Owns(&corev1.Service{}, builder.OnlyMetadata).        // see act.MetadataOnly
 		Owns(&corev1.ConfigMap{}, builder.WithPredicates(predicate.NewPredicateFuncs(configMapEnqueues))).
 		Owns(&networkingv1.Ingress{}).
 		// A deleted session job may unblock the deletion of its session cluster.

@@ -44,11 +44,23 @@ const MaxAnswerBytes = 16 << 20
 // WithTimeout sets the per-call timeout.
 func WithTimeout(d time.Duration) Option { return func(c *Client) { c.timeout = d } }
 
+// restTransport carries the calls of clients given no transport: Go's default transport,
+// except that all of its idle connections (100) may be kept for one host, not 2. Each
+// JobManager is its own host and is called a few times in a row per reconcile, which 2 serve;
+// but through an HTTP proxy (HTTP_PROXY) every call goes to the proxy, and with 2 kept, the
+// reconcile workers calling at once dialled a new connection for most calls (at 5,000
+// deployments, 7 % of the operator's CPU went to dialling).
+var restTransport = func() http.RoundTripper {
+	t := http.DefaultTransport.(*http.Transport).Clone() //nolint:forcetypeassert // net/http's own default
+	t.MaxIdleConnsPerHost = t.MaxIdleConns
+	return t
+}()
+
 // NewClient returns a client of the JobManager at baseURL (e.g. http://basic-rest.ns:8081).
 func NewClient(baseURL string, opts ...Option) *Client {
 	c := &Client{
 		base:    strings.TrimSuffix(baseURL, "/"),
-		http:    &http.Client{Transport: http.DefaultTransport, CheckRedirect: noRedirects},
+		http:    &http.Client{Transport: restTransport, CheckRedirect: noRedirects},
 		timeout: DefaultTimeout,
 	}
 	for _, o := range opts {
