@@ -246,7 +246,9 @@ func (f *fleet) latency(ctx context.Context, names []string) ([]time.Duration, e
 			if time.Now().After(deadline) {
 				return nil, fmt.Errorf("%s: generation %d not observed within %s", name, changes[i].gen, f.cfg.Timeout)
 			}
-			sleep(ctx, 50*time.Millisecond)
+			if !sleep(ctx, 50*time.Millisecond) {
+				return nil, ctx.Err()
+			}
 		}
 	}
 	f.logSlowest(names, out, func(i int) time.Duration { return changes[i].written.Sub(changes[i].at) })

@@ -134,7 +134,9 @@ func (f *fleet) serveAPIProxy(ctx context.Context) (string, []byte, error) {
 	srv.StartTLS()
 	go func() {
 		<-ctx.Done()
-		srv.CloseClientConnections() // its watches, which Close alone would wait for
+		// The listener and every connection, its watches included, which Close alone would
+		// wait for (and a client reconnecting meanwhile would open more of).
+		_ = srv.Config.Close()
 		srv.Close()
 	}()
 	return srv.URL, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), nil

@@ -176,15 +176,23 @@ func ownerOf(svc *corev1.Service) types.NamespacedName {
 }
 
 // Forget drops the back-off and the place in line of a FlinkDeployment's Services (the
-// deployment is gone).
+// deployment is gone). One woken for a free slot passes its turn to the next in line, as
+// Returned would: it will not come back for it.
 func (s *ServiceSlots) Forget(key types.NamespacedName) {
 	if s == nil {
 		return
 	}
 	s.backoff.Forget(types.NamespacedName{Namespace: key.Namespace, Name: RESTServiceName(key.Name)})
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	woken := s.line.comeBack(key)
 	s.line.leave(key)
+	var next types.NamespacedName
+	found := false
+	if woken && s.inUse < s.n {
+		next, found = s.line.wakeNext()
+	}
+	s.mu.Unlock()
+	s.wakeUp(next, found)
 }
 
 // spread scales d by a factor in [0.75, 1.25) fixed by key: the same key always waits the

@@ -127,7 +127,8 @@ func ownedService(owner string) *corev1.Service {
 
 // Owners refused a slot wait in line, once each: a freed slot wakes the one refused longest
 // ago; one woken that finds its slot taken is first in line again; a forgotten owner is not
-// woken; and once wake-ups are on, the back-off only covers a lost one.
+// woken, and one woken and then forgotten passes its turn on; and once wake-ups are on, the
+// back-off only covers a lost one.
 func TestServiceSlotsWakeInOrder(t *testing.T) {
 	s := NewServiceSlots(1)
 	var woken []string
@@ -187,7 +188,12 @@ func TestServiceSlotsWakeInOrder(t *testing.T) {
 	releaseM := take("m")
 	s.Returned(types.NamespacedName{Namespace: "team-a", Name: "k"}) // no slot free: nothing to pass on
 	releaseM()                                                       // k left the line when woken: nobody to wake
-	if diff := cmp.Diff([]string{"b", "b", "c", "h", "i", "k"}, woken); diff != "" {
+	releaseP := take("p")
+	refuse("q")
+	refuse("r")
+	releaseP()                                                     // wakes q
+	s.Forget(types.NamespacedName{Namespace: "team-a", Name: "q"}) // q is deleted before its reconcile: its turn passes to r
+	if diff := cmp.Diff([]string{"b", "b", "c", "h", "i", "k", "q", "r"}, woken); diff != "" {
 		t.Errorf("woken (-want +got):\n%s", diff)
 	}
 }

@@ -15,14 +15,17 @@ import (
 // JobManager or TaskManager Deployment. Those events come in bursts: the Deployment
 // controller and the kubelets write a rollout's status several times within a second (pods
 // created, ready, available; the JobManager's and the TaskManagers' Deployments one after the
-// other). Looked at once the burst settled, a deploy is seen ready in one reconcile and one
-// status write instead of one of each per event. Events of the FlinkDeployment itself (a spec
-// change, a deletion) and of its other objects are not delayed, and neither are requeues.
+// other). The window opens with the first event and is not extended: the events within it
+// make one reconcile, so a deploy is seen ready in one reconcile and one status write instead
+// of one of each per event. Events of the FlinkDeployment itself (a spec change, a deletion)
+// and of its other objects are not delayed, and neither are requeues.
 const WorkloadSettle = time.Second
 
-// settled wraps an event handler so that what it enqueues becomes due after, at the soonest,
-// after: several events within that time make one reconcile. A request already due sooner (an
-// event of the resource itself, a requeue) keeps its time: the queue keeps an item's earliest.
+// settled wraps an event handler so that what it enqueues (Add, AddAfter, AddWithOpts)
+// becomes due after, at the soonest, after: the events within that time of the first make one
+// reconcile. On controller-runtime's priority queue, which the FlinkDeployment controller uses,
+// a request already due sooner (an event of the resource itself, a requeue) keeps its time: that
+// queue keeps an item's earliest. (On a plain workqueue, an item already queued is queued again.)
 func settled(inner handler.EventHandler, after time.Duration) handler.EventHandler {
 	return settledHandler{inner: inner, after: after}
 }
@@ -71,6 +74,11 @@ func (q delayedPriorityQueue) Add(item reconcile.Request) {
 	q.AddWithOpts(priorityqueue.AddOpts{}, item)
 }
 
+// AddAfter adds item after d, or after the delay when that is longer.
+func (q delayedPriorityQueue) AddAfter(item reconcile.Request, d time.Duration) {
+	q.AddWithOpts(priorityqueue.AddOpts{After: d}, item)
+}
+
 // AddWithOpts adds items with o, due after the delay at the soonest.
 func (q delayedPriorityQueue) AddWithOpts(o priorityqueue.AddOpts, items ...reconcile.Request) {
 	o.After = max(o.After, q.after)
@@ -84,5 +92,10 @@ type delayedQueue struct {
 
 // Add adds item after the delay.
 func (q delayedQueue) Add(item reconcile.Request) {
-	q.AddAfter(item, q.after)
+	q.AddAfter(item, 0)
+}
+
+// AddAfter adds item after d, or after the delay when that is longer.
+func (q delayedQueue) AddAfter(item reconcile.Request, d time.Duration) {
+	q.TypedRateLimitingInterface.AddAfter(item, max(d, q.after))
 }

@@ -112,6 +112,12 @@ func TestSettledEnqueues(t *testing.T) {
 			},
 			want: []add{{Name: "a", After: after}},
 		},
+		"generic": {
+			send: func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+				h.Generic(ctx, event.GenericEvent{Object: workload("a", "1")}, q)
+			},
+			want: []add{{Name: "a", After: after}},
+		},
 		"not ours": {
 			send: func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 				h.Update(ctx, event.UpdateEvent{ObjectOld: workload("", "1"), ObjectNew: workload("", "2")}, q)
@@ -143,7 +149,7 @@ func TestSettledEnqueues(t *testing.T) {
 }
 
 // On controller-runtime's priority queue, a burst of Deployment events is one reconcile, due
-// after the settle time; an event of the resource itself meanwhile makes it due at once.
+// after the settle time.
 func TestSettledBurstIsOneReconcile(t *testing.T) {
 	const after = 300 * time.Millisecond
 	h := settled(ownerHandler(t), after)
@@ -163,12 +169,33 @@ func TestSettledBurstIsOneReconcile(t *testing.T) {
 	if n := q.Len(); n != 1 {
 		t.Errorf("%d due after a burst of 5 events, want 1", n)
 	}
-	got, _, _ := q.GetWithPriority()
-	q.Done(got)
+}
 
-	h.Update(t.Context(), event.UpdateEvent{ObjectOld: workload("a", "1"), ObjectNew: workload("a", "9")}, q)
-	q.AddWithOpts(priorityqueue.AddOpts{Priority: ptr.To(SpecChangePriority)}, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "a"}})
+// A Deployment event never puts off a reconcile already due sooner: the resource's own event
+// (due at once) or a requeue due before the settle time has passed.
+func TestSettledKeepsSoonerTimes(t *testing.T) {
+	const after = 2 * time.Second
+	h := settled(ownerHandler(t), after)
+	a := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "a"}}
+	update := func(q priorityqueue.PriorityQueue[reconcile.Request]) {
+		h.Update(t.Context(), event.UpdateEvent{ObjectOld: workload("a", "1"), ObjectNew: workload("a", "2")}, q)
+	}
+
+	q := priorityqueue.New[reconcile.Request]("settle-own-event")
+	t.Cleanup(q.ShutDown)
+	q.AddWithOpts(priorityqueue.AddOpts{Priority: ptr.To(SpecChangePriority)}, a)
+	update(q)
 	if n := q.Len(); n != 1 {
-		t.Errorf("%d due at once after the resource's own event, want 1", n)
+		t.Errorf("own event, then a Deployment event: %d due at once, want 1", n)
+	}
+
+	requeued := priorityqueue.New[reconcile.Request]("settle-requeue")
+	t.Cleanup(requeued.ShutDown)
+	requeued.AddWithOpts(priorityqueue.AddOpts{After: 50 * time.Millisecond}, a)
+	update(requeued)
+	if err := wait.PollUntilContextTimeout(t.Context(), 10*time.Millisecond, after/2, true, func(context.Context) (bool, error) {
+		return requeued.Len() == 1, nil
+	}); err != nil {
+		t.Errorf("a requeue due in 50 ms, then a Deployment event: not due within %s (%v)", after/2, err)
 	}
 }
