@@ -234,7 +234,8 @@ func (r *FlinkDeploymentReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			return err
 		}
 	}
-	// Events of its Deployments come in bursts: they reconcile it once the burst settled.
+	// Events of its Deployments come in bursts: those within WorkloadSettle of the first
+	// make one reconcile.
 	workloads := settled(handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(),
 		&flinkv1beta1.FlinkDeployment{}, handler.OnlyControllerOwner()), WorkloadSettle)
 	return withRescan(ctrl.NewControllerManagedBy(mgr), r.scope.source(deploymentList)).
