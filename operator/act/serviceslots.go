@@ -152,13 +152,18 @@ func (s *ServiceSlots) Returned(owner types.NamespacedName) {
 		return
 	}
 	s.mu.Lock()
-	var next types.NamespacedName
-	found := false
-	if s.line.comeBack(owner) && s.inUse < s.n {
-		next, found = s.line.wakeNext()
-	}
+	next, found := s.passTurn(owner)
 	s.mu.Unlock()
 	s.wakeUp(next, found)
+}
+
+// passTurn takes the next owner in line out of it, to be woken, when owner was woken for a
+// slot and a slot is free; the caller holds mu.
+func (s *ServiceSlots) passTurn(owner types.NamespacedName) (types.NamespacedName, bool) {
+	if s.line.comeBack(owner) && s.inUse < s.n {
+		return s.line.wakeNext()
+	}
+	return types.NamespacedName{}, false
 }
 
 func (s *ServiceSlots) wakeUp(owner types.NamespacedName, found bool) {
@@ -184,13 +189,8 @@ func (s *ServiceSlots) Forget(key types.NamespacedName) {
 	}
 	s.backoff.Forget(types.NamespacedName{Namespace: key.Namespace, Name: RESTServiceName(key.Name)})
 	s.mu.Lock()
-	woken := s.line.comeBack(key)
+	next, found := s.passTurn(key) // a woken owner is out of line: it cannot be next
 	s.line.leave(key)
-	var next types.NamespacedName
-	found := false
-	if woken && s.inUse < s.n {
-		next, found = s.line.wakeNext()
-	}
 	s.mu.Unlock()
 	s.wakeUp(next, found)
 }
