@@ -15,7 +15,22 @@ const (
 	RESTTimeout
 	// RESTRefuse closes connections without answering.
 	RESTRefuse
+	// The JobManager runs the tenant's code, which can answer anything: these answer every
+	// call with what a hostile JobManager could send (rest.HostileAnswer).
+
+	// RESTHugeAnswers answers 200 with a JSON object of 20 MiB.
+	RESTHugeAnswers
+	// RESTEndlessAnswers answers 200 with a JSON array that never ends.
+	RESTEndlessAnswers
+	// RESTMalformedAnswers answers 200 with a body that is not JSON.
+	RESTMalformedAnswers
+	// RESTHugeErrors answers 500 with Flink's error body whose message is one 85 KiB line of
+	// control characters and escape sequences.
+	RESTHugeErrors
 )
+
+// Hostile reports whether f is one of the answers of a hostile JobManager.
+func (f RESTFault) Hostile() bool { return f >= RESTHugeAnswers && f <= RESTHugeErrors }
 
 type faults struct {
 	savepointFailures int

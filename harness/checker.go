@@ -162,6 +162,7 @@ func (c *Checker) Check(resources ...string) []string {
 	out = append(out, c.foreignUntouched()...)
 	out = append(out, c.latencyKept()...)
 	out = append(out, c.oneJobManager()...)
+	out = append(out, c.tenantCodeBounded()...)
 	c.traceViolations(resources, out)
 	return out
 }

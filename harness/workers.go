@@ -195,6 +195,9 @@ type costTransport struct{ w *World }
 // RoundTrip implements http.RoundTripper.
 func (t costTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.w.Sim.RoundTrip(req)
+	if err == nil {
+		t.w.answers.watch(req, resp)
+	}
 	var ne net.Error
 	timedOut := errors.As(err, &ne) && ne.Timeout()
 	switch {

@@ -83,6 +83,7 @@ type World struct {
 	timers       []timer
 	events       *recorder
 	workers      workers
+	answers      answerWatch // the REST answers the operator reads (invariant T1)
 }
 
 type timer struct {
@@ -107,6 +108,10 @@ func NewWorldOn(b Backend, seed int64) *World {
 	opts := config.Defaults()
 	opts.ProgressCheckInterval = 2 * time.Second
 	opts.ReconcileInterval = 30 * time.Second
+	// The world's operator has no Flink defaults, so no state directories: its snapshots may
+	// use the directories the fixtures and the demo configure (file:///data/sp, /data/cp,
+	// /data/manual; file:///flink-data/...).
+	opts.SnapshotAllowedPathPrefixes = "file:///data,file:///flink-data"
 	sim := podsim.New(c, clk, rand.New(rand.NewSource(r.Int63())))
 	sim.Namespace = b.Namespace()
 	w := &World{

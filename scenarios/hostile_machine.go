@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flinkop/flinkop/chaos"
+	"github.com/flinkop/flinkop/fakeflink"
 	"github.com/flinkop/flinkop/harness"
 	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
@@ -29,6 +30,11 @@ var hostileFaults = []chaos.Fault{
 	chaos.MissedWatchEvents{Count: 1},
 	chaos.OperatorRestart{},
 	chaos.OperatorCrashAfterWrite{K: 1},
+	// The tenant's code runs in its JobManager: its REST answers are as hostile as its YAML.
+	chaos.HostileJobManager{Answer: fakeflink.RESTHugeAnswers, For: time.Minute},
+	chaos.HostileJobManager{Answer: fakeflink.RESTEndlessAnswers, For: time.Minute},
+	chaos.HostileJobManager{Answer: fakeflink.RESTMalformedAnswers, For: time.Minute},
+	chaos.HostileJobManager{Answer: fakeflink.RESTHugeErrors, For: time.Minute},
 }
 
 // hostileMachine drives one FlinkDeployment whose every field a tenant may set to anything,
@@ -45,7 +51,9 @@ type hostileMachine struct {
 	job  flinkv1beta1.FlinkSessionJobSpec
 	// snapshots counts the FlinkStateSnapshots created (snap-1, snap-2, …).
 	snapshots int
-	stats     *Stats
+	// floods counts the ConfigMaps the tenant's code wrote (flood-1, flood-2, …).
+	floods int
+	stats  *Stats
 }
 
 // HostileProperty is the hostile-input property on worlds from newBackend (nil: the fake
@@ -69,6 +77,7 @@ func HostileProperty(newBackend func() (harness.Backend, error), stats *Stats) f
 			"fault":          m.fault,
 			"snapshot":       m.hostileSnapshot,
 			"deleteSnapshot": func(t *rapid.T) { m.deleteOneSnapshot(t, m.snapshots) },
+			"flood":          m.flood,
 			"advance": func(t *rapid.T) {
 				m.run(t, time.Duration(rapid.IntRange(1, 120).Draw(t, "seconds"))*time.Second)
 			},
@@ -76,6 +85,31 @@ func HostileProperty(newBackend func() (harness.Backend, error), stats *Stats) f
 		})
 		m.settle(t)
 	}
+}
+
+// flood creates ConfigMaps as the tenant's code may under Flink's ServiceAccount: with Flink's
+// labels (HA labels of other cluster ids), 100 KiB of data and a 10 KiB annotation each. They
+// are no resource's: the operator must neither cache their content (invariant T3) nor touch
+// them.
+func (m *hostileMachine) flood(t *rapid.T) {
+	for range rapid.IntRange(1, 3).Draw(t, "configmaps") {
+		m.floods++
+		name := fmt.Sprintf("flood-%d", m.floods)
+		cm := &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{
+				Name: name,
+				Labels: map[string]string{
+					act.LabelType: act.TypeNative, act.LabelApp: name, act.LabelConfigMapType: act.ConfigMapTypeHA,
+				},
+				Annotations: map[string]string{"control-plane.alpha.kubernetes.io/leader": strings.Repeat("l", 10<<10)},
+			},
+			Data: map[string]string{"checkpointID-1": strings.Repeat("d", 100<<10)},
+		}
+		if err := m.checker.Foreign(cm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.run(t, 5*time.Second)
 }
 
 // foreign creates, with some probability each, another tenant's objects under the names the

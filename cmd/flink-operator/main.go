@@ -6,9 +6,10 @@
 //	               [--metrics-bind-address :8080] [--metrics-secure=true] [--health-probe-bind-address :8081]
 //	               [--pprof-bind-address 0]
 //	               [--operator-config operator.yaml] [--reconcile-parallelism N] [--zap-log-level info]
-//	               [--kube-api-qps 100] [--kube-api-burst 200]
+//	               [--kube-api-qps 100] [--kube-api-burst 200] [--rest-answer-budget N] [--rest-answer-budget-per-namespace N]
 //	               [--jar-file-root DIR] [--jar-allowed-hosts h,*.d] [--jar-allowed-cidrs c,c]
 //	               [--jar-temp-dir DIR] [--jar-max-bytes N] [--jar-credentials]
+//	               [--jar-fetch-slots 2] [--jar-fetch-slots-per-namespace 1]
 package main
 
 import (
@@ -51,6 +52,7 @@ func run() error {
 	var parallelism string
 	var qps float64
 	var burst int
+	var answerBudget, tenantBudget int64
 	flag.StringVar(&namespaces, "namespaces", "", "comma-separated namespaces to watch (default: all)")
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint (0 disables it)")
 	flag.BoolVar(&secureMetrics, "metrics-secure", true, "serve metrics over HTTPS to callers Kubernetes authenticates (TokenReview) and authorizes for GET /metrics (SubjectAccessReview)")
@@ -62,6 +64,8 @@ func run() error {
 	flag.StringVar(&parallelism, "reconcile-parallelism", "", "resources of each kind reconciled at once, 1 to 1000 or -1 for 1000 (default: kubernetes.operator.reconcile.parallelism of --operator-config, else 200)")
 	flag.Float64Var(&qps, "kube-api-qps", controller.DefaultQPS, "client-side limit of Kubernetes API requests per second")
 	flag.IntVar(&burst, "kube-api-burst", controller.DefaultBurst, "client-side burst of Kubernetes API requests")
+	flag.Int64Var(&answerBudget, "rest-answer-budget", flink.DefaultAnswerBudget, "bytes of Flink REST answers read at once beyond each answer's first 64 KiB, in all (an answer that finds it spent is an error, retried)")
+	flag.Int64Var(&tenantBudget, "rest-answer-budget-per-namespace", flink.DefaultTenantAnswerBudget, "the share of --rest-answer-budget the JobManagers of one namespace may hold")
 	jars := jarFlags(flag.CommandLine)
 	hooks := bindWebhookFlags(flag.CommandLine)
 	zapOpts := zap.Options{}
@@ -73,6 +77,9 @@ func run() error {
 	}
 	if flag.NArg() > 0 {
 		return fmt.Errorf("no arguments expected, got %q (flags start with --)", flag.Args())
+	}
+	if answerBudget < flink.AnswerSmall || tenantBudget < flink.AnswerSmall {
+		return fmt.Errorf("--rest-answer-budget (%d) and --rest-answer-budget-per-namespace (%d) are at least %d bytes", answerBudget, tenantBudget, flink.AnswerSmall)
 	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 	// The Go heap's soft limit: 90 % of the container's memory limit (its cgroup), unless
@@ -157,6 +164,8 @@ func run() error {
 	}
 	setup := controller.Setup{
 		Live: live, Metrics: rec, Jars: fetcher, JarCredentials: jars.credentials, Parallelism: workers,
+		JarFetchSlots: jars.fetchSlots, JarFetchSlotsPerNamespace: jars.fetchSlotsPerNS,
+		AnswerBudget:  flink.NewAnswerBudget(answerBudget, tenantBudget),
 		SnapshotSlots: controller.NewSnapshotSlots(maxSnapshots), Events: events, Canaries: canaries, Scope: scope,
 		TLS: flink.NewTLSTransports(flink.OperatorStoresFromEnv(os.Getenv), clock.RealClock{}),
 	}
@@ -177,7 +186,7 @@ func run() error {
 	if err := addHealth(mgr, canaries); err != nil {
 		return err
 	}
-	if err := hooks.setup(mgr, live.FlinkDefaults); err != nil {
+	if err := hooks.setup(mgr, live); err != nil {
 		return err
 	}
 	return mgr.Start(ctrl.SetupSignalHandler())

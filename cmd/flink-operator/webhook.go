@@ -12,7 +12,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/config"
 	"github.com/flinkop/flinkop/operator/controller"
 	"github.com/flinkop/flinkop/operator/webhook"
 )
@@ -40,12 +40,13 @@ func bindWebhookFlags(fs *flag.FlagSet) *webhookFlags {
 
 // setup serves the webhook when a port is given: at once with mounted certificates, else once
 // the operator's rotator has written its certificate and put its CA into the configuration.
-func (w *webhookFlags) setup(mgr ctrl.Manager, defaults flinkv1beta1.FlinkDefaults) error {
+// It validates with live's Flink defaults and Ingress policy, as they are at each request.
+func (w *webhookFlags) setup(mgr ctrl.Manager, live *config.Live) error {
 	if w.port == 0 {
 		return nil
 	}
 	srv := crwebhook.NewServer(crwebhook.Options{Port: w.port, CertDir: w.certDir})
-	webhook.Register(srv, mgr.GetScheme(), defaults)
+	webhook.Register(srv, mgr.GetScheme(), live.FlinkDefaults, webhook.WithIngressPolicies(webhook.LiveIngressPolicies(live)))
 	ready := make(chan struct{})
 	if w.selfSigned {
 		ns, name, ok := strings.Cut(w.secret, "/")

@@ -78,6 +78,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done() // the client gives up; nothing is ever written
 		return
 	}
+	if state.Hostile() {
+		writeHostile(w, state)
+		return
+	}
 	if rest, ok := strings.CutPrefix(r.URL.Path, "/v1/"); ok {
 		r2 := r.Clone(r.Context())
 		r2.URL.Path = "/" + rest

@@ -22,9 +22,7 @@ func TestOperatorConfigChangeWithoutRestart(t *testing.T) {
 	d := running(t, newDeployment(t, "e2e-live-config", flinkv1beta1.UpgradeModeSavepoint, nil), startTimeout)
 	before := operatorPod(t)
 	file := filepath.Join(t.TempDir(), "config.yaml")
-	options := "kubernetes.operator.reconcile.interval: 60 s\n" +
-		"kubernetes.operator.dynamic.config.check.interval: 1 min\n" +
-		"kubernetes.operator.periodic.savepoint.interval: 30 s\n"
+	options := e2eOptions + "kubernetes.operator.periodic.savepoint.interval: 30 s\n"
 	if err := os.WriteFile(file, []byte(options), 0o600); err != nil {
 		t.Fatal(err)
 	}

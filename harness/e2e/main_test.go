@@ -217,12 +217,26 @@ func install(restart bool) error {
 	return err
 }
 
-// upgradeChart installs or upgrades the chart with the tests' values, and extra flags.
+// e2eOptions are the operator options the tests install: the chart's, and the state
+// directories of the tests' deployments (file:///flink-data, on the node) as the paths their
+// snapshots may record and dispose of (snapshots are confined to the operator's configured
+// directories).
+const e2eOptions = "kubernetes.operator.reconcile.interval: 60 s\n" +
+	"kubernetes.operator.dynamic.config.check.interval: 1 min\n" +
+	"kubernetes.operator.snapshot.allowed-path-prefixes: file:///flink-data\n"
+
+// upgradeChart installs or upgrades the chart with the tests' values (e2eOptions), and extra
+// flags (a later --set-file of the options wins).
 func upgradeChart(extra ...string) error {
+	file := filepath.Join(os.TempDir(), "flinkop-e2e-options.yaml")
+	if err := os.WriteFile(file, []byte(e2eOptions), 0o600); err != nil {
+		return err
+	}
 	args := append([]string{
 		"upgrade", "--install", "flinkop", filepath.Join(env.root, "charts", "flinkop"),
 		"--namespace", operatorNS, "--create-namespace", "--set", "watchNamespaces={" + jobNS + "}",
 		"--set", "image.repository=" + strings.Split(operatorImage, ":")[0], "--set", "image.tag=" + strings.Split(operatorImage, ":")[1],
+		"--set-file", `defaultConfiguration.config\.yaml=` + file,
 	}, extra...)
 	_, err := helm(context.Background(), args...)
 	return err

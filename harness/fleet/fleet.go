@@ -48,6 +48,10 @@ type Config struct {
 	// Bystanders adds, at the end, BystanderConfigMaps and BystanderPods that are not the
 	// operator's and measures the operator's heap again.
 	Bystanders bool
+	// Hostile adds, after the steady state, hostile tenants' code: HostileJobManagers
+	// JobManagers answering 20 MiB or endless answers and HostileConfigMaps ConfigMaps of 1 MB
+	// with Flink's labels, and measures the operator's memory again.
+	Hostile bool
 	// Autoscaled runs every deployment's job under the autoscaler, on fakeflink's workload
 	// model (a constant input its parallelism keeps up with), so the steady state measures
 	// what the autoscaler's metric collection and state cost.

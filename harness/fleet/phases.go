@@ -47,6 +47,11 @@ func (f *fleet) phases(ctx context.Context) error {
 	if err := f.steady(ctx); err != nil {
 		return err
 	}
+	if f.cfg.Hostile {
+		if err := f.hostile(ctx); err != nil {
+			return err
+		}
+	}
 	if f.cfg.ConvergeOnly {
 		return nil
 	}

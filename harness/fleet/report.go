@@ -84,6 +84,13 @@ type Report struct {
 	// BystanderHeapMB are the operator's heap just before and after them.
 	Bystanders                       bool
 	BystanderBaseMB, BystanderHeapMB float64
+	// Hostile is set when hostile tenants' code ran (Config.Hostile): HostileJobManagers
+	// answered hostile; the operator's heap and resident set before and after, and its peak
+	// resident set.
+	Hostile                                       bool
+	HostileJobManagers                            int
+	HostileBaseHeapMB, HostileBaseRSSMB           float64
+	HostileHeapMB, HostileRSSMB, HostilePeakRSSMB float64
 }
 
 // Write prints the report as a table row with its header, and the figures behind it.
@@ -128,6 +135,10 @@ func (r *Report) Write(w io.Writer) {
 	if r.Bystanders {
 		_, _ = fmt.Fprintf(w, "With %d ConfigMaps and %d Pods that are not the operator's added: operator heap %.1f → %.1f MB.\n",
 			BystanderConfigMaps, BystanderPods, r.BystanderBaseMB, r.BystanderHeapMB)
+	}
+	if r.Hostile {
+		_, _ = fmt.Fprintf(w, "With %d JobManagers answering 20 MiB or endless answers and %d ConfigMaps of 1 MB with Flink's labels: operator heap %.1f → %.1f MB, resident set %.0f → %.0f MB (peak %.0f MB).\n",
+			r.HostileJobManagers, HostileConfigMaps, r.HostileBaseHeapMB, r.HostileHeapMB, r.HostileBaseRSSMB, r.HostileRSSMB, r.HostilePeakRSSMB)
 	}
 	if r.Apart {
 		_, _ = fmt.Fprintf(w, "Operator process: CPU %.1f s to converge (%.1f ms per deployment), %.1f s over the steady window; resident set %.0f MB at steady state, %.0f MB at its peak.\n",

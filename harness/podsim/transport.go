@@ -2,6 +2,7 @@ package podsim
 
 import (
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/flinkop/flinkop/fakeflink"
 	"github.com/flinkop/flinkop/fakeflink/image"
+	"github.com/flinkop/flinkop/fakeflink/rest"
 	"github.com/flinkop/flinkop/operator/act"
 )
 
@@ -17,8 +19,8 @@ import (
 // connection.
 func (s *Sim) RoundTrip(req *http.Request) (*http.Response, error) {
 	host := req.URL.Hostname()
-	svc, rest, _ := strings.Cut(host, ".")
-	ns, _, _ := strings.Cut(rest, ".")
+	svc, domain, _ := strings.Cut(host, ".")
+	ns, _, _ := strings.Cut(domain, ".")
 	name, ok := strings.CutSuffix(svc, "-rest")
 	n := s.node(ns + "/" + act.JobManagerName(name))
 	up, state, ssl := false, fakeflink.RESTHealthy, image.RESTSSL{}
@@ -39,6 +41,11 @@ func (s *Sim) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, &resetError{host: host}
 	case !ssl.Enabled && req.URL.Scheme == "https":
 		return nil, errHTTPToHTTPS
+	case state.Hostile():
+		// Made as it is read: an endless answer must not be recorded first.
+		status, body := rest.HostileAnswer(state)
+		return &http.Response{StatusCode: status, Status: http.StatusText(status), Body: io.NopCloser(body),
+			Header: http.Header{"Content-Type": {"application/json"}}, Request: req, ProtoMajor: 1, ProtoMinor: 1}, nil
 	}
 	rec := httptest.NewRecorder()
 	n.server.ServeHTTP(rec, req)

@@ -7,9 +7,7 @@ import (
 	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -30,7 +28,7 @@ import (
 func OwnsCluster(ctx context.Context, c client.Reader, d *flinkv1beta1.FlinkDeployment) (bool, error) {
 	jm := &appsv1.Deployment{}
 	jm.Namespace, jm.Name = d.Namespace, JobManagerName(d.Name)
-	for _, obj := range []client.Object{cm(d.Namespace, ConfigMapName(d.Name)), jm} {
+	for _, obj := range []client.Object{ConfigMapMetadata(d.Namespace, ConfigMapName(d.Name)), jm} {
 		err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj)
 		switch {
 		case err == nil && controlledBy(obj, d.UID):
@@ -67,8 +65,8 @@ func (e *Executor) precheck(ctx context.Context, d *flinkv1beta1.FlinkDeployment
 	if err != nil || owns {
 		return err
 	}
-	var cms corev1.ConfigMapList
-	if err := e.Lister.List(ctx, e.Client, &cms, d.Namespace, e.HASelector(d)); err != nil {
+	cms := ConfigMapMetadataList()
+	if err := e.Lister.List(ctx, e.Client, cms, d.Namespace, e.HASelector(d)); err != nil {
 		return wrap("list HA ConfigMaps", err)
 	}
 	name := ""
@@ -78,7 +76,7 @@ func (e *Executor) precheck(ctx context.Context, d *flinkv1beta1.FlinkDeployment
 		// A JobManager joins its cluster's ConfigMap by name, whatever its labels: one the
 		// cache cannot see (not labelled as Flink labels it) is read past it, once per deploy
 		// while the cache shows no cluster of the resource's own.
-		leader := cm(d.Namespace, HAClusterConfigMapName(d.Name))
+		leader := ConfigMapMetadata(d.Namespace, HAClusterConfigMapName(d.Name))
 		err := e.reader().Get(ctx, client.ObjectKeyFromObject(leader), leader)
 		if err != nil && !apierrors.IsNotFound(err) {
 			return wrap("get "+describe(leader), err)
@@ -110,8 +108,8 @@ func (e *Executor) precheck(ctx context.Context, d *flinkv1beta1.FlinkDeployment
 // deployments in one namespace, etcd grew past 10 GB within two minutes and stopped answering.
 // Two reads by name past the cache per call, two more when there is something to delete.
 func (e *Executor) deleteHA(ctx context.Context, d *flinkv1beta1.FlinkDeployment) error {
-	var cms corev1.ConfigMapList
-	if err := e.Lister.List(ctx, e.Client, &cms, d.Namespace, e.HASelector(d)); err != nil {
+	cms := ConfigMapMetadataList()
+	if err := e.Lister.List(ctx, e.Client, cms, d.Namespace, e.HASelector(d)); err != nil {
 		return wrap("list HA ConfigMaps", err)
 	}
 	found := map[string]types.UID{}
@@ -160,9 +158,8 @@ func haNames(d *flinkv1beta1.FlinkDeployment) []string {
 // haConfigMapPastCache reads ConfigMap name's metadata past the cache and returns its UID when
 // it is there with Flink's HA labels of d's cluster id and not being deleted.
 func (e *Executor) haConfigMapPastCache(ctx context.Context, d *flinkv1beta1.FlinkDeployment, name string) (types.UID, bool, error) {
-	m := &metav1.PartialObjectMetadata{}
-	m.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMap"))
-	err := e.reader().Get(ctx, client.ObjectKey{Namespace: d.Namespace, Name: name}, m)
+	m := ConfigMapMetadata(d.Namespace, name)
+	err := e.reader().Get(ctx, client.ObjectKeyFromObject(m), m)
 	switch {
 	case apierrors.IsNotFound(err):
 		return "", false, nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -16,8 +15,8 @@ import (
 // (each entry costs two sets: controller-runtime keys it by namespace and across namespaces).
 const IndexApp = "flinkop.app"
 
-// IndexByApp registers IndexApp on Pods (the metadata-only informer the cache holds them in,
-// which this creates: see MetadataOnly) and HA ConfigMaps with a manager's field indexer.
+// IndexByApp registers IndexApp on Pods and HA ConfigMaps (the metadata-only informers the
+// cache holds them in, which this creates: see MetadataOnly) with a manager's field indexer.
 func IndexByApp(ctx context.Context, idx client.FieldIndexer) error {
 	byApp := func(o client.Object) []string {
 		if app, ok := o.GetLabels()[LabelApp]; ok {
@@ -34,7 +33,7 @@ func IndexByApp(ctx context.Context, idx client.FieldIndexer) error {
 	if err := idx.IndexField(ctx, PodMetadata(), IndexApp, byApp); err != nil {
 		return fmt.Errorf("index pods by app label: %w", err)
 	}
-	if err := idx.IndexField(ctx, &corev1.ConfigMap{}, IndexApp, haByApp); err != nil {
+	if err := idx.IndexField(ctx, ConfigMapMetadata("", ""), IndexApp, haByApp); err != nil {
 		return fmt.Errorf("index HA ConfigMaps by app label: %w", err)
 	}
 	return nil
@@ -49,18 +48,20 @@ type AppLister struct {
 	Indexed bool
 }
 
-// List lists into list (a ConfigMapList, or pod metadata: PodMetadataList) the objects of
+// List lists into list (ConfigMap or pod metadata: ConfigMapMetadataList, PodMetadataList) the objects of
 // namespace ns matching sel. A ConfigMap list reads the index only when sel selects Flink's
 // HA ConfigMaps, the only ones indexed.
 func (l AppLister) List(ctx context.Context, r client.Reader, list client.ObjectList, ns string, sel client.MatchingLabels) error {
 	opts := []client.ListOption{client.InNamespace(ns), sel}
 	app, named := sel[LabelApp]
 	indexed := false
-	switch t := list.(type) {
-	case *corev1.ConfigMapList:
-		indexed = sel[LabelConfigMapType] == ConfigMapTypeHA
-	case *metav1.PartialObjectMetadataList:
-		indexed = t.GetObjectKind().GroupVersionKind().Kind == "PodList"
+	if t, ok := list.(*metav1.PartialObjectMetadataList); ok {
+		switch t.GetObjectKind().GroupVersionKind().Kind {
+		case "PodList":
+			indexed = true
+		case "ConfigMapList":
+			indexed = sel[LabelConfigMapType] == ConfigMapTypeHA
+		}
 	}
 	if indexed && l.Indexed && named {
 		opts = append(opts, client.MatchingFields{IndexApp: app})

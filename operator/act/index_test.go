@@ -39,8 +39,8 @@ func TestAppLister(t *testing.T) {
 	if err := IndexByApp(t.Context(), idx); err != nil {
 		t.Fatal(err)
 	}
-	if len(idx) != 2 || idx[IndexApp+"/meta:Pod"] == nil || idx[IndexApp+"/ConfigMap"] == nil {
-		t.Fatalf("IndexByApp registered %v, want %s on pod metadata and ConfigMaps", slices.Sorted(maps.Keys(idx)), IndexApp)
+	if len(idx) != 2 || idx[IndexApp+"/meta:Pod"] == nil || idx[IndexApp+"/meta:ConfigMap"] == nil {
+		t.Fatalf("IndexByApp registered %v, want %s on pod and ConfigMap metadata", slices.Sorted(maps.Keys(idx)), IndexApp)
 	}
 	objs := []client.Object{
 		pod("a-jm", "a", ComponentJobManager), pod("a-tm", "a", ComponentTaskManager),
@@ -92,7 +92,7 @@ func TestIndexHoldsOnlyHAConfigMaps(t *testing.T) {
 	if err := IndexByApp(t.Context(), idx); err != nil {
 		t.Fatal(err)
 	}
-	byApp := idx[IndexApp+"/ConfigMap"]
+	byApp := idx[IndexApp+"/meta:ConfigMap"]
 	ha := map[string]string{LabelApp: "a", LabelType: TypeNative, LabelConfigMapType: ConfigMapTypeHA}
 	for name, tc := range map[string]struct {
 		labels map[string]string
@@ -111,11 +111,11 @@ func TestIndexHoldsOnlyHAConfigMaps(t *testing.T) {
 	}
 	// A plain reader refuses the index's field selector: a list that names it fails there.
 	plain := fake.NewClientBuilder().Build()
-	var cms corev1.ConfigMapList
-	if err := (AppLister{Indexed: true}).List(t.Context(), plain, &cms, "ns", client.MatchingLabels{LabelApp: "a"}); err != nil {
+	cms := ConfigMapMetadataList()
+	if err := (AppLister{Indexed: true}).List(t.Context(), plain, cms, "ns", client.MatchingLabels{LabelApp: "a"}); err != nil {
 		t.Errorf("a list of the operator's ConfigMaps used the index: %v", err)
 	}
-	if err := (AppLister{Indexed: true}).List(t.Context(), plain, &cms, "ns", client.MatchingLabels(ha)); err == nil {
+	if err := (AppLister{Indexed: true}).List(t.Context(), plain, cms, "ns", client.MatchingLabels(ha)); err == nil {
 		t.Error("a list of HA ConfigMaps did not use the index")
 	}
 }

@@ -118,14 +118,19 @@ func Cached(obj client.Object) bool {
 
 // MetadataOnly reports whether the manager's cache holds only the metadata of objects of
 // obj's kind (a metadata-only informer), so that a typed read of one through the cache is
-// refused: Pods and Services. The operator reads a pod's status only while its JobManager is
+// refused: Pods, Services and ConfigMaps. ConfigMaps are a tenant's to write (Flink's
+// ServiceAccount writes its HA ConfigMaps, and so can the tenant's code under it, with Flink's
+// labels): the API server sends the cache their metadata only, never their data, so 1,000
+// ConfigMaps of 1 MB with Flink's labels cost the operator their metadata. It compares its
+// own flink-config and autoscaler ConfigMaps by their content hash, reads the autoscaler's
+// state past the cache, and only tells whether HA ConfigMaps exist. The operator reads a pod's status only while its JobManager is
 // not ready, and then past the cache, by name; it reads a Service whole only to update it,
 // when its content hash (AnnotationContentHash) shows the rendered spec changed. A typed Pod
 // struct is 1.2 KB before its content, a Service with its spec about 1.3 KB, and a fleet has a
 // JobManager pod and two Services per deployment.
 func MetadataOnly(obj runtime.Object) bool {
 	switch obj.(type) {
-	case *corev1.Pod, *corev1.PodList, *corev1.Service, *corev1.ServiceList:
+	case *corev1.Pod, *corev1.PodList, *corev1.Service, *corev1.ServiceList, *corev1.ConfigMap, *corev1.ConfigMapList:
 		return true
 	}
 	return false
@@ -138,6 +143,23 @@ func ServiceMetadata(namespace, name string) *metav1.PartialObjectMetadata {
 	m.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Service"))
 	m.Namespace, m.Name = namespace, name
 	return m
+}
+
+// ConfigMapMetadata is a ConfigMap's metadata, as the manager's cache holds ConfigMaps, named
+// namespace/name.
+func ConfigMapMetadata(namespace, name string) *metav1.PartialObjectMetadata {
+	m := &metav1.PartialObjectMetadata{}
+	m.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMap"))
+	m.Namespace, m.Name = namespace, name
+	return m
+}
+
+// ConfigMapMetadataList is an empty list of ConfigMap metadata, as the manager's cache holds
+// ConfigMaps.
+func ConfigMapMetadataList() *metav1.PartialObjectMetadataList {
+	l := &metav1.PartialObjectMetadataList{}
+	l.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMapList"))
+	return l
 }
 
 // PodMetadataList is an empty list of pod metadata, as the manager's cache holds pods.

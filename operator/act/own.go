@@ -57,17 +57,18 @@ func controllerUID(obj client.Object) types.UID {
 // arrived yet is no absence, or a deletion right after a deploy would leave it behind.
 func deleteOwned(ctx context.Context, c client.Client, r client.Reader, obj client.Object, uid types.UID, opts ...client.DeleteOption) error {
 	key := client.ObjectKeyFromObject(obj)
-	err := c.Get(ctx, key, obj)
+	existing := asCached(obj) // a kind the cache holds as metadata is read as metadata
+	err := c.Get(ctx, key, existing)
 	if apierrors.IsNotFound(err) && r != nil {
-		err = r.Get(ctx, key, obj)
+		err = r.Get(ctx, key, existing)
 	}
 	if err != nil {
 		return wrap("get "+describe(obj), client.IgnoreNotFound(err))
 	}
-	if !controlledBy(obj, uid) {
+	if !controlledBy(existing, uid) {
 		return nil // another's: left alone
 	}
-	objUID := obj.GetUID()
+	objUID := existing.GetUID()
 	opts = append(opts, client.Preconditions{UID: &objUID})
 	return wrap("delete "+describe(obj), client.IgnoreNotFound(c.Delete(ctx, obj, opts...)))
 }

@@ -21,7 +21,9 @@ func IngressName(name string) string { return name }
 // RenderIngress renders the Ingress to the JobManager's REST Service (the web UI) from
 // spec.ingress. The template, after {{name}} and {{namespace}} are replaced, is a host, a path
 // (starting with /), or a host followed by a path: "{{name}}.{{namespace}}.flink.example.com",
-// "/{{namespace}}/{{name}}(/|$)(.*)", "flink.example.com/{{name}}".
+// "/{{namespace}}/{{name}}(/|$)(.*)", "flink.example.com/{{name}}". Nothing here checks the
+// spec: the decision asks for an Ingress only when the operator's Ingress policy allows the
+// host and the annotations rendered here (config.IngressPolicy.Refusals).
 func RenderIngress(d *flinkv1beta1.FlinkDeployment, spec *flinkv1beta1.IngressSpec) *networkingv1.Ingress {
 	return renderIngress(objectMeta(d, IngressName(d.Name), ""), spec, RESTServiceName(d.Name), decide.IngressHash(spec))
 }

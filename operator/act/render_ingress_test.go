@@ -1,6 +1,7 @@
 package act
 
 import (
+	"maps"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -8,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/config"
 )
 
 func TestIngressHostPath(t *testing.T) {
@@ -60,5 +62,51 @@ func TestRenderIngress(t *testing.T) {
 	}
 	if refs := ing.OwnerReferences; len(refs) != 1 || refs[0].Name != "web" {
 		t.Errorf("owner references %+v", refs)
+	}
+}
+
+// TestIngressPolicySeesWhatIsRendered: the Ingress policy the decisions apply to a spec judges
+// the host and annotations RenderIngress and RenderBlueGreenIngress put on the Ingress.
+func TestIngressPolicySeesWhatIsRendered(t *testing.T) {
+	policy := config.IngressPolicy{
+		AllowedHosts: "*.{{namespace}}.apps.example.com", NoWildcardHosts: true, AllowedAnnotations: "cert-manager.io/*",
+	}
+	d := &flinkv1beta1.FlinkDeployment{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "team", UID: "u"}}
+	bg := &flinkv1beta1.FlinkBlueGreenDeployment{ObjectMeta: metav1.ObjectMeta{Name: "bg", Namespace: "team", UID: "u"}}
+	cases := map[string]struct {
+		template    string
+		annotations map[string]string
+		// wantRefused says whether the policy refuses it.
+		wantRefused bool
+	}{
+		"own host":                   {template: "{{name}}.{{namespace}}.apps.example.com"},
+		"another's host":             {template: "{{name}}.other.apps.example.com", wantRefused: true},
+		"a wildcard":                 {template: "*.{{namespace}}.apps.example.com", wantRefused: true},
+		"host, port and path":        {template: "https://{{name}}.{{namespace}}.apps.example.com:8443/{{name}}"},
+		"no host":                    {template: "/{{namespace}}/{{name}}(/|$)(.*)", wantRefused: true},
+		"a refused annotation":       {template: "{{name}}.{{namespace}}.apps.example.com", annotations: map[string]string{"nginx.ingress.kubernetes.io/server-snippet": "x"}, wantRefused: true},
+		"an allowed annotation":      {template: "{{name}}.{{namespace}}.apps.example.com", annotations: map[string]string{"cert-manager.io/issuer": "x"}},
+		"the hash is the operator's": {template: "{{name}}.{{namespace}}.apps.example.com", annotations: map[string]string{}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			spec := &flinkv1beta1.IngressSpec{Template: tc.template, Annotations: tc.annotations}
+			bg.Spec.Ingress = spec
+			for owner, r := range map[string]struct {
+				ing  *networkingv1.Ingress
+				name string
+			}{"deployment": {RenderIngress(d, spec), d.Name}, "blue/green": {RenderBlueGreenIngress(bg, flinkv1beta1.Blue), bg.Name}} {
+				annotations := maps.Clone(r.ing.Annotations)
+				delete(annotations, AnnotationIngressHash)
+				want := policy.Refusals(spec, r.name, r.ing.Namespace)
+				got := policy.Check(r.ing.Spec.Rules[0].Host, annotations, r.name, r.ing.Namespace)
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("%s: the rendered Ingress is judged otherwise (-spec +rendered):\n%s", owner, diff)
+				}
+				if refused := len(got) > 0; refused != tc.wantRefused {
+					t.Errorf("%s: refused %v (%+v), want %v", owner, refused, got, tc.wantRefused)
+				}
+			}
+		})
 	}
 }

@@ -19,11 +19,14 @@ func sameMetadata(meta *metav1.PartialObjectMetadata, obj client.Object) bool {
 		equality.Semantic.DeepEqual(meta.OwnerReferences, obj.GetOwnerReferences())
 }
 
-// asCached is an empty object to read obj's namesake into through the cache: a Service's
-// metadata (MetadataOnly), else an object of obj's type.
+// asCached is an empty object to read obj's namesake into through the cache: a Service's or
+// ConfigMap's metadata (MetadataOnly), else an object of obj's type.
 func asCached(obj client.Object) client.Object {
-	if svc, ok := obj.(*corev1.Service); ok {
-		return ServiceMetadata(svc.Namespace, svc.Name)
+	switch o := obj.(type) {
+	case *corev1.Service:
+		return ServiceMetadata(o.Namespace, o.Name)
+	case *corev1.ConfigMap:
+		return ConfigMapMetadata(o.Namespace, o.Name)
 	}
 	return obj.DeepCopyObject().(client.Object)
 }

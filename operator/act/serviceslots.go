@@ -73,7 +73,7 @@ func NewServiceSlots(n int) *ServiceSlots {
 	return &ServiceSlots{
 		n:       n,
 		backoff: workqueue.NewTypedItemExponentialFailureRateLimiter[types.NamespacedName](serviceRetryBase, serviceRetryMax),
-		line:    newSlotLine(),
+		line:    newSlotLine(nil),
 	}
 }
 
@@ -139,7 +139,7 @@ func (s *ServiceSlots) refusal(key types.NamespacedName) error {
 func (s *ServiceSlots) release() {
 	s.mu.Lock()
 	s.inUse--
-	next, found := s.line.wakeNext()
+	next, found := s.line.wakeNext(nil)
 	s.mu.Unlock()
 	s.wakeUp(next, found)
 }
@@ -161,7 +161,7 @@ func (s *ServiceSlots) Returned(owner types.NamespacedName) {
 // slot and a slot is free; the caller holds mu.
 func (s *ServiceSlots) passTurn(owner types.NamespacedName) (types.NamespacedName, bool) {
 	if s.line.comeBack(owner) && s.inUse < s.n {
-		return s.line.wakeNext()
+		return s.line.wakeNext(nil)
 	}
 	return types.NamespacedName{}, false
 }

@@ -202,13 +202,13 @@ func TestServiceSlotsWakeInOrder(t *testing.T) {
 // it joins again.
 func TestSlotLineTickets(t *testing.T) {
 	a, b := types.NamespacedName{Name: "a"}, types.NamespacedName{Name: "b"}
-	l := newSlotLine()
+	l := newSlotLine(nil)
 	l.join(a, false)
 	l.join(b, false)
 	l.leave(a) // a got a slot on its own retry
 	l.join(a, false)
 	var order []string
-	for owner, ok := l.wakeNext(); ok; owner, ok = l.wakeNext() {
+	for owner, ok := l.wakeNext(nil); ok; owner, ok = l.wakeNext(nil) {
 		order = append(order, owner.Name)
 	}
 	if diff := cmp.Diff([]string{"b", "a"}, order); diff != "" {

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/decide"
 	"github.com/flinkop/flinkop/operator/flink"
@@ -38,9 +40,9 @@ type SessionJobExecutor struct {
 	// credentials are off, and a session job naming a Secret is refused).
 	Credentials func(ctx context.Context, namespace, secret string) (JarCredentials, error)
 	// FetchSlots bound the jar fetches under way at once (nil: no bound). With fewer slots
-	// than reconcile workers, slow jar servers can never hold every worker; with one per
+	// than reconcile workers, slow jar servers can never hold every worker; with few per
 	// namespace, one tenant never holds every slot. A reconcile that finds no slot free gets
-	// ErrJarFetchBusy at once.
+	// a *RetryLaterError at once, one whose job's last fetch failed a *FetchBackoffError.
 	FetchSlots *FetchSlots
 }
 
@@ -51,9 +53,9 @@ type JarCredentials struct {
 	Host          string
 }
 
-// Execute performs one action against the session cluster. An error means it did not (fully)
-// happen; retrying is safe.
-func (e *SessionJobExecutor) Execute(ctx context.Context, cluster *flinkv1beta1.FlinkDeployment, a sessionjob.Action) error {
+// Execute performs one action of session job j against the session cluster. An error means
+// it did not (fully) happen; retrying is safe.
+func (e *SessionJobExecutor) Execute(ctx context.Context, j *flinkv1beta1.FlinkSessionJob, cluster *flinkv1beta1.FlinkDeployment, a sessionjob.Action) error {
 	if a.Kind == decide.ActNone {
 		return nil
 	}
@@ -63,7 +65,7 @@ func (e *SessionJobExecutor) Execute(ctx context.Context, cluster *flinkv1beta1.
 	api := e.Flink(cluster)
 	switch a.Kind {
 	case sessionjob.ActSubmitJob:
-		return e.submit(ctx, api, cluster.Namespace, a.Submit)
+		return e.submit(ctx, api, FetchJob{Key: types.NamespacedName{Namespace: j.Namespace, Name: j.Name}, Generation: j.Generation}, a.Submit)
 	case sessionjob.ActDeleteJars:
 		return deleteJars(ctx, api, a.JarIDs)
 	case decide.ActCancelJob:
@@ -91,8 +93,8 @@ func (e *SessionJobExecutor) Execute(ctx context.Context, cluster *flinkv1beta1.
 
 // submit runs the job from its jar under the recorded job id. A job id the cluster already
 // runs is a submission that got through before: nothing to do.
-func (e *SessionJobExecutor) submit(ctx context.Context, api SessionFlinkAPI, namespace string, s *sessionjob.Submit) error {
-	jarID, err := e.jar(ctx, api, namespace, s)
+func (e *SessionJobExecutor) submit(ctx context.Context, api SessionFlinkAPI, fetch FetchJob, s *sessionjob.Submit) error {
+	jarID, err := e.jar(ctx, api, fetch, s)
 	if err != nil {
 		return err
 	}
@@ -114,8 +116,9 @@ func (e *SessionJobExecutor) submit(ctx context.Context, api SessionFlinkAPI, na
 
 // jar finds the submission's jar on the cluster, uploading it when it is not there yet: a
 // local:// jar must already be listed by its file name; other jars are fetched by the
-// operator and uploaded under s.JarName (found again by that name after a retry).
-func (e *SessionJobExecutor) jar(ctx context.Context, api SessionFlinkAPI, namespace string, s *sessionjob.Submit) (string, error) {
+// operator, holding a fetch slot, and uploaded under s.JarName (found again by that name
+// after a retry).
+func (e *SessionJobExecutor) jar(ctx context.Context, api SessionFlinkAPI, job FetchJob, s *sessionjob.Submit) (string, error) {
 	jars, err := api.ListJars(ctx)
 	if err != nil {
 		return "", wrap("list jars", err)
@@ -130,11 +133,16 @@ func (e *SessionJobExecutor) jar(ctx context.Context, api SessionFlinkAPI, names
 	if sessionjob.IsLocalJar(s.Job.JarURI) {
 		return "", fmt.Errorf("%w: jar %s is not on the session cluster: a local:// jar must be in the cluster's image, listed by GET /jars", flink.ErrJarFetch, s.Job.JarURI)
 	}
-	release, err := e.FetchSlots.take(namespace)
+	fetch, err := e.FetchSlots.take(ctx, job)
 	if err != nil {
 		return "", err
 	}
-	defer release()
+	id, err := e.upload(fetch.Context(), api, job.Key.Namespace, name, s)
+	return id, fetch.Done(err)
+}
+
+// upload fetches the submission's jar and uploads it to the cluster under name.
+func (e *SessionJobExecutor) upload(ctx context.Context, api SessionFlinkAPI, namespace, name string, s *sessionjob.Submit) (string, error) {
 	auth, err := e.authorization(ctx, namespace, s.CredentialsSecret, s.Job.JarURI)
 	if err != nil {
 		return "", err

@@ -4,11 +4,14 @@ import (
 	"time"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/clip"
 	"github.com/flinkop/flinkop/operator/decide"
 )
 
-// fail sets FAILING with msg; the Warning is recorded when the message is new.
+// fail sets FAILING with msg (cut to clip.Status: it may carry a JobManager's text); the
+// Warning is recorded when the message is new.
 func (s *step) fail(reason, msg string) {
+	msg = clip.String(msg, clip.Status)
 	if s.st.Error != msg || s.st.JobStatus.State != flinkv1beta1.JobStatusFailing {
 		s.event(decide.Warning, reason, msg)
 	}

@@ -2,10 +2,16 @@ package bluegreen
 
 import (
 	"fmt"
+	"strings"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/config"
 	"github.com/flinkop/flinkop/operator/decide"
 )
+
+// ReasonIngressRefused is the Warning's reason when the operator's Ingress policy refuses
+// spec.ingress (FlinkDeployments report the same).
+const ReasonIngressRefused = "IngressRefused"
 
 // IngressSeen is what the operator saw of the resource's Ingress (named like the resource).
 type IngressSeen struct {
@@ -23,9 +29,15 @@ func IngressHash(spec *flinkv1beta1.IngressSpec, child string) string {
 
 // syncIngress makes the resource's Ingress route to child c, or removes it when spec.ingress
 // asks for none; it reports whether it chose that action. An Ingress another object controls
-// is reported (FAILING) and left alone.
+// is reported (FAILING) and left alone. An ingress the operator's Ingress policy refuses is
+// neither created nor moved (an Ingress already there stays as it is): status.error and a
+// Warning say why, and the switch goes on without it.
 func (s *step) syncIngress(c flinkv1beta1.BlueGreenColor) bool {
 	want, seen := s.bg.Spec.Ingress, s.in.Ingress
+	refused := s.in.IngressPolicy.Refusal(want, s.bg.Name, s.bg.Namespace)
+	if refused == "" && strings.HasPrefix(s.st.Error, config.IngressRefusalPrefix) {
+		s.st.Error = "" // the spec or the policy changed since
+	}
 	switch {
 	case seen != nil && seen.Foreign:
 		if want != nil {
@@ -36,6 +48,13 @@ func (s *step) syncIngress(c flinkv1beta1.BlueGreenColor) bool {
 		s.act(Action{Kind: ActDeleteIngress})
 		return true
 	case want == nil:
+		return false
+	case refused != "":
+		// Not s.fail: the job is not FAILING for it.
+		if s.st.Error != refused {
+			s.event(decide.Warning, ReasonIngressRefused, refused)
+		}
+		s.st.Error = refused
 		return false
 	case seen == nil || seen.Hash != IngressHash(want, c.ChildName(s.bg.Name)):
 		s.act(Action{Kind: ActApplyIngress, Color: c})

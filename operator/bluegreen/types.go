@@ -4,6 +4,7 @@ import (
 	"time"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/config"
 	"github.com/flinkop/flinkop/operator/decide"
 )
 
@@ -34,6 +35,8 @@ type Input struct {
 	Now time.Time
 	// ReconcileInterval is how often a resource with nothing in progress looks again.
 	ReconcileInterval time.Duration
+	// IngressPolicy bounds the resource's Ingress (the options of its namespace).
+	IngressPolicy config.IngressPolicy
 }
 
 // ActionKind names what the executor does.

@@ -41,9 +41,11 @@ func TestEveryOptionReadIsCatalogued(t *testing.T) {
 		config.KeyRestartFailed, config.KeySavepointCleanup, config.KeySnapshotResources, config.KeyHealthCheck,
 		config.KeyHealthRestartsThreshold, config.KeyHealthRestartsWindow, config.KeyHealthCheckpoints,
 		config.KeyHealthCheckpointsWindow, config.KeyReconcileParallelism, config.KeySnapshotMaxConcurrent,
+		config.KeySnapshotAllowedPathPrefixes,
 		config.KeyDynamicConfig, config.KeyDynamicConfigInterval, config.NamespacePrefix + "ns.kubernetes.operator.x",
 		config.KeyCanaryTimeout, config.KeyExceptionEventsLimit, config.KeyExceptionStackLines,
 		config.KeyWatchedNamespaces, config.KeyLabelSelector, config.KeyDynamicNamespaces,
+		config.KeyIngressAllowedHosts, config.KeyIngressAllowWildcardHosts, config.KeyIngressAllowedAnnotations,
 		flinkv1beta1.BlueGreenAbortGracePeriod, flinkv1beta1.BlueGreenRescheduleInterval, flinkv1beta1.BlueGreenDeletionDelay,
 	}
 	for _, k := range []string{

@@ -81,6 +81,11 @@ type Options struct {
 	// as FlinkStateSnapshots. A resource may turn the records off for itself, not on when the
 	// operator has them off.
 	SnapshotResources bool
+	// SnapshotAllowedPathPrefixes are where snapshots may record and dispose of savepoints
+	// besides their namespace's state directories: KeySnapshotAllowedPathPrefixes's entries,
+	// trimmed, joined by commas (a string keeps Options comparable; SnapshotPathPrefixes
+	// splits it).
+	SnapshotAllowedPathPrefixes string
 	// HealthCheck restarts a running job that is unhealthy: HealthRestartsThreshold restarts
 	// within HealthRestartsWindow, or (HealthCheckpoints) no completed checkpoint within
 	// HealthCheckpointsWindow.
@@ -96,6 +101,8 @@ type Options struct {
 	// ExceptionStackLines the stack trace lines of each.
 	ExceptionEventsLimit int
 	ExceptionStackLines  int
+	// Ingress bounds the Ingress spec.ingress renders (operator-wide or per namespace only).
+	Ingress IngressPolicy
 }
 
 // Defaults are the Apache operator's defaults.
@@ -176,12 +183,20 @@ func (o Options) With(conf map[string]string) (Options, error) {
 	boolean(KeySavepointCleanup, &o.SavepointCleanup)
 	boolean(KeySnapshotResources, &o.SnapshotResources)
 	o.SnapshotResources = o.SnapshotResources && base.SnapshotResources
+	if v, ok := conf[KeySnapshotAllowedPathPrefixes]; ok {
+		if p, err := snapshotPathPrefixes(v); err != nil {
+			errs = append(errs, err.Error())
+		} else {
+			o.SnapshotAllowedPathPrefixes = p
+		}
+	}
 	boolean(KeyHealthCheck, &o.HealthCheck)
 	boolean(KeyHealthCheckpoints, &o.HealthCheckpoints)
 	dur(KeyHealthRestartsWindow, &o.HealthRestartsWindow)
 	dur(KeyHealthCheckpointsWindow, &o.HealthCheckpointsWindow)
 	dur(KeyCanaryTimeout, &o.CanaryTimeout)
 	errs = append(errs, o.checkBounds(conf)...)
+	errs = append(errs, o.Ingress.read(conf)...)
 	positive := func(key string, dst *int) {
 		if v, ok := conf[key]; ok {
 			n, err := strconv.Atoi(strings.TrimSpace(v))
@@ -213,11 +228,12 @@ func (o Options) With(conf map[string]string) (Options, error) {
 	return o, nil
 }
 
-// OperatorKeys returns the kubernetes.operator.* entries of conf.
+// OperatorKeys returns the kubernetes.operator.* entries of conf (a resource's configuration)
+// that a resource may set: all but the Ingress policy's (IsIngressPolicyKey).
 func OperatorKeys(conf map[string]string) map[string]string {
 	out := map[string]string{}
 	for k, v := range conf {
-		if strings.HasPrefix(k, "kubernetes.operator.") {
+		if strings.HasPrefix(k, "kubernetes.operator.") && !IsIngressPolicyKey(k) {
 			out[k] = v
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -32,11 +33,13 @@ import (
 // what a fleet of 10,000 costs): no managedFields; of a Pod its metadata, in a metadata-only
 // informer (act.MetadataOnly: the operator reads a pod whole, past the cache, only while its
 // JobManager is not ready, and never writes pods); of a Service its metadata, also in a
-// metadata-only informer (the content hash tells whether it changed); of an HA ConfigMap its metadata (the
-// operator only tells whether HA metadata exists, and deletes each by name); of its own Deployments
-// their metadata, replicas and status but the conditions it does not read
-// (observe.ReadsDeploymentCondition), and of its flink-config ConfigMaps their metadata: it
-// compares their content by hash (act.StripContent); of a FlinkDeployment whose last stable
+// metadata-only informer (the content hash tells whether it changed); of a ConfigMap its metadata, in a
+// metadata-only informer too, without the annotations of ConfigMaps it did not render
+// (slimConfigMap): the API server never sends the operator a ConfigMap's data, which Flink's
+// ServiceAccount (and so a tenant's code) writes (the operator only tells whether HA metadata
+// exists and deletes each by name, and compares its own ConfigMaps by their content hash); of
+// its own Deployments their metadata, replicas and status but the conditions it does not read
+// (observe.ReadsDeploymentCondition); of a FlinkDeployment whose last stable
 // spec is its last reconciled spec, one copy of that JSON.
 func CacheOptions(namespaces []string) cache.Options {
 	strip := cache.TransformStripManagedFields()
@@ -54,7 +57,7 @@ func CacheOptions(namespaces []string) cache.Options {
 			&corev1.Service{}:               owned(&corev1.Service{}, strip), // metadata only: see act.MetadataOnly
 			&corev1.Pod{}:                   owned(&corev1.Pod{}, strip),     // metadata only: see act.MetadataOnly
 			&networkingv1.Ingress{}:         owned(&networkingv1.Ingress{}, strip),
-			&corev1.ConfigMap{}:             owned(&corev1.ConfigMap{}, slimHAConfigMap),
+			&corev1.ConfigMap{}:             owned(&corev1.ConfigMap{}, slimConfigMap), // metadata only: see act.MetadataOnly
 		},
 	}
 	if len(namespaces) > 0 {
@@ -95,18 +98,32 @@ func slimDeployment(obj any) (any, error) {
 	return act.StripContent(obj)
 }
 
-// slimHAConfigMap drops the data of Flink's HA ConfigMaps (leader addresses and checkpoint
-// pointers, which Flink rewrites often and the operator never reads), and what
-// act.StripContent drops.
-func slimHAConfigMap(obj any) (any, error) {
-	cm, ok := obj.(*corev1.ConfigMap)
+// slimConfigMap keeps of a ConfigMap's metadata (the cache holds no more: act.MetadataOnly)
+// what the operator reads: no managedFields, and the annotations of only the ConfigMaps it
+// renders (those with its content hash). Flink's HA ConfigMaps carry its leader election record
+// in an annotation, which Flink rewrites every few seconds and the operator never reads; a
+// tenant's ConfigMap labelled as Flink's may carry 256 KiB of annotations.
+func slimConfigMap(obj any) (any, error) {
+	m, ok := obj.(client.Object)
 	if !ok {
 		return obj, nil
 	}
-	if cm.Labels[observe.LabelHAConfigMapType] == observe.HAConfigMapType {
+	m.SetManagedFields(nil)
+	if _, rendered := m.GetAnnotations()[act.AnnotationContentHash]; !rendered {
+		m.SetAnnotations(nil)
+	}
+	if cm, typed := obj.(*corev1.ConfigMap); typed {
 		cm.Data, cm.BinaryData = nil, nil
 	}
-	return act.StripContent(cm)
+	return obj, nil
+}
+
+// sameKind reports whether obj is of typed's kind: typed, or its metadata.
+func sameKind(typed, obj client.Object) bool {
+	if m, ok := obj.(*metav1.PartialObjectMetadata); ok {
+		return reflect.TypeOf(typed).Elem().Name() == m.GetObjectKind().GroupVersionKind().Kind
+	}
+	return reflect.TypeOf(typed) == reflect.TypeOf(obj)
 }
 
 // cacheTransforms are the transforms of CacheOptions, which SlimForCache applies.
@@ -118,7 +135,7 @@ var cacheTransforms = CacheOptions(nil)
 func SlimForCache(obj client.Object) {
 	transform := cacheTransforms.DefaultTransform
 	for kind, by := range cacheTransforms.ByObject {
-		if by.Transform != nil && reflect.TypeOf(kind) == reflect.TypeOf(obj) {
+		if by.Transform != nil && sameKind(kind, obj) {
 			transform = by.Transform
 		}
 	}

@@ -67,9 +67,9 @@ func TestManagerCachesOnlyItsObjects(t *testing.T) {
 			c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "taken"}, &taken) == nil &&
 			strings.Contains(taken.Status.Error, "is not controlled by this resource")
 	})
-	var cms corev1.ConfigMapList
+	cms := act.ConfigMapMetadataList()
 	pods := act.PodMetadataList()
-	if err := mgr.GetCache().List(ctx, &cms, client.InNamespace(ns)); err != nil {
+	if err := mgr.GetCache().List(ctx, cms, client.InNamespace(ns)); err != nil {
 		t.Fatal(err)
 	}
 	if err := mgr.GetCache().List(ctx, pods, client.InNamespace(ns)); err != nil {

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -14,9 +15,10 @@ import (
 	"github.com/flinkop/flinkop/operator/observe"
 )
 
-// TestCacheTransforms: the cache keeps of an HA ConfigMap its metadata, of the operator's
-// flink-config ConfigMap everything but its managedFields, of a Deployment's conditions only
-// a true ReplicaFailure (the one the observer reads).
+// TestCacheTransforms: the cache keeps of a ConfigMap (it holds ConfigMaps as metadata) its
+// metadata without managedFields, and without annotations unless the operator rendered it
+// (its content hash); of a Deployment's conditions only a true ReplicaFailure (the one the
+// observer reads).
 func TestCacheTransforms(t *testing.T) {
 	managed := []metav1.ManagedFieldsEntry{{Manager: "kubelet", Operation: metav1.ManagedFieldsOperationUpdate}}
 	meta := func(labels map[string]string) metav1.ObjectMeta {
@@ -24,22 +26,30 @@ func TestCacheTransforms(t *testing.T) {
 	}
 	slim := func(m metav1.ObjectMeta) metav1.ObjectMeta { m.ManagedFields = nil; return m }
 	haMeta := meta(map[string]string{act.LabelApp: "a", observe.LabelHAConfigMapType: observe.HAConfigMapType})
+	haMeta.Annotations = map[string]string{"control-plane.alpha.kubernetes.io/leader": strings.Repeat("l", 1000)}
 	confMeta := meta(map[string]string{act.LabelApp: "a", act.LabelType: act.TypeNative})
+	confMeta.Annotations = map[string]string{act.AnnotationContentHash: "h"}
+	noAnnotations := func(m metav1.ObjectMeta) metav1.ObjectMeta { m.Annotations = nil; return slim(m) }
 	for name, tc := range map[string]struct {
 		transform func(any) (any, error)
 		in, want  any
 	}{
-		"HA ConfigMap": {
-			transform: slimHAConfigMap,
-			in:        &corev1.ConfigMap{ObjectMeta: haMeta, Data: map[string]string{"counter": "3"}},
-			want:      &corev1.ConfigMap{ObjectMeta: slim(haMeta)},
+		"HA ConfigMap metadata": {
+			transform: slimConfigMap,
+			in:        &metav1.PartialObjectMetadata{ObjectMeta: haMeta},
+			want:      &metav1.PartialObjectMetadata{ObjectMeta: noAnnotations(haMeta)},
 		},
-		"flink-config ConfigMap": {
-			transform: slimHAConfigMap,
+		"flink-config ConfigMap metadata": {
+			transform: slimConfigMap,
+			in:        &metav1.PartialObjectMetadata{ObjectMeta: confMeta},
+			want:      &metav1.PartialObjectMetadata{ObjectMeta: slim(confMeta)},
+		},
+		"a typed ConfigMap keeps no data": {
+			transform: slimConfigMap,
 			in:        &corev1.ConfigMap{ObjectMeta: confMeta, Data: map[string]string{"config.yaml": "a: b"}},
-			want:      &corev1.ConfigMap{ObjectMeta: slim(confMeta), Data: map[string]string{"config.yaml": "a: b"}},
+			want:      &corev1.ConfigMap{ObjectMeta: slim(confMeta)},
 		},
-		"another type passes": {transform: slimHAConfigMap, in: "tombstone", want: "tombstone"},
+		"another type passes": {transform: slimConfigMap, in: "tombstone", want: "tombstone"},
 		"Deployment conditions": {
 			transform: slimDeployment,
 			in: &appsv1.Deployment{ObjectMeta: confMeta, Status: appsv1.DeploymentStatus{ReadyReplicas: 1, Conditions: []appsv1.DeploymentCondition{
@@ -90,6 +100,13 @@ func TestCacheOptionsWireTheTransforms(t *testing.T) {
 		"flink-config data": {
 			obj:     &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Annotations: hashed}, Data: map[string]string{"config.yaml": "a: b"}},
 			emptied: func(o client.Object) bool { return o.(*corev1.ConfigMap).Data == nil },
+		},
+		"ConfigMap metadata annotations": {
+			obj: &metav1.PartialObjectMetadata{
+				TypeMeta:   act.ConfigMapMetadata("", "").TypeMeta,
+				ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"control-plane.alpha.kubernetes.io/leader": "x"}},
+			},
+			emptied: func(o client.Object) bool { return o.GetAnnotations() == nil },
 		},
 		"pod metadata managedFields": {
 			obj:     &metav1.PartialObjectMetadata{TypeMeta: act.PodMetadata().TypeMeta, ObjectMeta: metav1.ObjectMeta{ManagedFields: managed}},

@@ -1,12 +1,11 @@
 package controller
 
 import (
-	"strings"
-	"unicode/utf8"
-
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/flinkop/flinkop/operator/clip"
 )
 
 // MaxEventMessage is the longest Event message (events.k8s.io note) the API server accepts,
@@ -14,22 +13,11 @@ import (
 const MaxEventMessage = 1024
 
 // TruncatedMark ends a message that was cut to MaxEventMessage.
-const TruncatedMark = " …(truncated)"
+const TruncatedMark = clip.Mark
 
 // TruncateEventMessage cuts msg to MaxEventMessage bytes on a character boundary, marking the
-// cut; status.error keeps the whole message.
-func TruncateEventMessage(msg string) string {
-	// Invalid UTF-8 (a jar server's reason phrase, say) would grow when encoded.
-	msg = strings.ToValidUTF8(msg, "?")
-	if len(msg) <= MaxEventMessage {
-		return msg
-	}
-	cut := MaxEventMessage - len(TruncatedMark)
-	for cut > 0 && !utf8.RuneStart(msg[cut]) {
-		cut--
-	}
-	return msg[:cut] + TruncatedMark
-}
+// cut, with invalid UTF-8 (a jar server's reason phrase, say) and control characters replaced.
+func TruncateEventMessage(msg string) string { return clip.String(msg, MaxEventMessage) }
 
 // boundedEvents records Events with messages cut to the API limit.
 type boundedEvents struct{ rec EventRecorder }

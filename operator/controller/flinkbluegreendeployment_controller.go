@@ -79,9 +79,10 @@ func (r *FlinkBlueGreenDeploymentReconciler) Reconcile(ctx context.Context, req 
 		r.Metrics.ReconcileError("observe")
 		return ctrl.Result{}, fmt.Errorf("observe: %w", err)
 	}
+	nsOpts, _ := r.Options.For(bg.Namespace) // errs only with the operator-wide options, which then hold
 	res := bluegreen.Decide(bluegreen.Input{
 		Resource: &bg, Blue: obs.Blue, Green: obs.Green, Foreign: obs.Foreign, Savepoint: obs.Savepoint, Ingress: obs.Ingress,
-		Now: r.Clock.Now(), ReconcileInterval: r.Options.Options().ReconcileInterval,
+		Now: r.Clock.Now(), ReconcileInterval: r.Options.Options().ReconcileInterval, IngressPolicy: nsOpts.Ingress,
 	})
 	if err := r.Executor.Execute(ctx, &bg, res.Action); err != nil {
 		log.FromContext(ctx).Error(err, "action failed", "action", res.Action.Kind)
@@ -110,5 +111,5 @@ func (r *FlinkBlueGreenDeploymentReconciler) SetupWithManager(mgr ctrl.Manager) 
 		Owns(&flinkv1beta1.FlinkDeployment{}).
 		Named("flinkbluegreendeployment").
 		WithOptions(queueOptions(r.Workers)).
-		Complete(r)
+		Complete(clippedErrors(r))
 }

@@ -243,7 +243,7 @@ func (r *FlinkDeploymentReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&flinkv1beta1.FlinkDeployment{}, specLane{}). // see lanes.go
 		Watches(&appsv1.Deployment{}, workloads).             // see WorkloadSettle
 		Owns(&corev1.Service{}, builder.OnlyMetadata).        // see act.MetadataOnly
-		Owns(&corev1.ConfigMap{}, builder.WithPredicates(predicate.NewPredicateFuncs(configMapEnqueues))).
+		Owns(&corev1.ConfigMap{}, builder.OnlyMetadata, builder.WithPredicates(predicate.NewPredicateFuncs(configMapEnqueues))).
 		Owns(&networkingv1.Ingress{}).
 		// A deleted session job may unblock the deletion of its session cluster.
 		// Only a change of its spec or its deletion changes what the cluster needs for it (a
@@ -256,7 +256,7 @@ func (r *FlinkDeploymentReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		WatchesRawSource(slotWakes(r.serviceSlots.OnFree)).
 		Named("flinkdeployment").
 		WithOptions(laneOptions(r.Workers)).
-		Complete(normalRequeues(r))
+		Complete(clippedErrors(normalRequeues(r)))
 }
 
 // configMapEnqueues reports whether an event of an owned ConfigMap reconciles its owner: not

@@ -24,10 +24,6 @@ import (
 	"github.com/flinkop/flinkop/operator/sessionjob"
 )
 
-// JarFetchSlots is how many session job reconciles may fetch a jar at once (at most one per
-// namespace), so a slow jar server never holds the reconcile workers.
-const JarFetchSlots = 2
-
 // SessionJobFinalizer keeps a FlinkSessionJob until its job is stopped and its jars deleted
 // (the Apache operator's name).
 const SessionJobFinalizer = "flinksessionjobs.flink.apache.org/finalizer"
@@ -37,9 +33,9 @@ type SessionJobObserver interface {
 	Observe(ctx context.Context, j *flinkv1beta1.FlinkSessionJob) (sessionjob.Observation, *flinkv1beta1.FlinkDeployment, error)
 }
 
-// SessionJobExecutor carries out one session job action on the session cluster.
+// SessionJobExecutor carries out one action of a session job on its session cluster.
 type SessionJobExecutor interface {
-	Execute(ctx context.Context, cluster *flinkv1beta1.FlinkDeployment, a sessionjob.Action) error
+	Execute(ctx context.Context, j *flinkv1beta1.FlinkSessionJob, cluster *flinkv1beta1.FlinkDeployment, a sessionjob.Action) error
 }
 
 // FlinkSessionJobReconciler reconciles FlinkSessionJobs: fetch, finalizer, observe, decide,
@@ -67,13 +63,18 @@ type FlinkSessionJobReconciler struct {
 	scope      *ScopeWatch // enqueues what a wider scope admits (nil: nothing)
 	fence      writeFence
 	exceptions exceptionMarks
+	// fetchSlots are the executor's: a deleted job's are given back here, a reconcile's
+	// end passes a slot kept for it on, and its watch cancels outdated fetches.
+	fetchSlots *act.FetchSlots
 }
 
 // Reconcile implements reconcile.Reconciler.
 func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	defer r.fetchSlots.Returned(req.NamespacedName) // a fetch slot kept for it and not taken passes on
 	var j flinkv1beta1.FlinkSessionJob
 	if err := r.Client.Get(ctx, req.NamespacedName, &j); err != nil {
 		if apierrors.IsNotFound(err) {
+			r.fetchSlots.Forget(req.NamespacedName)
 			r.Canaries.Deleted(flinkv1beta1.JobKindSessionJob, req.NamespacedName)
 			r.Metrics.Forget(flinkv1beta1.JobKindSessionJob, req.NamespacedName)
 			r.fence.forget(req.NamespacedName)
@@ -122,8 +123,8 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		r.Metrics.ReconcileError("records")
 		return ctrl.Result{}, err
 	}
-	if err := r.Executor.Execute(ctx, cluster, res.Action); errors.Is(err, act.ErrJarFetchBusy) {
-		return keepLane(opts.ProgressCheckInterval), nil // other jobs' jars are being fetched
+	if err := r.Executor.Execute(ctx, &j, cluster, res.Action); fetchStopped(err) {
+		return r.fetchWait(ctx, &j, res.Status.Error, string(res.Action.Kind), err)
 	} else if err != nil {
 		log.FromContext(ctx).Error(err, "action failed", "action", res.Action.Kind)
 		r.Metrics.ReconcileError(string(res.Action.Kind))
@@ -177,9 +178,12 @@ func (r *FlinkSessionJobReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&flinkv1beta1.FlinkSessionJob{}).
 		Watches(&flinkv1beta1.FlinkSessionJob{}, specLane{}). // see lanes.go
 		Watches(&flinkv1beta1.FlinkDeployment{}, handler.EnqueueRequestsFromMapFunc(r.sessionJobsOf)).
+		Watches(&flinkv1beta1.FlinkSessionJob{}, fetchCancels(r.fetchSlots)). // a deleted or changed job's fetch stops
+		// A freed jar fetch slot wakes the job it is kept for (see act.FetchSlots).
+		WatchesRawSource(slotWakes(r.fetchSlots.OnFree)).
 		Named("flinksessionjob").
 		WithOptions(laneOptions(r.Workers)).
-		Complete(normalRequeues(r))
+		Complete(clippedErrors(normalRequeues(r)))
 }
 
 // sessionJobsOf maps a FlinkDeployment to the FlinkSessionJobs that target it.

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/config"
 	"github.com/flinkop/flinkop/operator/metrics"
@@ -53,6 +54,9 @@ type FlinkStateSnapshotReconciler struct {
 
 	scope *ScopeWatch // enqueues what a wider scope admits (nil: nothing)
 	fence writeFence
+	// indexRestorers: the Observer reads through act.IndexRestorePath, which SetupWithManager
+	// registers.
+	indexRestorers bool
 }
 
 // Reconcile implements reconcile.Reconciler.
@@ -86,6 +90,7 @@ func (r *FlinkStateSnapshotReconciler) Reconcile(ctx context.Context, req ctrl.R
 	res := snapshot.Decide(snapshot.Input{
 		Resource: &s, Observed: obs, Now: r.Clock.Now(),
 		ReconcileInterval: r.Options.Options().ReconcileInterval, ProgressInterval: r.Options.Options().ProgressCheckInterval,
+		Paths: r.pathRules(s.Namespace),
 	})
 	if err := r.Executor.Execute(ctx, cluster, res.Action); err != nil {
 		log.FromContext(ctx).Error(err, "action failed", "action", res.Action.Kind)
@@ -117,11 +122,26 @@ func (r *FlinkStateSnapshotReconciler) Reconcile(ctx context.Context, req ctrl.R
 	return ctrl.Result{RequeueAfter: res.RequeueAfter}, nil
 }
 
-// SetupWithManager registers the reconciler.
+// pathRules are where the snapshots of namespace ns may record and dispose of savepoints, from
+// the operator's own configuration for ns (its Flink defaults' state directories and
+// config.KeySnapshotAllowedPathPrefixes), never from a resource's flinkConfiguration, which
+// its tenant writes.
+func (r *FlinkStateSnapshotReconciler) pathRules(ns string) snapshot.PathRules {
+	opts, _ := r.Options.For(ns) // errs only on a Live built otherwise, with the operator-wide options
+	return snapshot.PathRules{StateDirs: snapshot.StateDirs(r.Options.FlinkDefaults(ns, "")), AllowedPrefixes: opts.SnapshotPathPrefixes()}
+}
+
+// SetupWithManager registers the reconciler, and the cache index its disposals read
+// (act.IndexRestorePath) when it reads a manager's cache.
 func (r *FlinkStateSnapshotReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.indexRestorers {
+		if err := act.IndexJobsByRestorePath(context.Background(), mgr.GetFieldIndexer()); err != nil {
+			return err
+		}
+	}
 	return withRescan(ctrl.NewControllerManagedBy(mgr), r.scope.source(snapshotList)).
 		For(&flinkv1beta1.FlinkStateSnapshot{}).
 		Named("flinkstatesnapshot").
 		WithOptions(queueOptions(r.Workers)).
-		Complete(r)
+		Complete(clippedErrors(r))
 }

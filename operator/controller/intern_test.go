@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -25,7 +24,7 @@ func decodedMeta() metav1.ObjectMeta {
 	return metav1.ObjectMeta{
 		Name: c("job-1-rest"), Namespace: c("fleet"),
 		Labels:      map[string]string{c(act.LabelApp): c("job-1"), c(act.LabelManagedBy): c(act.ManagedBy)},
-		Annotations: map[string]string{c("flinkop.io/x"): c("own value")},
+		Annotations: map[string]string{c("flinkop.io/x"): c("own value"), c(act.AnnotationContentHash): c("h")},
 		OwnerReferences: []metav1.OwnerReference{{
 			APIVersion: c("flink.apache.org/v1beta1"), Kind: c("FlinkDeployment"), Name: c("job-1"), UID: types.UID(c("u-1")),
 		}},
@@ -44,8 +43,10 @@ func TestCacheInternsMetadata(t *testing.T) {
 			return &flinkv1beta1.FlinkSessionJob{ObjectMeta: m}
 		},
 		"Deployment": func(m metav1.ObjectMeta) client.Object { return &appsv1.Deployment{ObjectMeta: m} },
-		"ConfigMap":  func(m metav1.ObjectMeta) client.Object { return &corev1.ConfigMap{ObjectMeta: m} },
-		"Ingress":    func(m metav1.ObjectMeta) client.Object { return &networkingv1.Ingress{ObjectMeta: m} },
+		"ConfigMap metadata": func(m metav1.ObjectMeta) client.Object {
+			return &metav1.PartialObjectMetadata{TypeMeta: act.ConfigMapMetadata("", "").TypeMeta, ObjectMeta: m}
+		},
+		"Ingress": func(m metav1.ObjectMeta) client.Object { return &networkingv1.Ingress{ObjectMeta: m} },
 		"pod metadata": func(m metav1.ObjectMeta) client.Object {
 			return &metav1.PartialObjectMetadata{TypeMeta: act.PodMetadata().TypeMeta, ObjectMeta: m}
 		},

@@ -60,12 +60,20 @@ type Setup struct {
 	Clock clock.PassiveClock
 	// Metrics records Prometheus metrics (nil: none).
 	Metrics *metrics.Recorder
+	// AnswerBudget bounds the bytes of Flink REST answers read at once, in all and per
+	// namespace (nil: a budget of flink.DefaultAnswerBudget for each reconciler built; the
+	// operator shares one, sized by --rest-answer-budget).
+	AnswerBudget *flink.AnswerBudget
 	// Jars fetches the file:// and http(s):// jars of session jobs (default: Go's HTTP
 	// client, DefaultJarFetchTimeout, DefaultJarMaxBytes).
 	Jars *flink.JarFetcher
 	// JarCredentials lets session jobs name a Secret with their jar's credentials
 	// (sessionjob.AnnotationJarCredentials); the operator then needs get on Secrets.
 	JarCredentials bool
+	// JarFetchSlots and JarFetchSlotsPerNamespace bound the jar fetches of session jobs under
+	// way at once, in all and per namespace (0: act.DefaultJarFetchSlots and
+	// act.DefaultJarFetchSlotsPerNamespace).
+	JarFetchSlots, JarFetchSlotsPerNamespace int
 	// APIReader reads past the manager's cache, which holds only the operator's labelled
 	// objects (nil: the reconciler's client; the manager's API reader in the operator).
 	APIReader client.Reader
@@ -153,6 +161,9 @@ func (s Setup) withDefaults() Setup {
 	if s.Jars == nil {
 		s.Jars = &flink.JarFetcher{}
 	}
+	if s.AnswerBudget == nil {
+		s.AnswerBudget = flink.NewAnswerBudget(flink.DefaultAnswerBudget, flink.DefaultTenantAnswerBudget)
+	}
 	if s.Live == nil {
 		s.Live = config.FixedOptions(s.Options)
 	}
@@ -214,7 +225,7 @@ func (s Setup) restBudget() time.Duration {
 // serves REST over SSL (see deployedRESTSSL, which reads through c). s has its defaults.
 func (s Setup) clients(c client.Reader) func(d *flinkv1beta1.FlinkDeployment) *flink.Client {
 	return func(d *flinkv1beta1.FlinkDeployment) *flink.Client {
-		opts := []flink.Option{flink.WithTimeout(s.Options.FlinkClientTimeout)}
+		opts := []flink.Option{flink.WithTimeout(s.Options.FlinkClientTimeout), flink.WithAnswerBudget(s.AnswerBudget, d.Namespace)}
 		base := s.Resolver(d)
 		ssl := deployedRESTSSL(c, d)
 		if ssl.Enabled {
@@ -250,7 +261,7 @@ func (s Setup) SessionJobReconciler(c client.Client, rec EventRecorder) *FlinkSe
 	rec = boundedEvents{rec}
 	exec := &act.SessionJobExecutor{
 		Flink: func(d *flinkv1beta1.FlinkDeployment) act.SessionFlinkAPI { return clients(d) }, Jars: s.Jars,
-		FetchSlots: act.NewFetchSlots(JarFetchSlots),
+		FetchSlots: act.NewFetchSlots(s.JarFetchSlots, s.JarFetchSlotsPerNamespace, s.Clock),
 	}
 	if s.JarCredentials {
 		reader := s.SecretReader
@@ -276,11 +287,13 @@ func (s Setup) SessionJobReconciler(c client.Client, rec EventRecorder) *FlinkSe
 		Canaries:      s.Canaries,
 		scope:         s.Scope,
 		fence:         writeFence{off: s.NoWriteFence},
+		fetchSlots:    exec.FetchSlots,
 	}
 }
 
 // NewFlinkStateSnapshotReconciler builds the snapshot reconciler for a manager.
 func (s Setup) NewFlinkStateSnapshotReconciler(mgr ctrl.Manager) *FlinkStateSnapshotReconciler {
+	s.indexed = true // its SetupWithManager registers act.IndexRestorePath
 	return s.SnapshotReconciler(mgr.GetClient(), s.events(mgr))
 }
 
@@ -298,13 +311,15 @@ func (s Setup) SnapshotReconciler(c client.Client, rec EventRecorder) *FlinkStat
 		Workers:  s.Parallelism,
 		Observer: &observe.SnapshotObserver{
 			Client: c, RESTBudget: s.restBudget(), Defaults: s.Live.FlinkDefaults,
-			Flink: func(d *flinkv1beta1.FlinkDeployment) observe.SnapshotFlinkAPI { return clients(d) },
+			Restorers: act.RestoreLister{Indexed: s.indexed},
+			Flink:     func(d *flinkv1beta1.FlinkDeployment) observe.SnapshotFlinkAPI { return clients(d) },
 		},
 		Executor: &act.SnapshotExecutor{
 			Flink: func(d *flinkv1beta1.FlinkDeployment) act.SnapshotFlinkAPI { return clients(d) },
 		},
-		scope: s.Scope,
-		fence: writeFence{off: s.NoWriteFence},
+		scope:          s.Scope,
+		fence:          writeFence{off: s.NoWriteFence},
+		indexRestorers: s.indexed,
 	}
 }
 

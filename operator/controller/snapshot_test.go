@@ -16,6 +16,7 @@ import (
 	"github.com/flinkop/flinkop/harness"
 	"github.com/flinkop/flinkop/harness/fixtures"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/config"
 	"github.com/flinkop/flinkop/operator/controller"
 	"github.com/flinkop/flinkop/operator/snapshot"
 )
@@ -34,10 +35,30 @@ func newSnapEnv(t *testing.T) *snapEnv {
 	return s
 }
 
+// operatorConf is the operator's configuration in the snapshot tests: env's intervals and
+// client timeout, and the fixtures' state directories as the operator's Flink defaults, below
+// which snapshots may record and dispose of savepoints.
+const operatorConf = `kubernetes.operator.reconcile.interval: 30 s
+kubernetes.operator.observer.progress-check.interval: 2 s
+kubernetes.operator.flink.client.timeout: 1 s
+state.savepoints.dir: file:///data/sp
+state.checkpoints.dir: file:///data/cp
+`
+
 // snapshotReconciler builds a snapshot reconciler on c's cache view (tests wrap c to inject
-// faults).
+// faults), with operatorConf.
 func (s *snapEnv) snapshotReconciler(c client.WithWatch) *controller.FlinkStateSnapshotReconciler {
-	return controller.Setup{Live: s.r.Options, Transport: s.sim, Clock: s.clock}.SnapshotReconciler(harness.CacheView(c), s.rec)
+	return s.snapshotReconcilerWith(c, operatorConf)
+}
+
+// snapshotReconcilerWith is snapshotReconciler with the operator's configuration conf.
+func (s *snapEnv) snapshotReconcilerWith(c client.WithWatch, conf string) *controller.FlinkStateSnapshotReconciler {
+	s.t.Helper()
+	live, err := config.NewLive([]byte(conf))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return controller.Setup{Live: live, Transport: s.sim, Clock: s.clock}.SnapshotReconciler(harness.CacheView(c), s.rec)
 }
 
 // savepointSnapshot is a manual savepoint snapshot of deployment dep, changed by mods.

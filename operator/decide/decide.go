@@ -45,6 +45,7 @@ func Decide(in Input) Result {
 	default:
 		s.reconcile()
 		s.unreachable()
+		s.ingressPolicy()
 	}
 	s.finish()
 	s.res.Status = *s.st

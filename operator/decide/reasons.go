@@ -61,6 +61,7 @@ var Reasons = []Reason{
 	{"CronUnscheduled", Normal, onCron, "the schedule annotation was removed; no new runs start"},
 	{"Deploy", Normal, onDeployment, "the Flink cluster is deployed (ConfigMap, Services, JobManager and TaskManager Deployments)"},
 	{"Ingress", Normal, onDeployment, "the web UI Ingress is created, updated or deleted"},
+	{"IngressRefused", Warning, onDeployment + ", " + onBlueGreen, "spec.ingress renders a host or an annotation the operator's Ingress policy (kubernetes.operator.ingress.*) does not allow; the Ingress is neither created nor updated (one already there stays as it is), the rest is reconciled"},
 	{"InvalidCron", Warning, onDeployment, "the cron schedule or its settings cannot be used, or a schedule annotation is ignored on a FlinkDeployment that is not a cron template"},
 	{"InvalidOptions", Warning, onJobs, "the resource's kubernetes.operator.* options cannot be read; status.error names them"},
 	{"JobException", Warning, onJobs, "a new entry of the job's exception history (the job restarted or failed): its task, the first lines of its stack trace and its root cause (the last `Caused by:`); at most kubernetes.operator.events.exceptions.limit-per-reconciliation a reconcile"},

@@ -1,6 +1,9 @@
 package decide
 
-import flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+import (
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/clip"
+)
 
 // Report is the error a reconcile reports: status.error and a Warning event (once per
 // distinct message). The first error of a reconcile wins, except that a decision's error (a
@@ -40,11 +43,12 @@ func (r *Report) AddObserved(reason, msg string) {
 // and the Ready condition's.
 func (r *Report) Reason() string { return r.reason }
 
-// Write puts the error into st.Error, with a Warning event when it is new, and clears a
-// resolved one.
+// Write puts the error into st.Error, cut to clip.Status (it may carry a JobManager's or a
+// pod's text), with a Warning event when it is new, and clears a resolved one.
 func (r *Report) Write(st *flinkv1beta1.CommonStatus, events *[]Event) {
-	if r.msg != "" && st.Error != r.msg {
-		*events = append(*events, Event{Type: Warning, Reason: r.reason, Message: r.msg})
+	msg := clip.String(r.msg, clip.Status)
+	if msg != "" && st.Error != msg {
+		*events = append(*events, Event{Type: Warning, Reason: r.reason, Message: msg})
 	}
-	st.Error = r.msg
+	st.Error = msg
 }

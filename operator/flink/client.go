@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/flinkop/flinkop/operator/clip"
 )
 
 // DefaultTimeout bounds every call unless the context has an earlier deadline.
@@ -21,6 +23,8 @@ type Client struct {
 	base    string
 	http    *http.Client
 	timeout time.Duration
+	budget  *AnswerBudget
+	tenant  string
 }
 
 // Option configures a Client.
@@ -37,9 +41,11 @@ func WithTransport(rt http.RoundTripper) Option {
 // certificate wherever a tenant's image points.
 func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
-// MaxAnswerBytes bounds an answer the operator reads: a session cluster's overview of
-// thousands of jobs is a few MiB; a larger one is an error, not memory.
-const MaxAnswerBytes = 16 << 20
+// WithAnswerBudget reads the client's answers within budget, as tenant's (a namespace): see
+// AnswerBudget.
+func WithAnswerBudget(budget *AnswerBudget, tenant string) Option {
+	return func(c *Client) { c.budget, c.tenant = budget, tenant }
+}
 
 // WithTimeout sets the per-call timeout.
 func WithTimeout(d time.Duration) Option { return func(c *Client) { c.timeout = d } }
@@ -109,33 +115,55 @@ func (c *Client) send(ctx context.Context, method, path string, body io.Reader, 
 		return &Error{Method: method, Path: path, Err: err}
 	}
 	defer func() { _ = resp.Body.Close() }()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxAnswerBytes+1))
-	if err != nil {
-		return &Error{Method: method, Path: path, StatusCode: 0, Err: fmt.Errorf("read answer: %w", err)}
+	return c.readAnswer(method, path, resp, out)
+}
+
+// readAnswer reads an answer within its endpoint's limit and the client's answer budget:
+// decoded into out as it streams in, or, for an error answer, Flink's messages, each cut.
+func (c *Client) readAnswer(method, path string, resp *http.Response, out any) error {
+	ok := resp.StatusCode >= 200 && resp.StatusCode <= 299
+	limit := AnswerLimit(method, path)
+	if !ok {
+		limit = AnswerError
 	}
-	if len(data) > MaxAnswerBytes {
-		return &Error{Method: method, Path: path, StatusCode: resp.StatusCode, Err: fmt.Errorf("answer larger than %d bytes", MaxAnswerBytes)}
+	body := &answerReader{r: resp.Body, limit: limit, budget: c.budget, tenant: c.tenant}
+	defer body.Release()
+	if !ok {
+		return errorAnswer(method, path, resp.StatusCode, body)
 	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		e := &Error{Method: method, Path: path, StatusCode: resp.StatusCode}
-		var eb struct {
-			Errors []string `json:"errors"`
-		}
-		if json.Unmarshal(data, &eb) == nil {
-			e.Messages = eb.Errors
-		}
-		if len(e.Messages) == 0 {
-			e.Err = fmt.Errorf("answer: %.200s", data)
-		}
-		return e
-	}
-	if out == nil || len(bytes.TrimSpace(data)) == 0 {
+	if out == nil {
 		return nil
 	}
-	if err := json.Unmarshal(data, out); err != nil {
+	if err := json.NewDecoder(body).Decode(out); err != nil && !errors.Is(err, io.EOF) {
 		return &Error{Method: method, Path: path, StatusCode: resp.StatusCode, Err: fmt.Errorf("decode answer: %w", err)}
 	}
 	return nil
+}
+
+// maxMessages is how many of an error answer's messages are kept.
+const maxMessages = 8
+
+// errorAnswer is the Error of an HTTP error answer: Flink's "errors" messages (at most
+// maxMessages, each cut to clip.Message), else the answer's start.
+func errorAnswer(method, path string, code int, body io.Reader) error {
+	e := &Error{Method: method, Path: path, StatusCode: code}
+	data, err := io.ReadAll(body)
+	if err != nil && !errors.Is(err, ErrAnswerTooLarge) {
+		e.Err = fmt.Errorf("read answer: %w", err)
+		return e
+	}
+	var eb struct {
+		Errors []string `json:"errors"`
+	}
+	if json.Unmarshal(data, &eb) == nil {
+		for _, m := range eb.Errors[:min(len(eb.Errors), maxMessages)] {
+			e.Messages = append(e.Messages, clip.String(m, clip.Message))
+		}
+	}
+	if len(e.Messages) == 0 {
+		e.Err = fmt.Errorf("answer: %s", clip.Line(string(data[:min(len(data), 400)]), 200))
+	}
+	return e
 }
 
 // escape escapes one path segment.

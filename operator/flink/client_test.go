@@ -275,7 +275,7 @@ func TestFloatReadsFlinksDoubles(t *testing.T) {
 
 // TestClientFollowsNoRedirectAndBoundsAnswers: a JobManager that redirects a call gets an
 // error, never the call (nor its body, nor the client's certificate) sent elsewhere; an answer
-// larger than MaxAnswerBytes is an error, not memory.
+// larger than its endpoint's limit is an error, not memory.
 func TestClientFollowsNoRedirectAndBoundsAnswers(t *testing.T) {
 	c, mt := mockClient(t)
 	elsewhere := 0
@@ -291,8 +291,8 @@ func TestClientFollowsNoRedirectAndBoundsAnswers(t *testing.T) {
 	if _, err := c.StopWithSavepoint(context.Background(), jobID, StopRequest{TargetDirectory: "file:///sp"}); err == nil || elsewhere > 0 {
 		t.Errorf("a redirected stop: err %v, %d calls sent elsewhere; want an error and none", err, elsewhere)
 	}
-	mt.RegisterResponder(http.MethodGet, jm+"/jobs/overview", httpmock.NewStringResponder(http.StatusOK, `{"jobs":[],"pad":"`+strings.Repeat("x", MaxAnswerBytes)+`"}`))
-	if _, err := c.ListJobs(context.Background()); err == nil || !strings.Contains(err.Error(), "larger than") {
-		t.Errorf("an answer of more than %d bytes: err = %v", MaxAnswerBytes, err)
+	mt.RegisterResponder(http.MethodGet, jm+"/jobs/overview", httpmock.NewStringResponder(http.StatusOK, `{"jobs":[],"pad":"`+strings.Repeat("x", AnswerJobList)+`"}`))
+	if _, err := c.ListJobs(context.Background()); !errors.Is(err, ErrAnswerTooLarge) {
+		t.Errorf("an answer of more than %d bytes: err = %v, want ErrAnswerTooLarge", AnswerJobList, err)
 	}
 }

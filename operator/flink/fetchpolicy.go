@@ -20,6 +20,9 @@ var ErrFetchRefused = errors.New("refused by the jar fetch policy")
 // maxRedirects bounds how many redirects one jar fetch follows.
 const maxRedirects = 5
 
+// maxJarResponseHeader bounds the status line and headers of a jar server's answer.
+const maxJarResponseHeader = 64 << 10
+
 // FetchPolicy says which http(s) jar URLs the operator may fetch. A jar URL is tenant input
 // and the operator's network position is privileged (cluster Services, the cloud metadata
 // address, its own metrics port), so addresses that are not public are refused unless an
@@ -145,8 +148,11 @@ func (p FetchPolicy) Transport() *http.Transport {
 		ForceAttemptHTTP2:     true,
 		TLSHandshakeTimeout:   10 * time.Second,
 		ResponseHeaderTimeout: 30 * time.Second,
-		MaxIdleConns:          10,
-		IdleConnTimeout:       90 * time.Second,
+		// A jar server's status line and headers are a few KB at most; Go's default
+		// allows 10 MB of them, all of it the server's to fill.
+		MaxResponseHeaderBytes: maxJarResponseHeader,
+		MaxIdleConns:           10,
+		IdleConnTimeout:        90 * time.Second,
 	}
 }
 

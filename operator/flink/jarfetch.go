@@ -14,6 +14,7 @@ import (
 	"time"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/clip"
 )
 
 // Default limits of jar fetching.
@@ -66,7 +67,8 @@ func (s *StagedJar) Read(p []byte) (int, error) { return s.file.Read(p) }
 // Close releases the jar's temporary file.
 func (s *StagedJar) Close() error { return s.file.Close() }
 
-// Fetch stages the jar at uri. The caller closes it. Every error wraps ErrJarFetch.
+// Fetch stages the jar at uri. The caller closes it. Every error wraps ErrJarFetch, and its
+// message is at most MaxFetchError bytes.
 func (f *JarFetcher) Fetch(ctx context.Context, uri string) (*StagedJar, error) {
 	return f.FetchAuthorized(ctx, uri, "")
 }
@@ -77,7 +79,7 @@ func (f *JarFetcher) Fetch(ctx context.Context, uri string) (*StagedJar, error) 
 func (f *JarFetcher) FetchAuthorized(ctx context.Context, uri, authorization string) (*StagedJar, error) {
 	jar, err := f.fetch(ctx, uri, authorization)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrJarFetch, err)
+		return nil, boundFetchError(err)
 	}
 	return jar, nil
 }
@@ -179,7 +181,7 @@ func (f *JarFetcher) get(ctx context.Context, u *url.URL, authorization string) 
 	}
 	if resp.StatusCode != http.StatusOK {
 		_ = resp.Body.Close()
-		return nil, fmt.Errorf("fetch jar %s: HTTP %s", u.Redacted(), resp.Status)
+		return nil, fmt.Errorf("fetch jar %s: HTTP %s", u.Redacted(), clip.Line(resp.Status, MaxServerText))
 	}
 	return resp.Body, nil
 }

@@ -47,9 +47,9 @@ func (o *Observer) autoscalerState(ctx context.Context, d *flinkv1beta1.FlinkDep
 	key := client.ObjectKey{Namespace: d.Namespace, Name: act.AutoscalerConfigMapName(d.Name)}
 	if _, on := autoscalerEnabled(d); !on {
 		// A state left from when it was on is found in the cache (no read of the API server).
-		var cm corev1.ConfigMap
-		err := o.Client.Get(ctx, key, &cm)
-		obs.AutoscalerStateLeft = err == nil && metav1.IsControlledBy(&cm, d)
+		cm := act.ConfigMapMetadata(key.Namespace, key.Name)
+		err := o.Client.Get(ctx, key, cm)
+		obs.AutoscalerStateLeft = err == nil && metav1.IsControlledBy(cm, d)
 		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("get autoscaler state: %w", err)
 		}

@@ -97,7 +97,7 @@ func (o *Observer) sessionJobsOf(ctx context.Context, d *flinkv1beta1.FlinkDeplo
 }
 
 // leftovers names what deletion still waits for, as the cache shows it: d's Services and
-// ConfigMaps (read by name: a list by label would scan every Service of the namespace, once
+// ConfigMaps (their metadata, read by name: a list by label would scan every Service of the namespace, once
 // per deletion pass) and its JobManager pods.
 func (o *Observer) leftovers(ctx context.Context, d *flinkv1beta1.FlinkDeployment) ([]string, error) {
 	var out []string
@@ -107,8 +107,8 @@ func (o *Observer) leftovers(ctx context.Context, d *flinkv1beta1.FlinkDeploymen
 	}{
 		{"service", act.InternalServiceName(d.Name), act.ServiceMetadata(d.Namespace, act.InternalServiceName(d.Name))},
 		{"service", act.RESTServiceName(d.Name), act.ServiceMetadata(d.Namespace, act.RESTServiceName(d.Name))},
-		{"configmap", act.AutoscalerConfigMapName(d.Name), &corev1.ConfigMap{}},
-		{"configmap", act.ConfigMapName(d.Name), &corev1.ConfigMap{}},
+		{"configmap", act.AutoscalerConfigMapName(d.Name), act.ConfigMapMetadata(d.Namespace, act.AutoscalerConfigMapName(d.Name))},
+		{"configmap", act.ConfigMapName(d.Name), act.ConfigMapMetadata(d.Namespace, act.ConfigMapName(d.Name))},
 	} {
 		err := o.Client.Get(ctx, client.ObjectKey{Namespace: d.Namespace, Name: x.name}, x.obj)
 		if apierrors.IsNotFound(err) {

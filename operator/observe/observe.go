@@ -245,8 +245,8 @@ func (o *Observer) haMetadata(ctx context.Context, d *flinkv1beta1.FlinkDeployme
 	if owns, err := act.OwnsCluster(ctx, o.Client, d); err != nil || !owns {
 		return false, err
 	}
-	var cms corev1.ConfigMapList
-	if err := o.Lister.List(ctx, o.Client, &cms, d.Namespace, HASelector(d)); err != nil {
+	cms := act.ConfigMapMetadataList()
+	if err := o.Lister.List(ctx, o.Client, cms, d.Namespace, HASelector(d)); err != nil {
 		return false, fmt.Errorf("list HA ConfigMaps: %w", err)
 	}
 	for i := range cms.Items {
@@ -262,15 +262,15 @@ func (o *Observer) haMetadata(ctx context.Context, d *flinkv1beta1.FlinkDeployme
 // <cluster-id>-<job-id>-config-map (a job's checkpoints and counter; the cluster's
 // <cluster-id>-cluster-config-map alone is not enough) or, before Flink 1.15,
 // <…>-jobmanager-leader. ConfigMaps of the autoscaler (label component=autoscaler) are not HA
-// metadata.
-func IsJobHAConfigMap(cm *corev1.ConfigMap) bool {
-	if cm.DeletionTimestamp != nil || cm.Labels["component"] == "autoscaler" {
+// metadata. It reads cm's metadata only (the manager's cache holds no more of a ConfigMap).
+func IsJobHAConfigMap(cm metav1.Object) bool {
+	if cm.GetDeletionTimestamp() != nil || cm.GetLabels()["component"] == "autoscaler" {
 		return false
 	}
-	if strings.HasSuffix(cm.Name, "-config-map") {
-		return !strings.HasSuffix(cm.Name, "-cluster-config-map")
+	if name := cm.GetName(); strings.HasSuffix(name, "-config-map") {
+		return !strings.HasSuffix(name, "-cluster-config-map")
 	}
-	return strings.HasSuffix(cm.Name, "-jobmanager-leader")
+	return strings.HasSuffix(cm.GetName(), "-jobmanager-leader")
 }
 
 func (o *Observer) ingress(ctx context.Context, d *flinkv1beta1.FlinkDeployment) (*decide.IngressState, error) {

@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -8,8 +9,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
-	"github.com/flinkop/flinkop/operator/decide"
 	"github.com/flinkop/flinkop/operator/flink"
 	"github.com/flinkop/flinkop/operator/snapshot"
 )
@@ -31,12 +32,16 @@ type SnapshotObserver struct {
 	RESTBudget time.Duration
 	// Defaults are given to every FlinkDeployment read (see FlinkDefaults).
 	Defaults flinkv1beta1.FlinkDefaults
+	// Restorers lists the jobs of every namespace that may restore from a savepoint
+	// (act.RestoreLister; Indexed when Client is a manager's cache with act.IndexRestorePath).
+	Restorers act.RestoreLister
 }
 
 // Observe reads the resource s references (in s's namespace) and, while s is in progress,
-// what its JobManager says of the operation. It also returns the cluster whose JobManager
-// serves the job (nil when there is none). Kubernetes read errors are returned; Flink REST
-// errors leave the operation unknown.
+// what its JobManager says of the operation; while its savepoint's disposal is pending,
+// whether a job of any namespace would restore from it. It also returns the cluster whose
+// JobManager serves the job (nil when there is none). Kubernetes read errors are returned;
+// Flink REST errors leave the operation unknown.
 func (o *SnapshotObserver) Observe(ctx context.Context, s *flinkv1beta1.FlinkStateSnapshot) (snapshot.Observation, *flinkv1beta1.FlinkDeployment, error) {
 	var obs snapshot.Observation
 	ref := s.Spec.JobReference
@@ -137,7 +142,7 @@ func (o *SnapshotObserver) newestOfItsJob(ctx context.Context, cluster *flinkv1b
 	switch {
 	case err != nil:
 		return fmt.Sprintf("%s %s (its JobManager did not tell whether a checkpoint completed after it: %v)", ref.Kind, ref.Name, err)
-	case st.Latest.Savepoint == nil || st.Latest.Savepoint.ExternalPath != s.Status.Path:
+	case st.Latest.Savepoint == nil || !samePath(st.Latest.Savepoint.ExternalPath, s.Status.Path):
 		return ""
 	case st.Latest.Completed != nil && st.Latest.Completed.ID > st.Latest.Savepoint.ID:
 		return ""
@@ -145,45 +150,84 @@ func (o *SnapshotObserver) newestOfItsJob(ctx context.Context, cluster *flinkv1b
 	return fmt.Sprintf("%s %s (its job's newest savepoint, with no checkpoint since)", ref.Kind, ref.Name)
 }
 
-// restoredBy names a FlinkDeployment or FlinkSessionJob of ns that would restore from the
-// savepoint at path, and why; "" when none would. It reads the cached objects without copying
-// them (only while a completed savepoint's disposal is pending).
+// restoredBy names a FlinkDeployment or FlinkSessionJob of any namespace the operator
+// watches that would restore from the savepoint at path, and why; "" when none would. A
+// tenant's snapshot can name any path, so a job of another namespace keeps it too; that job
+// is not named to the snapshot's namespace (ns). Of several, the one named is the same on
+// every reconcile: ns's own first, FlinkDeployments first, then by namespace and name. It
+// reads the cached objects without copying them (only while a completed savepoint's disposal
+// is pending), through act.IndexRestorePath in the operator.
 func (o *SnapshotObserver) restoredBy(ctx context.Context, ns, path string) (string, error) {
-	var ds flinkv1beta1.FlinkDeploymentList
-	if err := o.Client.List(ctx, &ds, client.InNamespace(ns), client.UnsafeDisableDeepCopy); err != nil {
-		return "", fmt.Errorf("list FlinkDeployments: %w", err)
+	ds, js, err := o.Restorers.List(ctx, o.Client, path)
+	if err != nil {
+		return "", err
 	}
-	for i := range ds.Items {
-		d := &ds.Items[i]
-		if why := restoresFrom(d.Spec.Job, &d.Status.JobStatus, d.Generation, d.Status.ObservedGeneration, path); why != "" {
-			return "FlinkDeployment " + d.Name + " (" + why + ")", nil
-		}
+	var best restorer
+	for i := range ds {
+		d := &ds[i]
+		best = best.or(restorer{kind: "FlinkDeployment", ns: d.Namespace, name: d.Name, own: d.Namespace == ns,
+			why: restoresFrom(d.Spec.Job, &d.Status.JobStatus, d.Generation, d.Status.ObservedGeneration, path)})
 	}
-	var js flinkv1beta1.FlinkSessionJobList
-	if err := o.Client.List(ctx, &js, client.InNamespace(ns), client.UnsafeDisableDeepCopy); err != nil {
-		return "", fmt.Errorf("list FlinkSessionJobs: %w", err)
+	for i := range js {
+		j := &js[i]
+		best = best.or(restorer{kind: "FlinkSessionJob", ns: j.Namespace, name: j.Name, own: j.Namespace == ns,
+			why: restoresFrom(j.Spec.Job, &j.Status.JobStatus, j.Generation, j.Status.ObservedGeneration, path)})
 	}
-	for i := range js.Items {
-		j := &js.Items[i]
-		if why := restoresFrom(j.Spec.Job, &j.Status.JobStatus, j.Generation, j.Status.ObservedGeneration, path); why != "" {
-			return "FlinkSessionJob " + j.Name + " (" + why + ")", nil
-		}
+	return best.String(), nil
+}
+
+// restorer is a job that would restore from a savepoint (why is "" when it would not).
+type restorer struct {
+	kind, ns, name, why string
+	own                 bool // in the snapshot's namespace
+}
+
+// or is the restorer restoredBy names of r and c.
+func (r restorer) or(c restorer) restorer {
+	switch {
+	case c.why == "":
+		return r
+	case r.why == "" || c.own && !r.own:
+		return c
+	case r.own != c.own:
+		return r
 	}
-	return "", nil
+	if cmp.Or(cmp.Compare(c.kind, r.kind), cmp.Compare(c.ns, r.ns), cmp.Compare(c.name, r.name)) < 0 {
+		return c // FlinkDeployment sorts before FlinkSessionJob
+	}
+	return r
+}
+
+// String is how the snapshot's status names r: another namespace's job by its kind only.
+func (r restorer) String() string {
+	switch {
+	case r.why == "":
+		return ""
+	case !r.own:
+		return "a " + r.kind + " of another namespace (" + r.why + ")"
+	}
+	return r.kind + " " + r.name + " (" + r.why + ")"
 }
 
 // restoresFrom says why a job would restore from the savepoint at path ("" when it would
-// not): it is its upgrade or last savepoint (decide.WouldRestoreFrom), or the initial
-// savepoint of a job that has not started from it yet (no job yet, or a spec not yet
-// observed, which may be a savepoint redeploy).
+// not), paths compared in canonical form (samePath): it is its upgrade or last savepoint (as
+// decide.WouldRestoreFrom says), or the initial savepoint of a job that has not started from
+// it yet (no job yet, or a spec not yet observed, which may be a savepoint redeploy).
 func restoresFrom(job *flinkv1beta1.JobSpec, js *flinkv1beta1.JobStatus, generation, observed int64, path string) string {
+	sp := js.SavepointInfo
 	switch {
-	case decide.WouldRestoreFrom(js, path):
+	case samePath(js.UpgradeSavepointPath, path) || sp != nil && sp.LastSavepoint != nil && samePath(sp.LastSavepoint.Location, path):
 		return "its upgrade or last savepoint"
-	case job != nil && job.InitialSavepointPath == path && (js.JobID == "" || observed < generation):
+	case job != nil && samePath(job.InitialSavepointPath, path) && (js.JobID == "" || observed < generation):
 		return "its initial savepoint, not yet started from"
 	}
 	return ""
+}
+
+// samePath reports whether a and b name one savepoint: the same string, or the same
+// canonical form (snapshot.SamePath: s3://b//x is s3://b/x).
+func samePath(a, b string) bool {
+	return a != "" && (a == b || snapshot.SamePath(a, b))
 }
 
 // observeOperation asks the JobManager about the snapshot's trigger and, for a completed

@@ -61,6 +61,10 @@ func (r *run) pending() {
 		r.invalid(errs.ToAggregate().Error())
 		return
 	}
+	if why := r.pathRefused(); why != "" {
+		r.invalid(why)
+		return
+	}
 	if s.Spec.AlreadyExists() {
 		now := Timestamp(r.in.Now)
 		*st = flinkv1beta1.FlinkStateSnapshotStatus{
@@ -103,6 +107,27 @@ func (r *run) pending() {
 	st.State, st.TriggerID, st.TriggerTimestamp = flinkv1beta1.SnapshotInProgress, id, Timestamp(r.in.Now)
 	r.res.RequeueAfter = r.in.ProgressInterval
 	r.event(decide.Normal, "SnapshotTriggered", fmt.Sprintf("Triggered a %s of job %s (trigger %s)", what, t.JobID, id))
+}
+
+// pathRefused says why the snapshot's own path is outside what its namespace may use
+// (Input.Paths), or "": the existing savepoint it records, or the directory it asks a
+// savepoint to be taken to. A savepoint taken to its job's default directory is not judged
+// here: its disposal is.
+func (r *run) pathRefused() string {
+	sp := r.s.Spec.Savepoint
+	switch {
+	case sp == nil || sp.Path == "":
+		return ""
+	case sp.AlreadyExists:
+		if why := r.in.Paths.refusal(r.s.Namespace, sp.Path, true); why != "" {
+			return "Not recording the existing savepoint: " + why
+		}
+	default:
+		if why := r.in.Paths.refusal(r.s.Namespace, sp.Path, false); why != "" {
+			return "Not taking a savepoint to spec.savepoint.path: " + why
+		}
+	}
+	return ""
 }
 
 // invalid records why a pending snapshot cannot be triggered yet and looks again later.

@@ -55,6 +55,10 @@ func deleted(s *flinkv1beta1.FlinkStateSnapshot) {
 	s.DeletionTimestamp = &t
 }
 
+// paths are namespace ns's directories in the tables: its state directories file:///sp and
+// file:///cp, and s3://b, which kubernetes.operator.snapshot.allowed-path-prefixes allows.
+var paths = PathRules{StateDirs: []string{"file:///sp", "file:///cp"}, AllowedPrefixes: []string{"s3://b"}}
+
 // running is a FlinkDeployment target whose job runs on Flink 1.20 with a savepoint directory.
 var running = Target{Found: true, JobID: "j1", JobState: "RUNNING", FlinkVersion: "v1_20", SavepointDir: "file:///sp"}
 
@@ -254,7 +258,13 @@ func TestDecide(t *testing.T) {
 // checkDecide decides s on obs and compares the outcome with want.
 func checkDecide(t *testing.T, s *flinkv1beta1.FlinkStateSnapshot, obs Observation, want outcome) {
 	t.Helper()
-	res := Decide(Input{Resource: s, Observed: obs, Now: now, ReconcileInterval: interval, ProgressInterval: progress})
+	checkDecideWith(t, s, obs, paths, want)
+}
+
+// checkDecideWith is checkDecide for a namespace with rules p.
+func checkDecideWith(t *testing.T, s *flinkv1beta1.FlinkStateSnapshot, obs Observation, p PathRules, want outcome) {
+	t.Helper()
+	res := Decide(Input{Resource: s, Observed: obs, Now: now, ReconcileInterval: interval, ProgressInterval: progress, Paths: p})
 	got := outcome{Action: res.Action, Status: res.Status, Requeue: res.RequeueAfter, Remove: res.RemoveFinalizer}
 	for _, e := range res.Events {
 		got.Reasons = append(got.Reasons, e.Reason)

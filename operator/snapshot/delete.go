@@ -11,8 +11,9 @@ import (
 // delete lets a deleted snapshot go, disposing of its savepoint first when it asks for that
 // (Apache's order): a checkpoint, a savepoint not to dispose of, one without a job reference
 // or one that never completed goes at once; one in progress first finishes; a completed one is
-// disposed of through its job's JobManager, which must run, and never while a job would
-// restore from it.
+// disposed of through its job's JobManager, which must run, only when its path lies below a
+// directory its namespace may use (Input.Paths), and never while a job would restore from
+// it. A refused disposal keeps the finalizer: nothing is lost, and the snapshot says why.
 func (r *run) delete() {
 	s, st := r.s, &r.res.Status
 	if st.State == flinkv1beta1.SnapshotInProgress {
@@ -35,6 +36,11 @@ func (r *run) delete() {
 	}
 	t, o := r.in.Observed.Target, r.in.Observed
 	keep := " (set spec.savepoint.disposeOnDelete to false to delete the snapshot and keep the savepoint)"
+	if why := r.in.Paths.refusal(s.Namespace, st.Path, true); why != "" {
+		r.cleanupFailed("Not disposing of the savepoint: " + why + keep)
+		return
+	}
+	path, _ := CanonicalPath(st.Path) // refusal found it has one
 	switch {
 	case !t.Found:
 		r.cleanupFailed("Cannot dispose of snapshot because referenced Flink job cannot be found!" + keep)
@@ -43,9 +49,10 @@ func (r *run) delete() {
 	case o.RestoredBy != "":
 		r.cleanupFailed(fmt.Sprintf("Not disposing of savepoint %s while %s would restore from it%s", st.Path, o.RestoredBy, keep))
 	default:
-		r.act(Action{Kind: ActDispose, Path: st.Path})
+		// The canonical spelling: what was judged is what is disposed of.
+		r.act(Action{Kind: ActDispose, Path: path})
 		r.res.RemoveFinalizer = true
-		r.event(decide.Normal, "SnapshotDisposed", "Disposing of savepoint "+st.Path)
+		r.event(decide.Normal, "SnapshotDisposed", "Disposing of savepoint "+path)
 	}
 }
 

@@ -52,8 +52,10 @@ type Observation struct {
 	CheckpointPath      string
 	CheckpointPathError string
 	// RestoredBy names a job that would restore from the completed savepoint, and why: it is
-	// a resource's upgrade or last savepoint, or the referenced job's newest savepoint with no
-	// checkpoint since (a last-state restore would take it). It is not disposed of meanwhile.
+	// the upgrade, last or pending initial savepoint of a FlinkDeployment or FlinkSessionJob
+	// in any namespace the operator watches (paths compared in canonical form), or the
+	// referenced job's newest savepoint with no checkpoint since (a last-state restore would
+	// take it). It is not disposed of meanwhile.
 	RestoredBy string
 }
 
@@ -69,6 +71,9 @@ type Input struct {
 	ReconcileInterval time.Duration
 	// ProgressInterval is how often a snapshot in progress is polled.
 	ProgressInterval time.Duration
+	// Paths are where snapshots of the resource's namespace may record, take and dispose of
+	// savepoints (the operator's configuration for the namespace).
+	Paths PathRules
 }
 
 // ActionKind names what the executor does.

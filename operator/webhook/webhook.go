@@ -2,6 +2,8 @@
 // FlinkDeployment, FlinkSessionJob, FlinkStateSnapshot or FlinkBlueGreenDeployment whose spec
 // the operator would refuse, with the same Validate() the reconcilers run and its field paths.
 // Without the webhook the operator reports the same errors in status.error and a Warning Event.
+// Given the operator's options (WithIngressPolicies), it refuses a spec.ingress the Ingress
+// policy of the resource's namespace refuses, as the reconcilers do.
 // Mutating (defaulting): it labels a FlinkSessionJob with its session cluster, as the Apache
 // operator's webhook does (SessionJobDefaulter).
 //
@@ -39,6 +41,9 @@ type Validator[T validated] struct {
 	// prepare (nil: none) readies a resource for Validate: it gives FlinkDeployment specs
 	// the operator's Flink defaults, which the reconciler validates with too.
 	prepare func(T)
+	// policy (nil: none) checks a valid resource against the operator's options (the
+	// Ingress policy).
+	policy func(T) field.ErrorList
 }
 
 // ValidateCreate refuses an invalid resource.
@@ -66,18 +71,39 @@ func (v Validator[T]) refuse(obj T) error {
 		v.prepare(obj)
 	}
 	errs := obj.Validate()
+	if len(errs) == 0 && v.policy != nil {
+		errs = v.policy(obj)
+	}
 	if len(errs) == 0 {
 		return nil
 	}
 	return apierrors.NewInvalid(schema.GroupKind{Group: flinkv1beta1.GroupVersion.Group, Kind: v.kind}, obj.GetName(), errs)
 }
 
-// NewDeploymentValidator validates FlinkDeployments with defaults (tests call it directly).
-func NewDeploymentValidator(defaults flinkv1beta1.FlinkDefaults) Validator[*flinkv1beta1.FlinkDeployment] {
-	return Validator[*flinkv1beta1.FlinkDeployment]{
+// NewDeploymentValidator validates FlinkDeployments with defaults, and opts (tests call it
+// directly).
+func NewDeploymentValidator(defaults flinkv1beta1.FlinkDefaults, opts ...Option) Validator[*flinkv1beta1.FlinkDeployment] {
+	v := Validator[*flinkv1beta1.FlinkDeployment]{
 		kind: "FlinkDeployment", spec: func(d *flinkv1beta1.FlinkDeployment) any { return d.Spec },
 		prepare: defaults.Apply,
 	}
+	if p := collect(opts).ingress; p != nil {
+		v.policy = p.deploymentIngress
+	}
+	return v
+}
+
+// NewBlueGreenValidator validates FlinkBlueGreenDeployments, their template with defaults, and
+// opts (tests call it directly).
+func NewBlueGreenValidator(defaults flinkv1beta1.FlinkDefaults, opts ...Option) Validator[*flinkv1beta1.FlinkBlueGreenDeployment] {
+	v := Validator[*flinkv1beta1.FlinkBlueGreenDeployment]{
+		kind: "FlinkBlueGreenDeployment", spec: func(b *flinkv1beta1.FlinkBlueGreenDeployment) any { return b.Spec },
+		prepare: func(b *flinkv1beta1.FlinkBlueGreenDeployment) { defaults.ApplySpec(b.Namespace, b.Spec.Template.Spec) },
+	}
+	if p := collect(opts).ingress; p != nil {
+		v.policy = p.blueGreenIngress
+	}
+	return v
 }
 
 // The webhook configurations (config/webhook/manifests.yaml, generated from these markers).
@@ -107,18 +133,15 @@ const MutatePath = "/mutate-flink-apache-org-v1beta1-flinksessionjob"
 
 // Register serves the validating webhooks of the four kinds, and the mutating webhook of
 // FlinkSessionJobs, on srv; FlinkDeployment specs (blue/green templates too) are validated
-// with defaults, as the reconcilers validate them.
-func Register(srv crwebhook.Server, scheme *runtime.Scheme, defaults flinkv1beta1.FlinkDefaults) {
+// with defaults, as the reconcilers validate them, and with opts (WithIngressPolicies).
+func Register(srv crwebhook.Server, scheme *runtime.Scheme, defaults flinkv1beta1.FlinkDefaults, opts ...Option) {
 	srv.Register(MutatePath, admission.WithDefaulter(scheme, admission.Defaulter[*flinkv1beta1.FlinkSessionJob](SessionJobDefaulter{})))
-	srv.Register(Paths["FlinkDeployment"], admission.WithValidator(scheme, NewDeploymentValidator(defaults)))
+	srv.Register(Paths["FlinkDeployment"], admission.WithValidator(scheme, NewDeploymentValidator(defaults, opts...)))
 	srv.Register(Paths["FlinkSessionJob"], admission.WithValidator(scheme, Validator[*flinkv1beta1.FlinkSessionJob]{
 		kind: "FlinkSessionJob", spec: func(j *flinkv1beta1.FlinkSessionJob) any { return j.Spec },
 	}))
 	srv.Register(Paths["FlinkStateSnapshot"], admission.WithValidator(scheme, Validator[*flinkv1beta1.FlinkStateSnapshot]{
 		kind: "FlinkStateSnapshot", spec: func(s *flinkv1beta1.FlinkStateSnapshot) any { return s.Spec },
 	}))
-	srv.Register(Paths["FlinkBlueGreenDeployment"], admission.WithValidator(scheme, Validator[*flinkv1beta1.FlinkBlueGreenDeployment]{
-		kind: "FlinkBlueGreenDeployment", spec: func(b *flinkv1beta1.FlinkBlueGreenDeployment) any { return b.Spec },
-		prepare: func(b *flinkv1beta1.FlinkBlueGreenDeployment) { defaults.ApplySpec(b.Namespace, b.Spec.Template.Spec) },
-	}))
+	srv.Register(Paths["FlinkBlueGreenDeployment"], admission.WithValidator(scheme, NewBlueGreenValidator(defaults, opts...)))
 }
