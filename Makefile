@@ -33,6 +33,8 @@ SCENARIO_SEED ?= 20261122
 # FLEET deployments (SLOW percent of them hung in the last phase) for make bench-fleet.
 FLEET ?= 100
 SLOW ?= 5
+# More flags of flinksim fleet for make bench-fleet, e.g. FLEET_FLAGS='--converge-only --hostile'.
+FLEET_FLAGS ?=
 SEEDS ?= 5000
 UNIT_PKGS = $(shell go list ./... | grep -v /scenarios)
 # The envtest tests: the files tagged `integration`, their packages, and their tests by name.
@@ -187,7 +189,7 @@ bench: ## Run the benchmarks (scenario runs per minute, per-reconcile cost, fake
 .PHONY: bench-fleet
 bench-fleet: envtest-assets ## Measure the operator (its own process) on a fleet on a real kube-apiserver: make bench-fleet FLEET=1000 SLOW=5.
 	go build -o $(LOCALBIN)/flink-operator ./cmd/flink-operator
-	go run ./cmd/flinksim fleet --n $(FLEET) --slow $(SLOW) --operator-binary $(LOCALBIN)/flink-operator
+	go run ./cmd/flinksim fleet --n $(FLEET) --slow $(SLOW) --operator-binary $(LOCALBIN)/flink-operator $(FLEET_FLAGS)
 
 ##@ Tools
 

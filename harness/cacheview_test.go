@@ -60,9 +60,13 @@ func TestCacheViewHidesWhatTheCacheDoesNotHold(t *testing.T) {
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "flinks", Namespace: "ns", Labels: map[string]string{act.LabelType: act.TypeNative}}},
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "someone-elses", Namespace: "ns"}},
 	).Build()
-	var list corev1.ConfigMapList
-	if err := CacheView(cms).List(t.Context(), &list); err != nil || len(list.Items) != 1 || list.Items[0].Name != "flinks" {
+	list := act.ConfigMapMetadataList()
+	if err := CacheView(cms).List(t.Context(), list); err != nil || len(list.Items) != 1 || list.Items[0].Name != "flinks" {
 		t.Errorf("listed ConfigMaps %v (%v), want only the one with Flink's type label", list.Items, err)
+	}
+	var typedCMs corev1.ConfigMapList
+	if err := CacheView(cms).List(t.Context(), &typedCMs); err == nil {
+		t.Errorf("a typed ConfigMap list was served (%d items): the cache holds ConfigMaps as metadata only", len(typedCMs.Items))
 	}
 	if err := view.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: "jm"}, act.PodMetadata()); err != nil {
 		t.Errorf("get pod jm's metadata: %v", err)

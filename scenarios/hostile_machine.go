@@ -30,11 +30,16 @@ var hostileFaults = []chaos.Fault{
 	chaos.MissedWatchEvents{Count: 1},
 	chaos.OperatorRestart{},
 	chaos.OperatorCrashAfterWrite{K: 1},
-	// The tenant's code runs in its JobManager: its REST answers are as hostile as its YAML.
+}
+
+// hostileCode are the faults of a tenant's code: its JobManager's REST answers are as hostile
+// as its YAML.
+var hostileCode = []chaos.Fault{
 	chaos.HostileJobManager{Answer: fakeflink.RESTHugeAnswers, For: time.Minute},
 	chaos.HostileJobManager{Answer: fakeflink.RESTEndlessAnswers, For: time.Minute},
 	chaos.HostileJobManager{Answer: fakeflink.RESTMalformedAnswers, For: time.Minute},
 	chaos.HostileJobManager{Answer: fakeflink.RESTHugeErrors, For: time.Minute},
+	chaos.RESTTimeout{For: time.Minute}, // accepts calls, answers none
 }
 
 // hostileMachine drives one FlinkDeployment whose every field a tenant may set to anything,
@@ -78,6 +83,7 @@ func HostileProperty(newBackend func() (harness.Backend, error), stats *Stats) f
 			"snapshot":       m.hostileSnapshot,
 			"deleteSnapshot": func(t *rapid.T) { m.deleteOneSnapshot(t, m.snapshots) },
 			"flood":          m.flood,
+			"code":           m.code,
 			"advance": func(t *rapid.T) {
 				m.run(t, time.Duration(rapid.IntRange(1, 120).Draw(t, "seconds"))*time.Second)
 			},
@@ -85,6 +91,13 @@ func HostileProperty(newBackend func() (harness.Backend, error), stats *Stats) f
 		})
 		m.settle(t)
 	}
+}
+
+// code makes the JobManager of the resource or of the session cluster (which runs whatever the
+// resource's spec is) answer as hostile code could for a minute.
+func (m *hostileMachine) code(t *rapid.T) {
+	m.inject(t, hostileCode, rapid.SampledFrom([]string{m.name, sessionCluster}).Draw(t, "whose"), m.stats)
+	m.run(t, time.Duration(rapid.IntRange(5, 90).Draw(t, "seconds"))*time.Second)
 }
 
 // flood creates ConfigMaps as the tenant's code may under Flink's ServiceAccount: with Flink's
@@ -104,6 +117,9 @@ func (m *hostileMachine) flood(t *rapid.T) {
 				Annotations: map[string]string{"control-plane.alpha.kubernetes.io/leader": strings.Repeat("l", 10<<10)},
 			},
 			Data: map[string]string{"checkpointID-1": strings.Repeat("d", 100<<10)},
+		}
+		if rapid.Bool().Draw(t, "forged content hash") {
+			cm.Annotations[act.AnnotationContentHash] = "forged" // as if the operator rendered it
 		}
 		if err := m.checker.Foreign(cm); err != nil {
 			t.Fatal(err)

@@ -7,7 +7,8 @@
 //	flinksim run   [--seed N] [--timeline FILE] [--backend fake|envtest] [--check] SCENARIO.txt
 //	flinksim sweep [--seeds N] [--base-seed S] [--workers W] [--steps A]
 //	flinksim replay --seed S [--steps A] [--hostile] [--timeline FILE]
-//	flinksim sandbox [--kubeconfig FILE]
+//	flinksim sandbox [--kubeconfig FILE] [--operator-config FILE] [--metrics-bind-address ADDR] [--webhook]
+//	                 [--real-jars [--jar-allowed-hosts h,*.d] [--jar-allowed-cidrs c,c] [--jar-file-root DIR]]
 //	flinksim fleet [--n N] [--slow P] [--parallelism W] [--changes C] [--steady D] [--bystanders] [--autoscaled]
 //	flinksim services [--n N] [--at 4,16,64,256]
 //	flinksim autoscale [--duration D] [--every D] [--out FILE] [-D key=value]...
@@ -15,20 +16,14 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
-	"time"
 
-	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
-	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/flinkop/flinkop/harness"
 	"github.com/flinkop/flinkop/harness/envtest"
@@ -40,7 +35,7 @@ const usage = `usage:
   flinksim run   [--seed N] [--timeline FILE] [--backend fake|envtest] [--check] SCENARIO.txt
   flinksim sweep [--seeds N] [--base-seed S] [--workers W] [--steps A]
   flinksim replay --seed S [--steps A] [--hostile] [--timeline FILE]
-  flinksim sandbox [--kubeconfig FILE]
+  flinksim sandbox [--kubeconfig FILE] [--operator-config FILE] [--metrics-bind-address ADDR] [--webhook] [--real-jars ...]
   flinksim fleet [--n N] [--slow P] [--parallelism W] [--changes C] [--steady D] [--bystanders] [--autoscaled]
   flinksim services [--n N] [--at 4,16,64,256]
   flinksim autoscale [--duration D] [--every D] [--out FILE] [-D key=value]...`
@@ -218,38 +213,6 @@ func replay(args []string) error {
 	}
 	fmt.Println("no violation")
 	return nil
-}
-
-func sandbox(args []string) error {
-	fs := flag.NewFlagSet("sandbox", flag.ContinueOnError)
-	kubeconfig := fs.String("kubeconfig", "flinksim.kubeconfig", "where to write the sandbox's kubeconfig")
-	if err := parseNoArgs(fs, args); err != nil {
-		return err
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	ctrl.SetLogger(logr.Discard())
-	env, err := envtest.Start()
-	if err != nil {
-		return err
-	}
-	defer func() { _ = env.Stop() }()
-	if err := env.WriteKubeconfig(*kubeconfig); err != nil {
-		return err
-	}
-	fmt.Printf(`flinksim sandbox: the Flinkop operator, a pod simulator and fakeflink on a real kube-apiserver
-(no cluster, no containers; JobManagers and TaskManagers are simulated, on the real clock).
-
-  export KUBECONFIG=%s
-  kubectl apply -f examples/basic.yaml
-  kubectl apply -f examples/session-cluster.yaml   # a session cluster and a session job
-  kubectl get flinkdep,sessionjob -w
-
-Ctrl-C stops everything.
-`, *kubeconfig)
-	err = env.RunSandbox(ctx, 500*time.Millisecond, func(err error) { fmt.Fprintln(os.Stderr, "pod simulator:", err) })
-	fmt.Println("\nflinksim sandbox: stopped")
-	return err
 }
 
 // checkGolden compares a script run's output with the script file, which holds the golden

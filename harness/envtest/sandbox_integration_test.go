@@ -28,7 +28,7 @@ func TestSandbox(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan error, 1)
 	go func() {
-		stopped <- env.RunSandbox(ctx, 200*time.Millisecond, func(err error) { t.Logf("pod simulator: %v", err) })
+		stopped <- env.RunSandbox(ctx, 200*time.Millisecond, SandboxOptions{}, func(err error) { t.Logf("pod simulator: %v", err) })
 	}()
 
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")

@@ -44,8 +44,10 @@ func (s *Sim) RoundTrip(req *http.Request) (*http.Response, error) {
 	case state.Hostile():
 		// Made as it is read: an endless answer must not be recorded first.
 		status, body := rest.HostileAnswer(state)
-		return &http.Response{StatusCode: status, Status: http.StatusText(status), Body: io.NopCloser(body),
-			Header: http.Header{"Content-Type": {"application/json"}}, Request: req, ProtoMajor: 1, ProtoMinor: 1}, nil
+		return &http.Response{
+			StatusCode: status, Status: http.StatusText(status), Body: io.NopCloser(body),
+			Header: http.Header{"Content-Type": {"application/json"}}, Request: req, ProtoMajor: 1, ProtoMinor: 1,
+		}, nil
 	}
 	rec := httptest.NewRecorder()
 	n.server.ServeHTTP(rec, req)

@@ -204,8 +204,10 @@ func TestFetchBackoff(t *testing.T) {
 	}{
 		"failures in a row double up to 5 minutes": {
 			tries: []try{{1, errJar}, {1, errJar}, {1, errJar}, {1, errJar}, {1, errJar}, {1, errJar}, {1, errJar}},
-			wantDelays: []time.Duration{10 * time.Second, 20 * time.Second, 40 * time.Second, 80 * time.Second,
-				160 * time.Second, 5 * time.Minute, 5 * time.Minute},
+			wantDelays: []time.Duration{
+				10 * time.Second, 20 * time.Second, 40 * time.Second, 80 * time.Second,
+				160 * time.Second, 5 * time.Minute, 5 * time.Minute,
+			},
 		},
 		"a fetch that succeeds starts again": {
 			tries:      []try{{1, errJar}, {1, errJar}, {1, nil}, {1, errJar}},
@@ -228,26 +230,10 @@ func TestFetchBackoff(t *testing.T) {
 			for i, try := range tc.tries {
 				job := FetchJob{Key: fetchJob("team-a/etl").Key, Generation: try.generation}
 				if last != nil && try.generation == 1 {
-					clk.Step(last.Delay - time.Second)
-					_, err := s.take(t.Context(), job)
-					var waiting *FetchBackoffError
-					if !errors.As(err, &waiting) || !waiting.Waiting || waiting.Error() != last.Error() || s.Busy() != 0 {
-						t.Fatalf("try %d a second early: %v (%d slots taken), want %q waiting", i, err, s.Busy(), last.Error())
-					}
-					clk.Step(time.Second)
+					waitsOutBackoff(t, s, clk, job, last, i)
 				}
-				f, err := s.take(t.Context(), job)
-				if err != nil {
-					t.Fatalf("try %d: %v", i, err)
-				}
-				last = nil
-				delay := time.Duration(0)
-				if err := f.Done(try.err); errors.As(err, &last) {
-					delay = last.Delay
-					if !errors.Is(err, flink.ErrJarFetch) || !strings.Contains(err.Error(), "next try is at "+clk.Now().Add(delay).UTC().Format(time.RFC3339)) {
-						t.Errorf("try %d: %q, want the jar's error and the next try", i, err)
-					}
-				}
+				var delay time.Duration
+				delay, last = tryFetch(t, s, clk, job, try.err, i)
 				delays = append(delays, delay)
 			}
 			if diff := cmp.Diff(tc.wantDelays, delays); diff != "" {
@@ -255,4 +241,35 @@ func TestFetchBackoff(t *testing.T) {
 			}
 		})
 	}
+}
+
+// waitsOutBackoff checks that job, tried a second before last's back-off ends, gets last's
+// error again and takes no slot, then lets the back-off end.
+func waitsOutBackoff(t *testing.T, s *FetchSlots, clk *clocktesting.FakeClock, job FetchJob, last *FetchBackoffError, i int) {
+	t.Helper()
+	clk.Step(last.Delay - time.Second)
+	_, err := s.take(t.Context(), job)
+	var waiting *FetchBackoffError
+	if !errors.As(err, &waiting) || !waiting.Waiting || waiting.Error() != last.Error() || s.Busy() != 0 {
+		t.Fatalf("try %d a second early: %v (%d slots taken), want %q waiting", i, err, s.Busy(), last.Error())
+	}
+	clk.Step(time.Second)
+}
+
+// tryFetch takes a slot for job and ends the fetch with err; it returns the back-off that
+// follows (0: none) and its error.
+func tryFetch(t *testing.T, s *FetchSlots, clk *clocktesting.FakeClock, job FetchJob, err error, i int) (time.Duration, *FetchBackoffError) {
+	t.Helper()
+	f, terr := s.take(t.Context(), job)
+	if terr != nil {
+		t.Fatalf("try %d: %v", i, terr)
+	}
+	var last *FetchBackoffError
+	if derr := f.Done(err); errors.As(derr, &last) {
+		if !errors.Is(derr, flink.ErrJarFetch) || !strings.Contains(derr.Error(), "next try is at "+clk.Now().Add(last.Delay).UTC().Format(time.RFC3339)) {
+			t.Errorf("try %d: %q, want the jar's error and the next try", i, derr)
+		}
+		return last.Delay, last
+	}
+	return 0, nil
 }

@@ -132,13 +132,24 @@ func annotationPatterns(v string) (string, error) {
 }
 
 // Refusals checks what spec renders for the resource name in namespace (the host of its
-// expanded template, its annotations) against p: the rules it breaks (none for a nil spec).
+// expanded template, the hosts of its TLS entries, its annotations) against p: the rules it
+// breaks (none for a nil spec). A TLS host is held to the host rules too: a certificate
+// issuer reading the Ingress (cert-manager's ingress-shim) would ask for it.
 func (p IngressPolicy) Refusals(spec *flinkv1beta1.IngressSpec, name, namespace string) []IngressRefusal {
 	if spec == nil {
 		return nil
 	}
 	host, _ := flinkv1beta1.IngressHostPath(spec.Template, name, namespace)
-	return p.Check(host, spec.Annotations, name, namespace)
+	out := p.Check(host, spec.Annotations, name, namespace)
+	for _, tls := range spec.TLS {
+		for _, h := range tls.Hosts {
+			for _, r := range p.hostRefusals(h, name, namespace) {
+				r.Message = "TLS " + r.Message
+				out = append(out, r)
+			}
+		}
+	}
+	return out
 }
 
 // Refusal is Refusals as status.error says it: "" when p allows spec, else

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	networkingv1 "k8s.io/api/networking/v1"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/config"
@@ -27,6 +28,7 @@ func TestIngressPolicyRefusal(t *testing.T) {
 		// template and annotations are spec.ingress's.
 		template    string
 		annotations map[string]string
+		tlsHosts    []string
 		// wantRefusal is status.error's message, "" when the Ingress is allowed.
 		wantRefusal string
 	}{
@@ -95,6 +97,10 @@ func TestIngressPolicyRefusal(t *testing.T) {
 			wantRefusal: `spec.ingress: host "x.other.apps.example.com" is not allowed by kubernetes.operator.ingress.allowed-hosts (allowed: *.{{namespace}}.apps.example.com); ` +
 				`annotations "nginx.ingress.kubernetes.io/rewrite-target-x", "nginx.ingress.kubernetes.io/server-snippet" are not allowed by kubernetes.operator.ingress.allowed-annotations (allowed: nginx.ingress.kubernetes.io/rewrite-target, cert-manager.io/*)`,
 		},
+		"a TLS host of another tenant is refused": {
+			policy: tenant, template: "{{name}}.{{namespace}}.apps.example.com", tlsHosts: []string{"web.team-a.apps.example.com", "bank.example.com"},
+			wantRefusal: `spec.ingress: TLS host "bank.example.com" is not allowed by kubernetes.operator.ingress.allowed-hosts (allowed: *.{{namespace}}.apps.example.com)`,
+		},
 		"at most five refused annotations are named": {
 			policy: annotations, template: "{{name}}.example.com",
 			annotations: map[string]string{"a/1": "", "a/2": "", "a/3": "", "a/4": "", "a/5": "", "a/6": "", "a/7": ""},
@@ -104,6 +110,9 @@ func TestIngressPolicyRefusal(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			spec := &flinkv1beta1.IngressSpec{Template: tc.template, Annotations: tc.annotations}
+			if tc.tlsHosts != nil {
+				spec.TLS = []networkingv1.IngressTLS{{Hosts: tc.tlsHosts}}
+			}
 			got := tc.policy.Refusal(spec, "web", "team-a")
 			if diff := cmp.Diff(tc.wantRefusal, got); diff != "" {
 				t.Errorf("Refusal (-want +got):\n%s", diff)

@@ -183,13 +183,7 @@ func (o Options) With(conf map[string]string) (Options, error) {
 	boolean(KeySavepointCleanup, &o.SavepointCleanup)
 	boolean(KeySnapshotResources, &o.SnapshotResources)
 	o.SnapshotResources = o.SnapshotResources && base.SnapshotResources
-	if v, ok := conf[KeySnapshotAllowedPathPrefixes]; ok {
-		if p, err := snapshotPathPrefixes(v); err != nil {
-			errs = append(errs, err.Error())
-		} else {
-			o.SnapshotAllowedPathPrefixes = p
-		}
-	}
+	errs = append(errs, o.readSnapshotPaths(conf)...)
 	boolean(KeyHealthCheck, &o.HealthCheck)
 	boolean(KeyHealthCheckpoints, &o.HealthCheckpoints)
 	dur(KeyHealthRestartsWindow, &o.HealthRestartsWindow)

@@ -38,3 +38,18 @@ func snapshotPathPrefixes(v string) (string, error) {
 	}
 	return strings.Join(out, ","), nil
 }
+
+// readSnapshotPaths sets SnapshotAllowedPathPrefixes from conf's
+// KeySnapshotAllowedPathPrefixes, if set; it returns the error of a malformed value.
+func (o *Options) readSnapshotPaths(conf map[string]string) []string {
+	v, ok := conf[KeySnapshotAllowedPathPrefixes]
+	if !ok {
+		return nil
+	}
+	p, err := snapshotPathPrefixes(v)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	o.SnapshotAllowedPathPrefixes = p
+	return nil
+}

@@ -98,20 +98,39 @@ func slimDeployment(obj any) (any, error) {
 	return act.StripContent(obj)
 }
 
+// configMapLabels are the labels of a ConfigMap the operator reads or renders: its own
+// ConfigMaps' and those Flink gives its HA ConfigMaps.
+var configMapLabels = []string{act.LabelApp, act.LabelType, act.LabelComponent, act.LabelManagedBy, act.LabelConfigMapType}
+
+// maxContentHash bounds the content hash annotation kept (a hex SHA-256 is 64 bytes).
+const maxContentHash = 128
+
 // slimConfigMap keeps of a ConfigMap's metadata (the cache holds no more: act.MetadataOnly)
-// what the operator reads: no managedFields, and the annotations of only the ConfigMaps it
-// renders (those with its content hash). Flink's HA ConfigMaps carry its leader election record
-// in an annotation, which Flink rewrites every few seconds and the operator never reads; a
-// tenant's ConfigMap labelled as Flink's may carry 256 KiB of annotations.
+// what the operator reads: no managedFields, of its labels only configMapLabels, of its
+// annotations only the content hash the operator stamps on those it renders. Whoever can write
+// ConfigMaps with Flink's labels (Flink's ServiceAccount, so a tenant's code) can give each
+// 256 KiB of annotations and as many labels as fit in 1 MiB; Flink's HA ConfigMaps carry its
+// leader election record in an annotation, which Flink rewrites every few seconds.
 func slimConfigMap(obj any) (any, error) {
 	m, ok := obj.(client.Object)
 	if !ok {
 		return obj, nil
 	}
 	m.SetManagedFields(nil)
-	if _, rendered := m.GetAnnotations()[act.AnnotationContentHash]; !rendered {
-		m.SetAnnotations(nil)
+	if l := m.GetLabels(); len(l) > 0 {
+		kept := map[string]string{}
+		for _, k := range configMapLabels {
+			if v, ok := l[k]; ok {
+				kept[k] = v
+			}
+		}
+		m.SetLabels(kept)
 	}
+	var annotations map[string]string
+	if h, ok := m.GetAnnotations()[act.AnnotationContentHash]; ok && len(h) <= maxContentHash {
+		annotations = map[string]string{act.AnnotationContentHash: h}
+	}
+	m.SetAnnotations(annotations)
 	if cm, typed := obj.(*corev1.ConfigMap); typed {
 		cm.Data, cm.BinaryData = nil, nil
 	}

@@ -27,6 +27,13 @@ func TestCacheTransforms(t *testing.T) {
 	slim := func(m metav1.ObjectMeta) metav1.ObjectMeta { m.ManagedFields = nil; return m }
 	haMeta := meta(map[string]string{act.LabelApp: "a", observe.LabelHAConfigMapType: observe.HAConfigMapType})
 	haMeta.Annotations = map[string]string{"control-plane.alpha.kubernetes.io/leader": strings.Repeat("l", 1000)}
+	forged := meta(map[string]string{act.LabelApp: "a", act.LabelType: act.TypeNative, "pad-1": "x", "pad-2": "y"})
+	forged.Annotations = map[string]string{act.AnnotationContentHash: "h", "pad": strings.Repeat("p", 1000)}
+	forgedKept := slim(forged)
+	forgedKept.Labels = map[string]string{act.LabelApp: "a", act.LabelType: act.TypeNative}
+	forgedKept.Annotations = map[string]string{act.AnnotationContentHash: "h"}
+	longHash := meta(map[string]string{act.LabelApp: "a"})
+	longHash.Annotations = map[string]string{act.AnnotationContentHash: strings.Repeat("h", 200)}
 	confMeta := meta(map[string]string{act.LabelApp: "a", act.LabelType: act.TypeNative})
 	confMeta.Annotations = map[string]string{act.AnnotationContentHash: "h"}
 	noAnnotations := func(m metav1.ObjectMeta) metav1.ObjectMeta { m.Annotations = nil; return slim(m) }
@@ -43,6 +50,16 @@ func TestCacheTransforms(t *testing.T) {
 			transform: slimConfigMap,
 			in:        &metav1.PartialObjectMetadata{ObjectMeta: confMeta},
 			want:      &metav1.PartialObjectMetadata{ObjectMeta: slim(confMeta)},
+		},
+		"a tenant's ConfigMap with the content hash keeps no more": {
+			transform: slimConfigMap,
+			in:        &metav1.PartialObjectMetadata{ObjectMeta: forged},
+			want:      &metav1.PartialObjectMetadata{ObjectMeta: forgedKept},
+		},
+		"a content hash too long to be one is dropped": {
+			transform: slimConfigMap,
+			in:        &metav1.PartialObjectMetadata{ObjectMeta: longHash},
+			want:      &metav1.PartialObjectMetadata{ObjectMeta: noAnnotations(longHash)},
 		},
 		"a typed ConfigMap keeps no data": {
 			transform: slimConfigMap,

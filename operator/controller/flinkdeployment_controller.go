@@ -132,6 +132,9 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		r.Metrics.ReconcileError("observe")
 		return ctrl.Result{}, fmt.Errorf("observe: %w", err)
 	}
+	if obs.RESTDeferred {
+		return ctrl.Result{RequeueAfter: decide.AnswerBudgetRetry}, nil // unknown, not absent: see flink.AnswerBudget
+	}
 	now := r.Clock.Now()
 	res := decide.Decide(decide.Input{
 		Resource: decide.WithSessionDemand(decide.WithAutoscaler(&d, obs.Autoscaler), obs.SessionSlots), Options: opts, Observed: obs, Now: now,

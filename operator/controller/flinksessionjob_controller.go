@@ -105,6 +105,9 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		r.Metrics.ReconcileError("observe")
 		return ctrl.Result{}, fmt.Errorf("observe: %w", err)
 	}
+	if obs.RESTDeferred {
+		return ctrl.Result{RequeueAfter: decide.AnswerBudgetRetry}, nil // unknown, not absent: see flink.AnswerBudget
+	}
 	opts, optErr := r.optionsFor(&j, cluster)
 	now := r.Clock.Now()
 	res := sessionjob.Decide(sessionjob.Input{Resource: &j, Options: opts, Observed: obs, Now: now, NoSnapshotSlot: r.SnapshotSlots.full(sessionJobSlot(req))})

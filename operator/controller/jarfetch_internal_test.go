@@ -95,7 +95,9 @@ func TestFetchCancels(t *testing.T) {
 				t.Errorf("slot freed = %v, want %v", cancelled, tc.wantCancelled)
 			}
 			stop()
-			<-done
+			if err := <-done; err != nil {
+				t.Logf("the fetch ended: %v", err) // cancelled or not, what counts is the slot
+			}
 		})
 	}
 }

@@ -18,7 +18,11 @@ type Observation struct {
 	PodError *PodError
 	// RESTReachable says whether the JobManager's REST API answered; RESTError says why not.
 	RESTReachable bool
-	RESTError     string
+	// RESTDeferred says a REST answer could not be read within the operator's answer budget
+	// (flink.ErrAnswerBudget): what it would have told is unknown, so the reconcile decides
+	// nothing and looks again after AnswerBudgetRetry.
+	RESTDeferred bool
+	RESTError    string
 	// Job is the resource's job on the cluster, nil when there is none.
 	Job *JobObservation
 	// Savepoint and Checkpoint are the state of the pending triggers recorded in status.

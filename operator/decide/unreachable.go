@@ -10,6 +10,10 @@ import (
 // operator's own polling of the resource backs off (RESTBackoff).
 const UnreachableAfter = 3
 
+// AnswerBudgetRetry is how soon a reconcile whose REST answers found the operator's answer
+// budget spent (Observation.RESTDeferred) looks again.
+const AnswerBudgetRetry = 5 * time.Second
+
 // MaxRESTBackoff caps the wait between probes of an unreachable JobManager.
 const MaxRESTBackoff = 5 * time.Minute
 

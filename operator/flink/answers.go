@@ -32,6 +32,10 @@ const (
 	AnswerError = 256 << 10
 )
 
+// MaxAnswerHeaderBytes bounds the status line and headers of a JobManager's answer (Go's
+// default is 10 MiB, outside the answer budget); Flink's are a few hundred bytes.
+const MaxAnswerHeaderBytes = 64 << 10
+
 // answerLimits are the limits of the GET answers by Flink's path template (":x" stands for
 // one path segment). Answers to other methods are AnswerSmall but for the few listed.
 var answerLimits = []struct {

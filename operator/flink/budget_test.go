@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -49,10 +50,8 @@ func TestAnswerLimit(t *testing.T) {
 // read, and tracks the bytes its answers handed out and were not yet closed: the most a client
 // can hold of them at once.
 type hostileTransport struct {
-	size             int64
-	inFlight, peak   atomic.Int64
-	mu               sync.Mutex
-	calls, completed int
+	size           int64
+	inFlight, peak atomic.Int64
 }
 
 type hostileBody struct {
@@ -168,6 +167,7 @@ func TestErrorAnswerCut(t *testing.T) {
 }
 
 func testErrorAnswerCut(t *testing.T, size int) {
+	t.Helper()
 	huge := strings.Repeat("A", size)
 	msgs := make([]string, 20)
 	for i := range msgs {
@@ -196,5 +196,18 @@ func testErrorAnswerCut(t *testing.T, size int) {
 	}
 	if len(fe.Messages) > maxMessages {
 		t.Errorf("%d messages kept, want at most %d", len(fe.Messages), maxMessages)
+	}
+}
+
+// TestAnswerHeadersBounded: a JobManager whose answer has 1 MiB of headers is an error, read
+// no further than MaxAnswerHeaderBytes (Go's default would read 10 MiB).
+func TestAnswerHeadersBounded(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("X-Pad", strings.Repeat("p", 1<<20))
+		_, _ = io.WriteString(w, `{"jobs":[]}`)
+	}))
+	defer srv.Close()
+	if _, err := NewClient(srv.URL).ListJobs(t.Context()); err == nil || !strings.Contains(err.Error(), "header") {
+		t.Errorf("an answer with 1 MiB of headers: err %v, want the header limit's error", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/flinkop/flinkop/operator/clip"
@@ -25,6 +26,7 @@ type Client struct {
 	timeout time.Duration
 	budget  *AnswerBudget
 	tenant  string
+	refused atomic.Bool // a call's answer found the budget spent
 }
 
 // Option configures a Client.
@@ -59,6 +61,7 @@ func WithTimeout(d time.Duration) Option { return func(c *Client) { c.timeout = 
 var restTransport = func() http.RoundTripper {
 	t := http.DefaultTransport.(*http.Transport).Clone() //nolint:forcetypeassert // net/http's own default
 	t.MaxIdleConnsPerHost = t.MaxIdleConns
+	t.MaxResponseHeaderBytes = MaxAnswerHeaderBytes
 	return t
 }()
 
@@ -115,8 +118,17 @@ func (c *Client) send(ctx context.Context, method, path string, body io.Reader, 
 		return &Error{Method: method, Path: path, Err: err}
 	}
 	defer func() { _ = resp.Body.Close() }()
-	return c.readAnswer(method, path, resp, out)
+	err = c.readAnswer(method, path, resp, out)
+	if errors.Is(err, ErrAnswerBudget) {
+		c.refused.Store(true)
+	}
+	return err
 }
+
+// AnswerBudgetRefused reports whether an answer of one of the client's calls could not be
+// read because the answer budget was spent: what those calls would have told is unknown, not
+// absent, and the caller looks again shortly instead of deciding on it.
+func (c *Client) AnswerBudgetRefused() bool { return c.refused.Load() }
 
 // readAnswer reads an answer within its endpoint's limit and the client's answer budget:
 // decoded into out as it streams in, or, for an error answer, Flink's messages, each cut.

@@ -186,6 +186,7 @@ func (t *TLSTransports) For(ssl RESTSSL) http.RoundTripper {
 	} else {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.TLSClientConfig = cfg
+		tr.MaxResponseHeaderBytes = MaxAnswerHeaderBytes
 		rt = tr
 	}
 	t.byKind[ssl] = rt

@@ -15,6 +15,7 @@ func (o *Observer) observeFlink(ctx context.Context, d *flinkv1beta1.FlinkDeploy
 	ctx, cancel := withBudget(ctx, o.RESTBudget)
 	defer cancel()
 	api := o.Flink(d)
+	defer func() { obs.RESTDeferred = budgetRefused(api) }()
 	jobs, err := api.ListJobs(ctx)
 	if err != nil {
 		obs.RESTError = err.Error()
@@ -160,6 +161,13 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, " | ")
+}
+
+// budgetRefused reports whether a call of api found the operator's REST answer budget spent
+// (a client that keeps no such account never does).
+func budgetRefused(api any) bool {
+	r, ok := api.(interface{ AnswerBudgetRefused() bool })
+	return ok && r.AnswerBudgetRefused()
 }
 
 // withBudget bounds ctx by budget (none when budget is 0).

@@ -87,6 +87,7 @@ func (o *SessionJobObserver) observeFlink(ctx context.Context, j *flinkv1beta1.F
 	ctx, cancel := withBudget(ctx, o.RESTBudget)
 	defer cancel()
 	api := o.Flink(d)
+	defer func() { obs.RESTDeferred = budgetRefused(api) }()
 	jobs, err := api.ListJobs(ctx)
 	if err != nil {
 		obs.RESTError = err.Error()

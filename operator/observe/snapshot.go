@@ -165,13 +165,17 @@ func (o *SnapshotObserver) restoredBy(ctx context.Context, ns, path string) (str
 	var best restorer
 	for i := range ds {
 		d := &ds[i]
-		best = best.or(restorer{kind: "FlinkDeployment", ns: d.Namespace, name: d.Name, own: d.Namespace == ns,
-			why: restoresFrom(d.Spec.Job, &d.Status.JobStatus, d.Generation, d.Status.ObservedGeneration, path)})
+		best = best.or(restorer{
+			kind: "FlinkDeployment", ns: d.Namespace, name: d.Name, own: d.Namespace == ns,
+			why: restoresFrom(d.Spec.Job, &d.Status.JobStatus, d.Generation, d.Status.ObservedGeneration, path),
+		})
 	}
 	for i := range js {
 		j := &js[i]
-		best = best.or(restorer{kind: "FlinkSessionJob", ns: j.Namespace, name: j.Name, own: j.Namespace == ns,
-			why: restoresFrom(j.Spec.Job, &j.Status.JobStatus, j.Generation, j.Status.ObservedGeneration, path)})
+		best = best.or(restorer{
+			kind: "FlinkSessionJob", ns: j.Namespace, name: j.Name, own: j.Namespace == ns,
+			why: restoresFrom(j.Spec.Job, &j.Status.JobStatus, j.Generation, j.Status.ObservedGeneration, path),
+		})
 	}
 	return best.String(), nil
 }

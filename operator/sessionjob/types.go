@@ -29,6 +29,8 @@ const (
 
 // Observation is what the operator saw of one FlinkSessionJob's session cluster and job.
 type Observation struct {
+	// RESTDeferred: as decide.Observation's (a REST answer found the answer budget spent).
+	RESTDeferred bool
 	// Cluster is the session cluster's state; ClusterMessage says why it is not ready.
 	Cluster        ClusterState
 	ClusterMessage string

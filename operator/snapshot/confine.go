@@ -7,11 +7,11 @@ import (
 	"github.com/flinkop/flinkop/operator/config"
 )
 
-// NamespacePlaceholder, in an entry of config.KeySnapshotAllowedPathPrefixes, stands for the
+// NamespacePlaceholder stands, in an entry of config.KeySnapshotAllowedPathPrefixes, for the
 // snapshot's namespace.
 const NamespacePlaceholder = "{{namespace}}"
 
-// AnyPath, alone as an entry of config.KeySnapshotAllowedPathPrefixes, lets snapshots record
+// AnyPath alone as an entry of config.KeySnapshotAllowedPathPrefixes lets snapshots record
 // and dispose of any path, as the Apache operator does.
 const AnyPath = "*"
 

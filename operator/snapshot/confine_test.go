@@ -3,6 +3,8 @@ package snapshot
 import (
 	"testing"
 
+	"k8s.io/utils/ptr"
+
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
@@ -53,6 +55,16 @@ func TestDecideConfinesPaths(t *testing.T) {
 			want: outcome{
 				Status:  flinkv1beta1.FlinkStateSnapshotStatus{State: flinkv1beta1.SnapshotTriggerPending, Error: outside("Not recording the existing savepoint: ", "file:///sp/../other-ns/savepoint-1")},
 				Reasons: []string{"ValidationError"}, Requeue: interval,
+			},
+		},
+		"a record never disposed of is not judged (the operator's own records)": {
+			s: savepointOf(existing("file:///other-ns/sp/savepoint-1"), func(s *flinkv1beta1.FlinkStateSnapshot) {
+				s.Spec.Savepoint.DisposeOnDelete = ptr.To(false)
+			}),
+			paths: paths,
+			want: outcome{
+				Status:  flinkv1beta1.FlinkStateSnapshotStatus{State: flinkv1beta1.SnapshotCompleted, Path: "file:///other-ns/sp/savepoint-1", TriggerTimestamp: stamp, ResultTimestamp: stamp},
+				Reasons: []string{"SnapshotCompleted"},
 			},
 		},
 		"an existing savepoint below a state directory is recorded": {

@@ -110,13 +110,17 @@ func (r *run) pending() {
 }
 
 // pathRefused says why the snapshot's own path is outside what its namespace may use
-// (Input.Paths), or "": the existing savepoint it records, or the directory it asks a
-// savepoint to be taken to. A savepoint taken to its job's default directory is not judged
-// here: its disposal is.
+// (Input.Paths), or "": the existing savepoint it records to dispose of on deletion, or the
+// directory it asks a savepoint to be taken to. A record that will never be disposed of
+// (disposeOnDelete false: the operator's own records of its savepoints among them) deletes
+// nothing and is not judged; a savepoint taken to its job's default directory is not judged
+// here either: its disposal is.
 func (r *run) pathRefused() string {
 	sp := r.s.Spec.Savepoint
 	switch {
 	case sp == nil || sp.Path == "":
+		return ""
+	case sp.AlreadyExists && !sp.EffectiveDisposeOnDelete():
 		return ""
 	case sp.AlreadyExists:
 		if why := r.in.Paths.refusal(r.s.Namespace, sp.Path, true); why != "" {

@@ -15,6 +15,12 @@ var ErrPathEscapesRoot = errors.New("its .. segments climb above its root")
 // followed by a relative path, or a relative path that cleans to nothing.
 var ErrNotAPath = errors.New("it names no file")
 
+// ErrAmbiguousPath is CanonicalPath's error for a path Flink may read otherwise than the
+// operator: with a backslash (Flink's Path turns each into a slash before it resolves ".."), a
+// percent sign (an escape Flink's URI decodes), or, without a scheme, a leading "//" (which
+// Flink reads as an authority).
+var ErrAmbiguousPath = errors.New("it could name another file to Flink (a backslash, a percent sign, or // without a scheme)")
+
 // CanonicalPath is p in the one spelling the operator compares paths in: the scheme (lower
 // case) and the authority kept, the path with its duplicate slashes, "." segments and
 // trailing slash removed and its ".." segments resolved. A scheme without an authority
@@ -24,6 +30,9 @@ var ErrNotAPath = errors.New("it names no file")
 // (ErrPathEscapesRoot): it is not clamped, since a file system may not clamp it either.
 func CanonicalPath(p string) (string, error) {
 	scheme, rest, hasScheme := cutScheme(p)
+	if strings.ContainsAny(p, `\%`) || (!hasScheme && strings.HasPrefix(p, "//")) {
+		return "", fmt.Errorf("path %q: %w", p, ErrAmbiguousPath)
+	}
 	if !hasScheme {
 		clean, err := cleanSegments(p)
 		if err != nil {

@@ -39,6 +39,9 @@ func TestCanonicalPath(t *testing.T) {
 		"no scheme, relative, climbing out":      {path: "../sp", wantErr: ErrPathEscapesRoot},
 		"empty":                                  {path: "", wantErr: ErrNotAPath},
 		"a relative path that cleans to nothing": {path: "./", wantErr: ErrNotAPath},
+		"a backslash Flink turns into a slash":   {path: `s3://b/ns1/..\ns2\sp-1`, wantErr: ErrAmbiguousPath},
+		"a percent escape Flink decodes":         {path: "s3://b/ns1/%2e%2e/ns2/sp-1", wantErr: ErrAmbiguousPath},
+		"no scheme, // is an authority to Flink": {path: "//data/ns1/sp", wantErr: ErrAmbiguousPath},
 	} {
 		t.Run(name, func(t *testing.T) {
 			got, err := CanonicalPath(tc.path)
@@ -88,6 +91,8 @@ func TestPathRefusal(t *testing.T) {
 		"an entry without a canonical form is none":  {rules: PathRules{AllowedPrefixes: []string{"s3://b/../.."}}, path: "s3://b/x"},
 		"a file system root allows what is below it": {rules: PathRules{AllowedPrefixes: []string{"s3://b/"}}, path: "s3://b/x", wantAllowed: true},
 		"a file system root is not another bucket":   {rules: PathRules{AllowedPrefixes: []string{"s3://b"}}, path: "s3://bc/x"},
+		"a backslash does not climb out":             {rules: PathRules{AllowedPrefixes: []string{"s3://b/ns1"}}, path: `s3://b/ns1/..\ns2\sp-1`},
+		"no scheme, // is not the state directory":   {rules: PathRules{StateDirs: []string{"/data/ns1"}}, path: "//data/ns1/sp"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			why := tc.rules.refusal("ns1", tc.path, !tc.target)
