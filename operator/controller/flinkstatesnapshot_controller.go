@@ -87,11 +87,7 @@ func (r *FlinkStateSnapshotReconciler) Reconcile(ctx context.Context, req ctrl.R
 		r.Metrics.ReconcileError("observe")
 		return ctrl.Result{}, fmt.Errorf("observe: %w", err)
 	}
-	res := snapshot.Decide(snapshot.Input{
-		Resource: &s, Observed: obs, Now: r.Clock.Now(),
-		ReconcileInterval: r.Options.Options().ReconcileInterval, ProgressInterval: r.Options.Options().ProgressCheckInterval,
-		Paths: r.pathRules(s.Namespace),
-	})
+	res := snapshot.Decide(r.input(&s, obs))
 	if err := r.Executor.Execute(ctx, cluster, res.Action); err != nil {
 		log.FromContext(ctx).Error(err, "action failed", "action", res.Action.Kind)
 		r.Metrics.ReconcileError(string(res.Action.Kind))
@@ -144,4 +140,13 @@ func (r *FlinkStateSnapshotReconciler) SetupWithManager(mgr ctrl.Manager) error 
 		Named("flinkstatesnapshot").
 		WithOptions(queueOptions(r.Workers)).
 		Complete(clippedErrors(r))
+}
+
+// input is what the snapshot machine decides s on, with what was observed of it.
+func (r *FlinkStateSnapshotReconciler) input(s *flinkv1beta1.FlinkStateSnapshot, obs snapshot.Observation) snapshot.Input {
+	o := r.Options.Options()
+	return snapshot.Input{
+		Resource: s, Observed: obs, Now: r.Clock.Now(),
+		ReconcileInterval: o.ReconcileInterval, ProgressInterval: o.ProgressCheckInterval, Paths: r.pathRules(s.Namespace),
+	}
 }
