@@ -28,8 +28,8 @@ import (
 var laggableKinds = map[string]func() client.ObjectList{
 	"Deployment": func() client.ObjectList { return &appsv1.DeploymentList{} },
 	"Pod":        func() client.ObjectList { return act.PodMetadataList() }, // as the cache holds them
-	"ConfigMap":  func() client.ObjectList { return &corev1.ConfigMapList{} },
-	"Service":    func() client.ObjectList { return &corev1.ServiceList{} },
+	"ConfigMap":  func() client.ObjectList { return act.ConfigMapMetadataList() }, // as the cache holds them
+	"Service":    func() client.ObjectList { return metadataList("ServiceList") },     // as the cache holds them
 }
 
 // informerLag is one kind's informer behind the API: until until, reads of the kind are served
@@ -159,4 +159,11 @@ func (w *World) LagInformer(kind string, d, trail time.Duration) error {
 	}
 	w.api.lags[kind] = &informerLag{until: w.Clock.Now().Add(d), namespace: w.Namespace}
 	return nil
+}
+
+// metadataList is an empty list of metadata of the core kind kind (ServiceList).
+func metadataList(kind string) client.ObjectList {
+	l := &metav1.PartialObjectMetadataList{}
+	l.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind(kind))
+	return l
 }
