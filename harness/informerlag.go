@@ -27,9 +27,9 @@ import (
 // of each.
 var laggableKinds = map[string]func() client.ObjectList{
 	"Deployment": func() client.ObjectList { return &appsv1.DeploymentList{} },
-	"Pod":        func() client.ObjectList { return act.PodMetadataList() }, // as the cache holds them
+	"Pod":        func() client.ObjectList { return act.PodMetadataList() },       // as the cache holds them
 	"ConfigMap":  func() client.ObjectList { return act.ConfigMapMetadataList() }, // as the cache holds them
-	"Service":    func() client.ObjectList { return metadataList("ServiceList") },     // as the cache holds them
+	"Service":    func() client.ObjectList { return metadataList("ServiceList") }, // as the cache holds them
 }
 
 // informerLag is one kind's informer behind the API: until until, reads of the kind are served
