@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flinkop/flinkop/operator/act"
@@ -23,7 +25,10 @@ import (
 // answerWatch holds the operator to reading no REST answer past its endpoint's limit
 // (flink.AnswerLimit; an error answer's flink.AnswerError), one byte over included: what it
 // reads is what it holds, so a JobManager running hostile code (chaos.HostileJobManager) must
-// not make it read 20 MiB, or an endless answer to its end (invariant T1).
+// not make it read 20 MiB, or an endless answer to its end (invariant T1). It also holds the
+// operator to asking its cache only for what the cache holds (T4): a read the cache refuses
+// (a typed read of a kind held as metadata, which in the operator would start an informer of
+// whole objects, or fail) is a reconcile error the world sees.
 type answerWatch struct {
 	mu   sync.Mutex
 	over []string
@@ -38,7 +43,27 @@ func (a *answerWatch) watch(req *http.Request, resp *http.Response) {
 	resp.Body = &countedBody{ReadCloser: resp.Body, watch: a, what: req.Method + " " + req.URL.Path, limit: limit}
 }
 
-// violations are the answers read past their limit since the last call.
+// notCached records a reconcile error of resource name that is a read the cache refused.
+func (a *answerWatch) notCached(name string, err error) {
+	if v := notCachedViolation(name, err); v != "" {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		a.over = append(a.over, v)
+	}
+}
+
+// notCachedViolation is T4's violation for a reconcile error of resource name ("" when err is
+// no read the cache refused).
+func notCachedViolation(name string, err error) string {
+	var nc *cache.ErrResourceNotCached
+	if !errors.As(err, &nc) {
+		return ""
+	}
+	return fmt.Sprintf("%s: the operator read through its cache what the cache does not hold (invariant T4): %s", name, clip.Line(err.Error(), 300))
+}
+
+// violations are the answers read past their limit, and the reads the cache refused, since
+// the last call.
 func (a *answerWatch) violations() []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()

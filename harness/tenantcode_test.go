@@ -2,6 +2,8 @@ package harness
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -144,5 +146,17 @@ func TestHostileJobManagerKeepsBounds(t *testing.T) {
 				t.Errorf("after the fault: status.error %q", d.Status.Error)
 			}
 		})
+	}
+}
+
+// TestNotCachedViolation (T4): a reconcile error that is a read the cache refused (a typed
+// read of ConfigMaps, which the cache holds as metadata) is a violation; any other is not.
+func TestNotCachedViolation(t *testing.T) {
+	refused := fmt.Errorf("observe: get x: %w", metadataOnly(&corev1.ConfigMapList{}))
+	if v := notCachedViolation("job", refused); !strings.Contains(v, "invariant T4") {
+		t.Errorf("a read the cache refused: %q, want a T4 violation", v)
+	}
+	if v := notCachedViolation("job", errors.New("conflict")); v != "" {
+		t.Errorf("another error: %q, want none", v)
 	}
 }

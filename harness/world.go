@@ -241,6 +241,7 @@ func (w *World) Step() (time.Time, error) {
 		w.due[name] = retry
 	case err != nil:
 		w.Trace.add(w.Clock.Now(), "error", name, err.Error())
+		w.answers.notCached(name, err)
 		w.due[name] = retry
 	case res.RequeueAfter > 0:
 		w.due[name] = end.Add(res.RequeueAfter)
