@@ -81,7 +81,8 @@ func run() error {
 	if answerBudget < flink.AnswerSmall || tenantBudget < flink.AnswerSmall {
 		return fmt.Errorf("--rest-answer-budget (%d) and --rest-answer-budget-per-namespace (%d) are at least %d bytes", answerBudget, tenantBudget, flink.AnswerSmall)
 	}
-	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+	// A resource whose reconcile keeps failing logs one "Reconciler error" line a minute.
+	ctrl.SetLogger(controller.BoundRepeatedErrors(zap.New(zap.UseFlagOptions(&zapOpts)), clock.RealClock{}, controller.RepeatedErrorLogInterval))
 	// The Go heap's soft limit: 90 % of the container's memory limit (its cgroup), unless
 	// GOMEMLIMIT is set, or AUTOMEMLIMIT (a ratio, or off). Near the limit the collector runs
 	// more often instead of the pod being OOM-killed. A limit it cannot read (no cgroup) is

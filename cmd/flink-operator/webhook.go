@@ -53,7 +53,10 @@ func (w *webhookFlags) setup(mgr ctrl.Manager, live *config.Live) error {
 		if !ok || ns == "" || name == "" || w.service == "" || w.configuration == "" {
 			return errors.New("--webhook-self-signed needs --webhook-secret namespace/name, --webhook-service and --webhook-configuration")
 		}
-		if err := rotator.AddRotator(mgr, &rotator.CertRotator{
+		// The rotator reads its Secret and the two configurations by name only, as the
+		// chart's RBAC allows (webhookreads.go).
+		named := withNamedReads(mgr, rotatorReads(ns, name, w.configuration))
+		if err := rotator.AddRotator(named, &rotator.CertRotator{
 			SecretKey: types.NamespacedName{Namespace: ns, Name: name},
 			CertDir:   w.certDir, CAName: "flinkop-webhook-ca", CAOrganization: "flinkop",
 			DNSName: w.service, IsReady: ready,

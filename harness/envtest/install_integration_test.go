@@ -113,6 +113,12 @@ func checkInstall(t *testing.T, objs []*unstructured.Unstructured) {
 		t.Errorf("listing Leases outside flinkop-system as the operator: %v; want Forbidden", err)
 	}
 	checkLeasesAndMetricsAuth(ctx, t, op)
+	for _, o := range objs {
+		if o.GetKind() == "ValidatingWebhookConfiguration" {
+			checkWebhookReadsByName(ctx, t, op, objs)
+			break
+		}
+	}
 }
 
 // TestFlinkServiceAccount installs config/flink, the ServiceAccount Flink's pods run under,

@@ -13,7 +13,7 @@ import (
 // first line cut to clip.Log bytes, with invalid UTF-8 and control characters replaced, so
 // that a JobManager's or a jar server's text can neither flood the log nor forge a line. It
 // unwraps to the error itself (a TerminalError stays one). A resource whose reconcile keeps
-// failing is logged once per retry, and retries back off to RetryMaxDelay.
+// failing is logged at most once per RepeatedErrorLogInterval (BoundRepeatedErrors).
 type clippedError struct{ err error }
 
 func (e clippedError) Error() string { return clip.Line(e.err.Error(), clip.Log) }
