@@ -45,7 +45,8 @@ func (o *Objects) All() []client.Object {
 	return []client.Object{o.ConfigMap, o.InternalService, o.RESTService, o.JobManager, o.TaskManager}
 }
 
-// Render renders a cluster. It fails only on a configuration that does not flatten.
+// Render renders a cluster. It fails on a configuration that does not flatten or that sets
+// kubernetes.operator.pod-template.merge-arrays-by-name to neither true nor false.
 func Render(c Cluster) (*Objects, error) {
 	conf, err := c.Spec.Conf()
 	if err != nil {
@@ -57,10 +58,14 @@ func Render(c Cluster) (*Objects, error) {
 	if err != nil {
 		return nil, err
 	}
+	jm, tm, err := roleTemplates(c.Spec, flinkConf)
+	if err != nil {
+		return nil, err
+	}
 	objs := &Objects{
 		ConfigMap:       cm,
-		JobManager:      renderJobManager(c, flinkConf),
-		TaskManager:     renderTaskManager(c, flinkConf),
+		JobManager:      renderJobManager(c, flinkConf, jm),
+		TaskManager:     renderTaskManager(c, flinkConf, tm),
 		RESTService:     renderService(d, RESTServiceName(d.Name), []corev1.ServicePort{{Name: "rest", Port: RESTPort, TargetPort: intstr.FromInt32(RESTPort)}}, false),
 		InternalService: renderService(d, InternalServiceName(d.Name), []corev1.ServicePort{{Name: "jobmanager-rpc", Port: 6123}, {Name: "blobserver", Port: 6124}}, true),
 	}

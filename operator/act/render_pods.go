@@ -12,14 +12,13 @@ import (
 	"github.com/flinkop/flinkop/operator/flink"
 )
 
-func renderJobManager(c Cluster, flinkConf map[string]string) *appsv1.Deployment {
+func renderJobManager(c Cluster, flinkConf map[string]string, tmpl corev1.PodTemplateSpec) *appsv1.Deployment {
 	d, spec := c.Resource, c.Spec
-	var role *flinkv1beta1.PodTemplate
 	var res flinkv1beta1.Resource
 	var reqs *corev1.ResourceRequirements
 	replicas := int32(1)
 	if jm := spec.JobManager; jm != nil {
-		role, res, reqs = jm.PodTemplate, jm.Resource, jm.Resources
+		res, reqs = jm.Resource, jm.Resources
 		if jm.Replicas != nil {
 			replicas = *jm.Replicas
 		}
@@ -36,7 +35,7 @@ func renderJobManager(c Cluster, flinkConf map[string]string) *appsv1.Deployment
 		args = append(args, j.Args...)
 	}
 	ports := []corev1.ContainerPort{{Name: "rest", ContainerPort: RESTPort}, {Name: "jobmanager-rpc", ContainerPort: 6123}, {Name: "blobserver", ContainerPort: 6124}}
-	dep := deployment(c, JobManagerName(d.Name), ComponentJobManager, replicas, podTemplate(c, ComponentJobManager, role, args, ports, res, reqs))
+	dep := deployment(c, JobManagerName(d.Name), ComponentJobManager, replicas, podTemplate(c, ComponentJobManager, tmpl, args, ports, res, reqs))
 	dep.Annotations = map[string]string{AnnotationGeneration: strconv.FormatInt(c.Generation, 10)}
 	if c.Run != "" {
 		dep.Annotations[AnnotationRun] = c.Run
@@ -48,21 +47,20 @@ func renderJobManager(c Cluster, flinkConf map[string]string) *appsv1.Deployment
 	return dep
 }
 
-func renderTaskManager(c Cluster, conf map[string]string) *appsv1.Deployment {
+func renderTaskManager(c Cluster, conf map[string]string, tmpl corev1.PodTemplateSpec) *appsv1.Deployment {
 	d, spec := c.Resource, c.Spec
-	var role *flinkv1beta1.PodTemplate
 	var res flinkv1beta1.Resource
 	var reqs *corev1.ResourceRequirements
 	var replicas *int32
 	if tm := spec.TaskManager; tm != nil {
-		role, res, reqs, replicas = tm.PodTemplate, tm.Resource, tm.Resources, tm.Replicas
+		res, reqs, replicas = tm.Resource, tm.Resources, tm.Replicas
 	}
 	n := TaskManagerReplicas(spec, conf)
 	if replicas != nil {
 		n = *replicas
 	}
 	ports := []corev1.ContainerPort{{Name: "taskmanager-rpc", ContainerPort: 6122}}
-	return deployment(c, TaskManagerName(d.Name), ComponentTaskManager, n, podTemplate(c, ComponentTaskManager, role, []string{"taskmanager"}, ports, res, reqs))
+	return deployment(c, TaskManagerName(d.Name), ComponentTaskManager, n, podTemplate(c, ComponentTaskManager, tmpl, []string{"taskmanager"}, ports, res, reqs))
 }
 
 // TaskManagerReplicas is flinkv1beta1.TaskManagerReplicas (the rendered TaskManager count).
@@ -81,13 +79,12 @@ func deployment(c Cluster, name, component string, replicas int32, tmpl corev1.P
 	}
 }
 
-// podTemplate merges spec.podTemplate, the role's pod template and the operator's settings
-// for the main container.
-func podTemplate(c Cluster, component string, role *flinkv1beta1.PodTemplate, args []string,
+// podTemplate adds to tmpl, the role's merged pod template (roleTemplates), the operator's
+// settings for the main container.
+func podTemplate(c Cluster, component string, tmpl corev1.PodTemplateSpec, args []string,
 	ports []corev1.ContainerPort, res flinkv1beta1.Resource, reqs *corev1.ResourceRequirements,
 ) corev1.PodTemplateSpec {
 	spec := c.Spec
-	tmpl := mergeTemplates(spec.PodTemplate, role)
 	tmpl.Labels = mergeMaps(tmpl.Labels, Selector(c.Resource.Name, component))
 	tmpl.Labels[LabelManagedBy] = ManagedBy
 	if spec.ServiceAccount != "" {

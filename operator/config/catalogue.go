@@ -106,7 +106,7 @@ var OperatorOptions = []Option{
 	{KeyPeriodicCheckpoint, "", Implemented, ""},
 	{KeyPeriodicSavepoint, "", Implemented, ""},
 	{"kubernetes.operator.plugins.listeners.<listener-name>.class", "", Ignored, ""},
-	{"kubernetes.operator.pod-template.merge-arrays-by-name", "false", Ignored, ""},
+	{KeyPodTemplateMergeByName, "false", Implemented, "operator-wide, per namespace and per resource; arrays of the common and the role's pod template merged by name"},
 	{"kubernetes.operator.rate-limiter.limit", "5", Ignored, ""},
 	{"kubernetes.operator.rate-limiter.refresh-period", "15 s", Ignored, ""},
 	{KeyReconcileInterval, "1 min", Implemented, ""},

@@ -37,6 +37,10 @@ const (
 	KeyCanaryTimeout             = "kubernetes.operator.health.canary.resource.timeout"
 	KeyExceptionEventsLimit      = "kubernetes.operator.events.exceptions.limit-per-reconciliation"
 	KeyExceptionStackLines       = "kubernetes.operator.events.exceptions.stacktrace-lines"
+	// KeyPodTemplateMergeByName merges the pod templates' arrays by name, not by index. The
+	// renderer reads it from the resource's configuration, where the operator's file puts it
+	// as a Flink default (flinkDefault).
+	KeyPodTemplateMergeByName = "kubernetes.operator.pod-template.merge-arrays-by-name"
 )
 
 // Options are the operator options that matter for one resource.
@@ -156,6 +160,8 @@ func (o Options) With(conf map[string]string) (Options, error) {
 			*dst = b
 		}
 	}
+	var mergeByName bool
+	boolean(KeyPodTemplateMergeByName, &mergeByName) // read by the renderer; checked here
 	dur(KeyReconcileInterval, &o.ReconcileInterval)
 	dur(KeyProgressCheckInterval, &o.ProgressCheckInterval)
 	dur(KeyRestReadyDelay, &o.RestReadyDelay)
