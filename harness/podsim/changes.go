@@ -180,8 +180,8 @@ func (s *Sim) gone(key string) {
 	s.stopLocked(key)
 	delete(s.launches, key)
 	delete(s.hashes, key)
-	if s.pods[key+"-0"] {
-		s.goneP = append(s.goneP, key+"-0")
+	if s.pods[key] > 0 {
+		s.goneP = append(s.goneP, key)
 	}
 }
 
@@ -194,7 +194,7 @@ func (s *Sim) collectGone(ctx context.Context, err error) error {
 	s.goneP = nil
 	s.mu.Unlock()
 	for i, key := range keys {
-		if derr := s.deletePod(ctx, key); derr != nil {
+		if derr := s.deletePods(ctx, key, 0); derr != nil {
 			s.mu.Lock()
 			s.goneP = append(s.goneP, keys[i:]...)
 			s.mu.Unlock()

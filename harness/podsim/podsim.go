@@ -68,9 +68,9 @@ type Sim struct {
 	Jars map[string]image.Jar
 	// failures are the container failures of pods that do not start, by Deployment.
 	failures map[string]*image.Failure
-	pods     map[string]bool // namespace/name of the pods written (Sync's only)
+	pods     map[string]int32 // pods written (podKey 0 to n-1), by Deployment (Sync's only)
 	// changes, when WatchChanges set it, are the resources Sync visits between full syncs,
-	// one every fullEvery; goneP are the pods of Deployments gone meanwhile, to delete.
+	// one every fullEvery; goneP are the Deployments gone meanwhile, whose pods to delete.
 	changes   *changes
 	fullEvery time.Duration
 	goneP     []string
@@ -98,7 +98,7 @@ type node struct {
 func New(c client.Client, clk clock.PassiveClock, r *rand.Rand) *Sim {
 	return &Sim{
 		client: c, clock: clk, rand: r, Store: fakeflink.NewStore(), clusters: map[string]*node{},
-		faults: map[string]podFault{}, delays: map[string]time.Duration{}, confs: map[string]parsedConf{}, pods: map[string]bool{},
+		faults: map[string]podFault{}, delays: map[string]time.Duration{}, confs: map[string]parsedConf{}, pods: map[string]int32{},
 		launches: map[string]launch{}, hashes: map[string]cachedHash{}, Jars: DefaultJars(), failures: map[string]*image.Failure{},
 	}
 }
@@ -285,30 +285,46 @@ func (s *Sim) collectPods(ctx context.Context, deps []appsv1.Deployment) error {
 	live := map[string]bool{}
 	for _, d := range deps {
 		if d.DeletionTimestamp == nil {
-			live[d.Namespace+"/"+d.Name+"-0"] = true
+			live[d.Namespace+"/"+d.Name] = true
 		}
 	}
-	for _, key := range slices.Sorted(maps.Keys(s.pods)) {
+	s.mu.Lock()
+	keys := slices.Sorted(maps.Keys(s.pods))
+	s.mu.Unlock()
+	for _, key := range keys {
 		if live[key] {
 			continue
 		}
-		if err := s.deletePod(ctx, key); err != nil {
+		if err := s.deletePods(ctx, key, 0); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// deletePod deletes the pod namespace/name it wrote (gone already is fine) and forgets it.
-func (s *Sim) deletePod(ctx context.Context, key string) error {
-	ns, name, _ := strings.Cut(key, "/")
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
-	if err := client.IgnoreNotFound(s.client.Delete(ctx, pod)); err != nil {
-		return fmt.Errorf("delete pod %s: %w", key, err)
+// deletePods deletes the pods it wrote of Deployment depKey from the from-th on, the last
+// first (gone already is fine), and forgets them; on an error it keeps the ones left.
+func (s *Sim) deletePods(ctx context.Context, depKey string, from int32) error {
+	s.mu.Lock()
+	n := s.pods[depKey]
+	s.mu.Unlock()
+	for i := n - 1; i >= from; i-- {
+		ns, name, _ := strings.Cut(podKey(depKey, i), "/")
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+		if err := client.IgnoreNotFound(s.client.Delete(ctx, pod)); err != nil {
+			s.mu.Lock()
+			s.pods[depKey] = i + 1
+			s.mu.Unlock()
+			return fmt.Errorf("delete pod %s/%s: %w", ns, name, err)
+		}
 	}
 	s.mu.Lock()
-	delete(s.pods, key)
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	if from == 0 {
+		delete(s.pods, depKey)
+	} else {
+		s.pods[depKey] = from
+	}
 	return nil
 }
 

@@ -1,0 +1,158 @@
+package podsim
+
+import (
+	"context"
+	"math/rand"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes/scheme"
+	clocktesting "k8s.io/utils/clock/testing"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/flinkop/flinkop/harness/fixtures"
+	"github.com/flinkop/flinkop/operator/act"
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/decide"
+)
+
+// podWorld is a simulator over a fake API holding one resource's rendered objects.
+type podWorld struct {
+	ctx context.Context
+	t   *testing.T
+	c   client.Client
+	sim *Sim
+	tm  *appsv1.Deployment
+}
+
+func newPodWorld(t *testing.T, tmReplicas int32) *podWorld {
+	t.Helper()
+	d := fixtures.StatefulDeployment("flink", "a", "savepoint")
+	d.UID = "uid-a"
+	d.Spec.TaskManager = &flinkv1beta1.TaskManagerSpec{Replicas: &tmReplicas}
+	objs, err := act.Render(act.Cluster{Resource: d, Spec: d.Spec, Generation: 1, JobID: decide.JobIDFor(string(d.UID), 1, "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithStatusSubresource(&appsv1.Deployment{}, &corev1.Pod{}).
+		WithObjects(objs.ConfigMap, objs.JobManager, objs.TaskManager).Build()
+	return &podWorld{
+		ctx: context.Background(), t: t, c: c, tm: objs.TaskManager,
+		sim: New(c, clocktesting.NewFakeClock(time.Unix(1_700_000_000, 0)), rand.New(rand.NewSource(1))),
+	}
+}
+
+// pods syncs and returns the pods as "name phase ready", and what disagrees.
+func (w *podWorld) pods() []string {
+	w.t.Helper()
+	if err := w.sim.Sync(w.ctx); err != nil {
+		w.t.Fatal(err)
+	}
+	var pods corev1.PodList
+	if err := w.c.List(w.ctx, &pods); err != nil {
+		w.t.Fatal(err)
+	}
+	var out []string
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		r := "not-ready"
+		if podReady(p) {
+			r = "ready"
+		}
+		out = append(out, p.Name+" "+string(p.Status.Phase)+" "+r)
+	}
+	slices.Sort(out)
+	bad, err := PodsDisagree(w.ctx, w.c, "flink")
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return append(out, bad...)
+}
+
+// change updates the TaskManager Deployment.
+func (w *podWorld) change(f func(*appsv1.Deployment)) {
+	w.t.Helper()
+	if err := w.c.Get(w.ctx, client.ObjectKeyFromObject(w.tm), w.tm); err != nil {
+		w.t.Fatal(err)
+	}
+	f(w.tm)
+	if err := w.c.Update(w.ctx, w.tm); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// TestPodsAsAKubeletShowsThem: one pod per replica, Running and Ready once started, replaced
+// by Pending ones that are not ready while their image cannot be pulled, removed on a
+// scale-down and with their Deployment; the Deployment's status counts the pods it has.
+func TestPodsAsAKubeletShowsThem(t *testing.T) {
+	w := newPodWorld(t, 3)
+	steps := []struct {
+		name   string
+		change func(*appsv1.Deployment)
+		want   []string
+	}{
+		{"three TaskManagers", nil, []string{"a-0 Running ready", "a-taskmanager-0 Running ready", "a-taskmanager-1 Running ready", "a-taskmanager-2 Running ready"}},
+		{"scaled to one", func(d *appsv1.Deployment) { d.Spec.Replicas = new(int32(1)) }, []string{"a-0 Running ready", "a-taskmanager-0 Running ready"}},
+		{"an image that cannot be pulled", func(d *appsv1.Deployment) {
+			d.Spec.Replicas = new(int32(2))
+			d.Spec.Template.Spec.Containers[0].Image = "flink:missing"
+		}, []string{"a-0 Running ready", "a-taskmanager-0 Pending not-ready", "a-taskmanager-1 Pending not-ready"}},
+		{
+			"a crash loop", func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "flink:crashloop" },
+			[]string{"a-0 Running ready", "a-taskmanager-0 Running not-ready", "a-taskmanager-1 Running not-ready"},
+		},
+	}
+	for _, s := range steps {
+		if s.change != nil {
+			w.change(s.change)
+		}
+		if diff := cmp.Diff(s.want, w.pods()); diff != "" {
+			t.Errorf("%s: pods (-want +got):\n%s", s.name, diff)
+		}
+	}
+	if err := w.c.Delete(w.ctx, w.tm); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"a-0 Running ready"}, w.pods()); diff != "" {
+		t.Errorf("TaskManager Deployment deleted: pods (-want +got):\n%s", diff)
+	}
+}
+
+// TestPodsDisagreeFires: the check reports a Deployment counting pods it does not have (the
+// simulator's old single pod for every replica) and a ready pod that is Pending.
+func TestPodsDisagreeFires(t *testing.T) {
+	w := newPodWorld(t, 2)
+	if got := w.pods(); len(got) != 3 {
+		t.Fatalf("pods %v; want three that agree", got)
+	}
+	var p corev1.Pod
+	if err := w.c.Get(w.ctx, client.ObjectKey{Namespace: "flink", Name: "a-taskmanager-1"}, &p); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.c.Delete(w.ctx, &p); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.c.Get(w.ctx, client.ObjectKey{Namespace: "flink", Name: "a-taskmanager-0"}, &p); err != nil {
+		t.Fatal(err)
+	}
+	p.Status.Phase = corev1.PodPending
+	if err := w.c.Status().Update(w.ctx, &p); err != nil {
+		t.Fatal(err)
+	}
+	got, err := PodsDisagree(w.ctx, w.c, "flink")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`pod a-taskmanager-0: Ready true, phase "Pending", containers ready true`,
+		"deployment a-taskmanager: status 2/2 ready, its pods 1/1",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("disagreements (-want +got):\n%s", diff)
+	}
+}
