@@ -311,7 +311,9 @@ func (s *Sim) deletePods(ctx context.Context, depKey string, from int32) error {
 	for i := n - 1; i >= from; i-- {
 		ns, name, _ := strings.Cut(podKey(depKey, i), "/")
 		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
-		if err := client.IgnoreNotFound(s.client.Delete(ctx, pod)); err != nil {
+		// As a kubelet confirms a deletion once the containers stopped: at once (a pod on a
+		// node is otherwise only marked, for its kubelet to finish).
+		if err := client.IgnoreNotFound(s.client.Delete(ctx, pod, client.GracePeriodSeconds(0))); err != nil {
 			s.mu.Lock()
 			s.pods[depKey] = i + 1
 			s.mu.Unlock()
