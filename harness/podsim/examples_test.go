@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/flinkop/flinkop/fakeflink/image"
@@ -56,6 +57,7 @@ func TestApacheExamplesRenderAsGolden(t *testing.T) {
 				main := mainContainer(dep)
 				got[dep.Name+" args"] = main.Args
 				got[dep.Name+" resources"] = main.Resources
+				got[dep.Name+" pod"] = podOf(dep)
 				if _, failure := startExample(objs, dep, extra); failure != nil {
 					t.Errorf("%s does not start: %v\n%s", dep.Name, failure, strings.Join(failure.Log, "\n"))
 				}
@@ -68,6 +70,9 @@ func TestApacheExamplesRenderAsGolden(t *testing.T) {
 				files[k] = v
 			}
 			got["configmap"] = files
+			for _, svc := range []*corev1.Service{objs.RESTService, objs.InternalService} {
+				got[svc.Name+" service"] = map[string]any{"annotations": svc.Annotations, "type": svc.Spec.Type, "clusterIP": svc.Spec.ClusterIP}
+			}
 			compareGolden(t, filepath.Join("testdata", "render", name+".yaml"), got)
 		})
 	}
@@ -155,4 +160,17 @@ func compareGolden(t *testing.T, path string, got any) {
 	if diff := cmp.Diff(string(want), string(data)); diff != "" {
 		t.Errorf("rendering of %s changed (-golden +got); run with -update if intended:\n%s", path, diff)
 	}
+}
+
+// podOf is what a Deployment's pods get besides the main container's arguments and resources
+// (kept apart above): the template's labels and annotations and its spec, the main
+// container's image, environment and mounts, the Deployment's own labels and annotations.
+func podOf(dep *appsv1.Deployment) map[string]any {
+	tmpl := dep.Spec.Template.DeepCopy()
+	for i := range tmpl.Spec.Containers {
+		if tmpl.Spec.Containers[i].Name == act.MainContainer {
+			tmpl.Spec.Containers[i].Args, tmpl.Spec.Containers[i].Resources = nil, corev1.ResourceRequirements{}
+		}
+	}
+	return map[string]any{"deployment labels": dep.Labels, "deployment annotations": dep.Annotations, "template": tmpl}
 }

@@ -1,6 +1,7 @@
 package act
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"strconv"
@@ -45,8 +46,9 @@ func (o *Objects) All() []client.Object {
 	return []client.Object{o.ConfigMap, o.InternalService, o.RESTService, o.JobManager, o.TaskManager}
 }
 
-// Render renders a cluster. It fails on a configuration that does not flatten or that sets
-// kubernetes.operator.pod-template.merge-arrays-by-name to neither true nor false.
+// Render renders a cluster. It fails on a configuration that does not flatten or holds an
+// option it applies with a value Flink would refuse (kubernetes.*: see kubeoptions.go;
+// kubernetes.operator.pod-template.merge-arrays-by-name neither true nor false).
 func Render(c Cluster) (*Objects, error) {
 	conf, err := c.Spec.Conf()
 	if err != nil {
@@ -62,12 +64,31 @@ func Render(c Cluster) (*Objects, error) {
 	if err != nil {
 		return nil, err
 	}
+	jmOpts, jmErr := parseRoleOptions(flinkConf, "jobmanager")
+	tmOpts, tmErr := parseRoleOptions(flinkConf, "taskmanager")
+	restType, restHeadless, restAnn, restErr := restServiceOptions(flinkConf)
+	internalAnn, internalErr := parseFlinkMap(flinkConf["kubernetes.internal-service.annotations"])
+	if internalErr != nil {
+		internalErr = fmt.Errorf("flinkConfiguration: kubernetes.internal-service.annotations: %w", internalErr)
+	}
+	if err := errors.Join(jmErr, tmErr, restErr, internalErr); err != nil {
+		return nil, err
+	}
 	objs := &Objects{
 		ConfigMap:       cm,
-		JobManager:      renderJobManager(c, flinkConf, jm),
-		TaskManager:     renderTaskManager(c, flinkConf, tm),
-		RESTService:     renderService(d, RESTServiceName(d.Name), []corev1.ServicePort{{Name: "rest", Port: RESTPort, TargetPort: intstr.FromInt32(RESTPort)}}, false),
+		JobManager:      renderJobManager(c, flinkConf, jm, jmOpts),
+		TaskManager:     renderTaskManager(c, flinkConf, tm, tmOpts),
+		RESTService:     renderService(d, RESTServiceName(d.Name), []corev1.ServicePort{{Name: "rest", Port: RESTPort, TargetPort: intstr.FromInt32(RESTPort)}}, restHeadless),
 		InternalService: renderService(d, InternalServiceName(d.Name), []corev1.ServicePort{{Name: "jobmanager-rpc", Port: 6123}, {Name: "blobserver", Port: 6124}}, true),
+	}
+	if restType != corev1.ServiceTypeClusterIP {
+		objs.RESTService.Spec.Type = restType // ClusterIP stays the API server's default
+	}
+	if len(restAnn) > 0 {
+		objs.RESTService.Annotations = restAnn
+	}
+	if len(internalAnn) > 0 {
+		objs.InternalService.Annotations = internalAnn
 	}
 	return objs, nil
 }

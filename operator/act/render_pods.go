@@ -1,6 +1,7 @@
 package act
 
 import (
+	"maps"
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -12,7 +13,7 @@ import (
 	"github.com/flinkop/flinkop/operator/flink"
 )
 
-func renderJobManager(c Cluster, flinkConf map[string]string, tmpl corev1.PodTemplateSpec) *appsv1.Deployment {
+func renderJobManager(c Cluster, flinkConf map[string]string, tmpl corev1.PodTemplateSpec, opts roleOptions) *appsv1.Deployment {
 	d, spec := c.Resource, c.Spec
 	var res flinkv1beta1.Resource
 	var reqs *corev1.ResourceRequirements
@@ -35,8 +36,9 @@ func renderJobManager(c Cluster, flinkConf map[string]string, tmpl corev1.PodTem
 		args = append(args, j.Args...)
 	}
 	ports := []corev1.ContainerPort{{Name: "rest", ContainerPort: RESTPort}, {Name: "jobmanager-rpc", ContainerPort: 6123}, {Name: "blobserver", ContainerPort: 6124}}
-	dep := deployment(c, JobManagerName(d.Name), ComponentJobManager, replicas, podTemplate(c, ComponentJobManager, tmpl, args, ports, res, reqs))
-	dep.Annotations = map[string]string{AnnotationGeneration: strconv.FormatInt(c.Generation, 10)}
+	dep := deployment(c, JobManagerName(d.Name), ComponentJobManager, replicas, podTemplate(c, ComponentJobManager, tmpl, opts, args, ports, res, reqs))
+	dep.Labels = mergeMaps(opts.labels, dep.Labels)
+	dep.Annotations = mergeMaps(opts.annotations, map[string]string{AnnotationGeneration: strconv.FormatInt(c.Generation, 10)})
 	if c.Run != "" {
 		dep.Annotations[AnnotationRun] = c.Run
 	}
@@ -47,7 +49,7 @@ func renderJobManager(c Cluster, flinkConf map[string]string, tmpl corev1.PodTem
 	return dep
 }
 
-func renderTaskManager(c Cluster, conf map[string]string, tmpl corev1.PodTemplateSpec) *appsv1.Deployment {
+func renderTaskManager(c Cluster, conf map[string]string, tmpl corev1.PodTemplateSpec, opts roleOptions) *appsv1.Deployment {
 	d, spec := c.Resource, c.Spec
 	var res flinkv1beta1.Resource
 	var reqs *corev1.ResourceRequirements
@@ -60,7 +62,12 @@ func renderTaskManager(c Cluster, conf map[string]string, tmpl corev1.PodTemplat
 		n = *replicas
 	}
 	ports := []corev1.ContainerPort{{Name: "taskmanager-rpc", ContainerPort: 6122}}
-	return deployment(c, TaskManagerName(d.Name), ComponentTaskManager, n, podTemplate(c, ComponentTaskManager, tmpl, []string{"taskmanager"}, ports, res, reqs))
+	dep := deployment(c, TaskManagerName(d.Name), ComponentTaskManager, n, podTemplate(c, ComponentTaskManager, tmpl, opts, []string{"taskmanager"}, ports, res, reqs))
+	dep.Labels = mergeMaps(opts.labels, dep.Labels)
+	if len(opts.annotations) > 0 {
+		dep.Annotations = maps.Clone(opts.annotations)
+	}
+	return dep
 }
 
 // TaskManagerReplicas is flinkv1beta1.TaskManagerReplicas (the rendered TaskManager count).
@@ -80,8 +87,8 @@ func deployment(c Cluster, name, component string, replicas int32, tmpl corev1.P
 }
 
 // podTemplate adds to tmpl, the role's merged pod template (roleTemplates), the operator's
-// settings for the main container.
-func podTemplate(c Cluster, component string, tmpl corev1.PodTemplateSpec, args []string,
+// settings for the main container and the role's kubernetes.* options (opts).
+func podTemplate(c Cluster, component string, tmpl corev1.PodTemplateSpec, opts roleOptions, args []string,
 	ports []corev1.ContainerPort, res flinkv1beta1.Resource, reqs *corev1.ResourceRequirements,
 ) corev1.PodTemplateSpec {
 	spec := c.Spec
@@ -118,6 +125,7 @@ func podTemplate(c Cluster, component string, tmpl corev1.PodTemplateSpec, args 
 	if r := resolveResources(res, reqs); len(r.Container.Requests) > 0 || len(r.Container.Limits) > 0 {
 		main.Resources = r.Container
 	}
+	opts.apply(&tmpl, i)
 	return tmpl
 }
 
