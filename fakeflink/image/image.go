@@ -140,6 +140,12 @@ func Start(pod Pod) (*Process, *Failure) {
 			return nil, failure
 		}
 		args, p.Config = rest, WithDynamic(conf, dynamic)
+		if len(args) > 0 && p.Component == ComponentJobManager {
+			// jobmanager.sh start-foreground <host>: the JobManager binds and advertises
+			// the host (--host, ClusterEntrypoint#loadConfiguration).
+			p.Config = maps.Clone(p.Config)
+			p.Config["jobmanager.rpc.address"] = args[0]
+		}
 	}
 	if msg := CheckMemory(p.Component, p.Config); msg != "" {
 		return nil, &Failure{ExitCode: 1, Class: ClassIllegalConfiguration, Message: msg, Log: []string{

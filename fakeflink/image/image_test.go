@@ -152,3 +152,22 @@ func TestMissingLoggingConfiguration(t *testing.T) {
 		t.Errorf("log with a logging configuration: %q", proc.Log)
 	}
 }
+
+// TestHostArgumentIsTheAdvertisedAddress: a JobManager started with a host (standalone-job's
+// --host, jobmanager's first argument, as jobmanager.sh passes it) binds and advertises it,
+// whatever the configuration says.
+func TestHostArgumentIsTheAdvertisedAddress(t *testing.T) {
+	good := "jobmanager.memory.process.size: 1600m\njobmanager.rpc.address: shared-service\n"
+	for name, args := range map[string][]string{
+		"application": {"standalone-job", "--job-classname", "org.a.Job", "--host", "10.1.2.3"},
+		"session":     {"jobmanager", "10.1.2.3"},
+	} {
+		p, failure := Start(Pod{Version: v120, Args: args, ConfFiles: conf(YAMLConfigFile, good), Jars: map[string]Jar{UsrLib + "/a.jar": {MainClass: "org.a.Job"}}})
+		if failure != nil {
+			t.Fatalf("%s: %v", name, failure)
+		}
+		if got := p.Config["jobmanager.rpc.address"]; got != "10.1.2.3" {
+			t.Errorf("%s: jobmanager.rpc.address %q; want the host argument 10.1.2.3", name, got)
+		}
+	}
+}

@@ -72,6 +72,9 @@ func applicationProgram(args []string, conf map[string]string, jars map[string]J
 		}
 		opts[name] = args[i]
 	}
+	if host := opts["host"]; host != "" {
+		conf["jobmanager.rpc.address"] = host // ClusterEntrypoint#loadConfiguration
+	}
 	prog := &Program{Args: slices.Clone(args[i:]), JobID: opts["job-id"], FromSavepoint: opts["fromSavepoint"]}
 	if prog.JobID != "" && !jobIDPattern.MatchString(prog.JobID) {
 		return nil, fail(1, classParse, fmt.Sprintf("Failed to parse '--job-id' option: %s is not a valid job id: it must be a 32 character hexadecimal string", prog.JobID))

@@ -57,7 +57,9 @@ func (s *Sim) start(ctx context.Context, dep *appsv1.Deployment) (launch, error)
 	if ok && cached.digest == digest {
 		return cached, nil
 	}
-	pod := image.Pod{Version: podVersion(main.Image, cm.Data), Args: main.Args, ConfFiles: maps.Clone(cm.Data), Jars: s.Jars}
+	// The process is the first pod's: the kubelet expands its arguments with its own IP.
+	args := expandArgs(&main, PodIP(podKey(depKey, 0)))
+	pod := image.Pod{Version: podVersion(main.Image, cm.Data), Args: args, ConfFiles: maps.Clone(cm.Data), Jars: s.Jars}
 	proc, failure := image.Start(pod)
 	l := launch{proc: proc, failure: failure, digest: digest}
 	s.mu.Lock()

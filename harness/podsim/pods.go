@@ -3,6 +3,8 @@ package podsim
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -82,4 +84,64 @@ func podDisagrees(p *corev1.Pod) string {
 		return "container statuses without a phase"
 	}
 	return ""
+}
+
+// PodIP is the address the simulator gives the pod namespace/name: 10.x.y.z from a hash of
+// its key, the same on every sync.
+func PodIP(podKey string) string {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(podKey))
+	n := h.Sum32()
+	return fmt.Sprintf("10.%d.%d.%d", byte(n>>16), byte(n>>8), byte(n)|1)
+}
+
+// expandArgs expands $(NAME) in args as the kubelet does, for the container's variables whose
+// values it knows: a plain value, or the pod's IP (status.podIP); $$ stands for $, and a
+// reference to anything else stays as it is.
+func expandArgs(c *corev1.Container, podIP string) []string {
+	vars := map[string]string{}
+	for _, e := range c.Env {
+		switch {
+		case e.ValueFrom == nil:
+			vars[e.Name] = e.Value
+		case e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "status.podIP":
+			vars[e.Name] = podIP
+		}
+	}
+	out := make([]string, len(c.Args))
+	for i, a := range c.Args {
+		out[i] = expand(a, vars)
+	}
+	return out
+}
+
+// expand is one argument with its references expanded.
+func expand(s string, vars map[string]string) string {
+	if !strings.Contains(s, "$") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '$' && i+1 < len(s) && s[i+1] == '$':
+			b.WriteByte('$')
+			i++
+		case s[i] == '$' && i+1 < len(s) && s[i+1] == '(':
+			end := strings.IndexByte(s[i:], ')')
+			if end < 0 {
+				b.WriteString(s[i:])
+				return b.String()
+			}
+			name := s[i+2 : i+end]
+			if v, ok := vars[name]; ok {
+				b.WriteString(v)
+			} else {
+				b.WriteString(s[i : i+end+1])
+			}
+			i += end
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
 }

@@ -30,9 +30,12 @@ type podWorld struct {
 	tm  *appsv1.Deployment
 }
 
-func newPodWorld(t *testing.T, tmReplicas int32) *podWorld {
+func newPodWorld(t *testing.T, tmReplicas int32, ha ...bool) *podWorld {
 	t.Helper()
 	d := fixtures.StatefulDeployment("flink", "a", "savepoint")
+	if len(ha) > 0 && ha[0] {
+		fixtures.WithHA(d)
+	}
 	d.UID = "uid-a"
 	d.Spec.TaskManager = &flinkv1beta1.TaskManagerSpec{Replicas: &tmReplicas}
 	objs, err := act.Render(act.Cluster{Resource: d, Spec: d.Spec, Generation: 1, JobID: decide.JobIDFor(string(d.UID), 1, "")})
@@ -154,5 +157,29 @@ func TestPodsDisagreeFires(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("disagreements (-want +got):\n%s", diff)
+	}
+}
+
+// TestJobManagerAdvertisesItsPodIP: with HA the JobManager starts with its pod's IP, which the
+// kubelet puts for $(_POD_IP_ADDRESS) into its arguments, and advertises it; without HA it
+// advertises the internal Service.
+func TestJobManagerAdvertisesItsPodIP(t *testing.T) {
+	for _, ha := range []bool{true, false} {
+		w := newPodWorld(t, 1, ha)
+		w.pods()
+		var p corev1.Pod
+		if err := w.c.Get(w.ctx, client.ObjectKey{Namespace: "flink", Name: "a-0"}, &p); err != nil {
+			t.Fatal(err)
+		}
+		want := "a-rest.flink"
+		if c := w.sim.Cluster("flink", "a"); c != nil {
+			want = c.Spec().Config["jobmanager.rpc.address"]
+		}
+		if ha && (p.Status.PodIP == "" || want != p.Status.PodIP) {
+			t.Errorf("HA: the JobManager advertises %q; want its pod IP %q", want, p.Status.PodIP)
+		}
+		if !ha && want == p.Status.PodIP {
+			t.Errorf("no HA: the JobManager advertises its pod IP %q; want the internal Service", want)
+		}
 	}
 }

@@ -90,6 +90,8 @@ func (s *Sim) writePod(ctx context.Context, dep *appsv1.Deployment, podKey, brok
 	}
 	existing = *existing.DeepCopy() // the reader's own object is only read
 	existing.Status.Phase = phase
+	existing.Status.HostIP, existing.Status.PodIP = "10.0.0.1", PodIP(podKey)
+	existing.Status.PodIPs = []corev1.PodIP{{IP: existing.Status.PodIP}}
 	existing.Status.Conditions = podConditions(broken, metav1.NewTime(s.clock.Now()))
 	existing.Status.ContainerStatuses = []corev1.ContainerStatus{status}
 	if err := s.client.Status().Update(ctx, &existing); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {

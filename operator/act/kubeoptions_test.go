@@ -68,19 +68,7 @@ func TestKubernetesOptionsAsFlinkAppliesThem(t *testing.T) {
 		},
 		"secrets mounted and secret environment variables, both roles": {
 			map[string]string{"kubernetes.secrets": "s1:/etc/s1", "kubernetes.env.secretKeyRef": "env:PW,secret:s2,key:pw"},
-			func(o *Objects) any {
-				var out []string
-				for _, dep := range []*Objects{o} {
-					for _, tmpl := range []corev1.PodTemplateSpec{dep.JobManager.Spec.Template, dep.TaskManager.Spec.Template} {
-						main := tmpl.Spec.Containers[0]
-						v := tmpl.Spec.Volumes[len(tmpl.Spec.Volumes)-1]
-						m := main.VolumeMounts[len(main.VolumeMounts)-1]
-						e := main.Env[len(main.Env)-1]
-						out = append(out, v.Name+"="+v.Secret.SecretName, m.Name+"@"+m.MountPath, e.Name+"="+e.ValueFrom.SecretKeyRef.Name+"/"+e.ValueFrom.SecretKeyRef.Key)
-					}
-				}
-				return out
-			},
+			secretsOf,
 			[]string{"s1-volume=s1", "s1-volume@/etc/s1", "PW=s2/pw", "s1-volume=s1", "s1-volume@/etc/s1", "PW=s2/pw"},
 		},
 		"log directory and Hadoop configuration": {
@@ -153,4 +141,21 @@ func TestKubernetesOptionsFlinkRefuses(t *testing.T) {
 			t.Errorf("%s: %q rendered: %v; want an error naming the option", key, value, err)
 		}
 	}
+}
+
+// secretsOf is, for both roles, the last volume, the last mount and the PW variable.
+func secretsOf(o *Objects) any {
+	var out []string
+	for _, tmpl := range []corev1.PodTemplateSpec{o.JobManager.Spec.Template, o.TaskManager.Spec.Template} {
+		main := tmpl.Spec.Containers[0]
+		v := tmpl.Spec.Volumes[len(tmpl.Spec.Volumes)-1]
+		m := main.VolumeMounts[len(main.VolumeMounts)-1]
+		out = append(out, v.Name+"="+v.Secret.SecretName, m.Name+"@"+m.MountPath)
+		for _, e := range main.Env {
+			if e.Name == "PW" && e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
+				out = append(out, e.Name+"="+e.ValueFrom.SecretKeyRef.Name+"/"+e.ValueFrom.SecretKeyRef.Key)
+			}
+		}
+	}
+	return out
 }

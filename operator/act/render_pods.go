@@ -24,7 +24,14 @@ func renderJobManager(c Cluster, flinkConf map[string]string, tmpl corev1.PodTem
 			replicas = *jm.Replicas
 		}
 	}
+	// With HA, each JobManager advertises its own pod IP, as Apache's standalone decorators
+	// start it (several replicas would otherwise all advertise the Service's name): the
+	// kubelet puts _POD_IP_ADDRESS, which every JobManager container has, into the arguments.
+	ha := flinkv1beta1.HAEnabled(flinkConf)
 	args := []string{"jobmanager"}
+	if ha {
+		args = append(args, PodIPArg)
+	}
 	if j := spec.Job; j != nil {
 		args = []string{"standalone-job"}
 		if j.EntryClass != "" {
@@ -33,9 +40,15 @@ func renderJobManager(c Cluster, flinkConf map[string]string, tmpl corev1.PodTem
 		if c.JobID != "" {
 			args = append(args, "--job-id", c.JobID)
 		}
+		if ha {
+			args = append(args, "--host", PodIPArg)
+		}
 		args = append(args, j.Args...)
 	}
 	ports := []corev1.ContainerPort{{Name: "rest", ContainerPort: RESTPort}, {Name: "jobmanager-rpc", ContainerPort: 6123}, {Name: "blobserver", ContainerPort: 6124}}
+	opts.env = append(opts.env, corev1.EnvVar{Name: PodIPEnv, ValueFrom: &corev1.EnvVarSource{
+		FieldRef: &corev1.ObjectFieldSelector{APIVersion: "v1", FieldPath: "status.podIP"},
+	}})
 	dep := deployment(c, JobManagerName(d.Name), ComponentJobManager, replicas, podTemplate(c, ComponentJobManager, tmpl, opts, args, ports, res, reqs))
 	dep.Labels = mergeMaps(opts.labels, dep.Labels)
 	dep.Annotations = mergeMaps(opts.annotations, map[string]string{AnnotationGeneration: strconv.FormatInt(c.Generation, 10)})
@@ -69,6 +82,13 @@ func renderTaskManager(c Cluster, conf map[string]string, tmpl corev1.PodTemplat
 	}
 	return dep
 }
+
+// PodIPEnv is the JobManager container's variable holding its pod IP, and PodIPArg its
+// reference in the arguments, which the kubelet expands (Flink's _POD_IP_ADDRESS).
+const (
+	PodIPEnv = "_POD_IP_ADDRESS"
+	PodIPArg = "$(" + PodIPEnv + ")"
+)
 
 // TaskManagerReplicas is flinkv1beta1.TaskManagerReplicas (the rendered TaskManager count).
 func TaskManagerReplicas(spec flinkv1beta1.FlinkDeploymentSpec, conf map[string]string) int32 {
