@@ -74,6 +74,17 @@ var deploymentMutations = map[string]mutation{
 		d.Spec.FlinkConfiguration.Set(pick(t, "userKey", "pipeline.name", "taskmanager.memory.network.fraction", "metrics.reporters"),
 			pick(t, "userValue", "etl", "0.2", "a: b", "'quoted'", "true"))
 	},
+	"kubernetesOption": func(t *rapid.T, d *flinkv1beta1.FlinkDeployment) {
+		// Flink's own kubernetes.* options, with values Flink takes and values it refuses
+		// (a label that would take the operator's selector, a malformed map, an unknown
+		// service type), and options the operator does not apply.
+		key := pick(t, "kubeKey", "kubernetes.jobmanager.labels", "kubernetes.taskmanager.annotations", "kubernetes.jobmanager.node-selector",
+			"kubernetes.taskmanager.tolerations", "kubernetes.secrets", "kubernetes.env.secretKeyRef", "kubernetes.rest-service.exposed.type",
+			"kubernetes.hostnetwork.enabled", "kubernetes.container.image.pull-secrets", "kubernetes.jobmanager.owner.reference",
+			"kubernetes.taskmanager.service-account")
+		d.Spec.FlinkConfiguration.Set(key, pick(t, "kubeValue", "team:a", "app:other", "key:k,operator:Exists", "s:/etc/s",
+			"env:A,secret:s,key:k", "NodePort", "Headless_ClusterIP", "Ingress", "true", "r1;r2", "'unclosed", "novalue", "flink"))
+	},
 	"image": func(t *rapid.T, d *flinkv1beta1.FlinkDeployment) {
 		d.Spec.Image = pick(t, "image", "flink:1.20", "flink:1.20.1", "", "flink:missing-1")
 	},

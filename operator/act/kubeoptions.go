@@ -13,8 +13,8 @@ import (
 // Flink's own kubernetes.* options that shape the pods and Services, applied as Flink's
 // decorators apply them to the Apache operator's standalone clusters (its standalone
 // JobManager and TaskManager factories): each role's labels, annotations, node selector,
-// tolerations and service account; both roles' secret volumes, secret environment variables,
-// log directory and Hadoop configuration; the JobManager's host network; the REST Service's
+// tolerations and service account; both roles' image pull secrets, secret volumes, secret
+// environment variables, log directory and Hadoop configuration; the JobManager's host network; the REST Service's
 // type and annotations and the internal Service's annotations. docs/flink-contract.md lists
 // them with their sources, and what differs.
 
@@ -25,6 +25,7 @@ type roleOptions struct {
 	serviceAccount                    string
 	env                               []corev1.EnvVar
 	volumes                           []corev1.Volume
+	pullSecrets                       []corev1.LocalObjectReference
 	mounts                            []corev1.VolumeMount
 	hostNetwork                       bool
 }
@@ -62,6 +63,15 @@ func parseRoleOptions(conf map[string]string, role string) (roleOptions, error) 
 	o.serviceAccount = conf[prefix+"service-account"]
 	if err := o.secrets(conf); err != nil {
 		errs = append(errs, err.Error())
+	}
+	secrets, err := splitEscaped(conf["kubernetes.container.image.pull-secrets"], ';')
+	if err != nil {
+		errs = append(errs, fmt.Sprintf("kubernetes.container.image.pull-secrets: %v", err))
+	}
+	for _, name := range secrets {
+		if name != "" {
+			o.pullSecrets = append(o.pullSecrets, corev1.LocalObjectReference{Name: name})
+		}
 	}
 	if dir := conf["kubernetes.flink.log.dir"]; dir != "" {
 		o.env = append(o.env, corev1.EnvVar{Name: "FLINK_LOG_DIR", Value: dir})
@@ -164,6 +174,7 @@ func (o roleOptions) apply(tmpl *corev1.PodTemplateSpec, main int) {
 		s.NodeSelector = mergeMaps(s.NodeSelector, o.nodeSelector)
 	}
 	s.Tolerations = append(s.Tolerations, o.tolerations...)
+	s.ImagePullSecrets = append(s.ImagePullSecrets, o.pullSecrets...)
 	for _, v := range o.volumes {
 		s.Volumes = upsertVolume(s.Volumes, v)
 	}

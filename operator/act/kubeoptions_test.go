@@ -59,6 +59,13 @@ func TestKubernetesOptionsAsFlinkAppliesThem(t *testing.T) {
 				{Key: "k2", Operator: corev1.TolerationOpExists, TolerationSeconds: new(int64(30))},
 			},
 		},
+		"image pull secrets appended, both roles": {
+			map[string]string{"kubernetes.container.image.pull-secrets": "r1;r2"},
+			func(o *Objects) any {
+				return [][]corev1.LocalObjectReference{o.JobManager.Spec.Template.Spec.ImagePullSecrets, o.TaskManager.Spec.Template.Spec.ImagePullSecrets}
+			},
+			[][]corev1.LocalObjectReference{{{Name: "r1"}, {Name: "r2"}}, {{Name: "r1"}, {Name: "r2"}}},
+		},
 		"a role's service account over spec.serviceAccount": {
 			map[string]string{"kubernetes.taskmanager.service-account": "tm"},
 			func(o *Objects) any {

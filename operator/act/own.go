@@ -75,8 +75,12 @@ func deleteOwned(ctx context.Context, c client.Client, r client.Reader, obj clie
 
 // IsPermanent reports whether an action failed for a reason a retry alone is unlikely to fix
 // and the user must see (an object owned by another; a jar that cannot be fetched: refused,
-// malformed, too large, missing or unreachable): the reconciler then puts the failure into
-// status.error as well as a Warning, while retrying with backoff.
+// malformed, too large, missing or unreachable; an option value Flink would refuse): the
+// reconciler then puts the failure into status.error as well as a Warning, while retrying
+// with backoff.
 func IsPermanent(err error) bool {
-	return errors.Is(err, ErrNotOwned) || errors.Is(err, flink.ErrJarFetch)
+	return errors.Is(err, ErrNotOwned) || errors.Is(err, flink.ErrJarFetch) || errors.Is(err, ErrRender)
 }
+
+// ErrRender is a spec the renderer cannot render: an option value Flink would refuse (Render).
+var ErrRender = errors.New("cannot render the cluster")

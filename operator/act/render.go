@@ -62,7 +62,7 @@ func Render(c Cluster) (*Objects, error) {
 	}
 	jm, tm, err := roleTemplates(c.Spec, flinkConf)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrRender, err)
 	}
 	jmOpts, jmErr := parseRoleOptions(flinkConf, "jobmanager")
 	tmOpts, tmErr := parseRoleOptions(flinkConf, "taskmanager")
@@ -72,7 +72,7 @@ func Render(c Cluster) (*Objects, error) {
 		internalErr = fmt.Errorf("flinkConfiguration: kubernetes.internal-service.annotations: %w", internalErr)
 	}
 	if err := errors.Join(jmErr, tmErr, restErr, internalErr); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrRender, err)
 	}
 	objs := &Objects{
 		ConfigMap:       cm,

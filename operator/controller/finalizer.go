@@ -12,6 +12,7 @@ import (
 
 	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/clip"
 	"github.com/flinkop/flinkop/operator/decide"
 	"github.com/flinkop/flinkop/operator/metrics"
 )
@@ -72,6 +73,8 @@ func reportActionFailure(ctx context.Context, c client.Client, rec EventRecorder
 	if decided != "" {
 		msg = decided + "; " + msg
 	}
+	// decided is cut to clip.Status already, but not with the failure after it.
+	msg = clip.String(msg, clip.Status)
 	rec.Event(obj, corev1.EventTypeWarning, "ActionFailed", msg)
 	if act.IsPermanent(err) && *statusError != msg {
 		*statusError = msg

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
@@ -108,6 +109,9 @@ func (s *step) validate() bool {
 	if s.st.ObservedGeneration < s.d.Generation {
 		own, _ := s.d.Spec.FlinkConfiguration.Flatten() // the file's own keys are checked when it is read
 		s.res.Events = append(s.res.Events, UnknownOptionEvents(own)...)
+		if keys := flinkv1beta1.NotAppliedOptions(own); len(keys) > 0 {
+			s.event(Warning, "OptionNotApplied", "flinkConfiguration sets options this operator does not apply: "+strings.Join(keys, ", "))
+		}
 	}
 	return true
 }

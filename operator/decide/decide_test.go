@@ -478,6 +478,37 @@ func TestUnknownOptionIsWarnedOncePerGeneration(t *testing.T) {
 	}
 }
 
+// TestOptionNotAppliedIsWarnedOncePerGeneration: a Flink kubernetes.* option the operator
+// does not apply is named, with why, in a Warning when its generation is first looked at.
+func TestOptionNotAppliedIsWarnedOncePerGeneration(t *testing.T) {
+	for name, tc := range map[string]struct {
+		observed int64
+		want     []string
+	}{
+		"a new generation": {observed: 1, want: []string{
+			"Warning OptionNotApplied flinkConfiguration sets options this operator does not apply: kubernetes.jobmanager.owner.reference (the operator owns what it renders)",
+		}},
+		"a generation already looked at": {observed: 2},
+	} {
+		t.Run(name, func(t *testing.T) {
+			d := deployed(sp, func(d *flinkv1beta1.FlinkDeployment) {
+				d.Spec.FlinkConfiguration.Set("kubernetes.jobmanager.owner.reference", "kind:X")
+				d.Spec.FlinkConfiguration.Set("kubernetes.jobmanager.labels", "team:a") // applied
+			})
+			d.Generation, d.Status.ObservedGeneration = 2, tc.observed
+			var warned []string
+			for _, e := range Decide(input(d, cluster(1, "RUNNING"))).Events {
+				if e.Reason == "OptionNotApplied" {
+					warned = append(warned, string(e.Type)+" "+e.Reason+" "+e.Message)
+				}
+			}
+			if diff := cmp.Diff(tc.want, warned); diff != "" {
+				t.Errorf("OptionNotApplied Events (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // TestNoSecondSavepointWhileFlinkTakesOne: while Flink's checkpoint history shows a savepoint
 // in progress that the status does not (its trigger was lost with a status write), a changed
 // savepoint nonce and a savepoint upgrade wait for it and the nonce is not consumed; once it

@@ -75,6 +75,7 @@ var Reasons = []Reason{
 	{"LastStateFallback", Normal, onDeployment, "the job is not running, so no savepoint can be taken; the upgrade restores last state from HA metadata"},
 	{"NativeMode", Normal, onDeployment, "mode native is rendered like standalone: the operator creates the TaskManager Deployment"},
 	{"NotASessionCluster", Warning, onSessionJob, "deploymentName names a FlinkDeployment that runs an application job"},
+	{"OptionNotApplied", Warning, onDeployment, "flinkConfiguration sets a Flink kubernetes.* option the operator does not apply (named, with why; docs/flink-contract.md)"},
 	{"RecoverDeployment", Normal, onDeployment, "the JobManager Deployment was missing and is deployed again (JobManager recovery)"},
 	{"ReplicaFailure", Warning, onDeployment, "the JobManager Deployment cannot create its pods (quota, admission, …)"},
 	{"RestartFailedJob", Warning, onJobs, "the failed job is restarted (kubernetes.operator.job.restart.failed)"},
