@@ -19,6 +19,9 @@ import (
 
 // namedReads is a manager whose client config (GetConfig) lists and watches the collections
 // in names (a collection's path, as in the API, to the one object's name) by that name only.
+// cert-controller builds the rotator's cache from GetConfig (not GetHTTPClient); should it
+// change, the chart's by-name RBAC refuses its lists, which the kind e2e test of the webhook
+// shows.
 type namedReads struct {
 	manager.Manager
 	cfg *rest.Config

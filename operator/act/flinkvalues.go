@@ -64,6 +64,9 @@ func parseFlinkMap(s string) (map[string]string, error) {
 	}
 	out := map[string]string{}
 	for _, e := range entries {
+		if e == "" {
+			continue // "a:b," as Flink reads it
+		}
 		kv, err := splitEscaped(e, ':')
 		if err != nil {
 			return nil, err

@@ -34,6 +34,10 @@ type roleOptions struct {
 // an option may not set them.
 var reservedLabels = []string{LabelApp, LabelComponent, LabelManagedBy}
 
+// reservedAnnotationPrefix starts the operator's annotations (AnnotationGeneration, …),
+// which it reads back: an option may not set them.
+const reservedAnnotationPrefix = "flinkop.io/"
+
 // parseRoleOptions reads role's ("jobmanager" or "taskmanager") options from conf, the
 // cluster's effective configuration.
 func parseRoleOptions(conf map[string]string, role string) (roleOptions, error) {
@@ -54,6 +58,11 @@ func parseRoleOptions(conf map[string]string, role string) (roleOptions, error) 
 		}
 	}
 	o.annotations = mapOf(prefix + "annotations")
+	for k := range o.annotations {
+		if strings.HasPrefix(k, reservedAnnotationPrefix) {
+			errs = append(errs, fmt.Sprintf("%sannotations: %s is the operator's annotation", prefix, k))
+		}
+	}
 	o.nodeSelector = mapOf(prefix + "node-selector")
 	tols, err := tolerations(conf[prefix+"tolerations"])
 	if err != nil {
@@ -85,11 +94,12 @@ func parseRoleOptions(conf map[string]string, role string) (roleOptions, error) 
 	}
 	if role == "jobmanager" {
 		if v, ok := conf["kubernetes.hostnetwork.enabled"]; ok {
-			b, err := strconv.ParseBool(strings.TrimSpace(v))
-			if err != nil {
+			switch b := strings.TrimSpace(v); {
+			case strings.EqualFold(b, "true"):
+				o.hostNetwork = true
+			case !strings.EqualFold(b, "false"):
 				errs = append(errs, fmt.Sprintf("kubernetes.hostnetwork.enabled: %q is not true or false", v))
 			}
-			o.hostNetwork = b
 		}
 	}
 	if len(errs) > 0 {
@@ -153,7 +163,7 @@ func tolerations(s string) ([]corev1.Toleration, error) {
 				}
 				t.TolerationSeconds = &n
 			default:
-				return nil, fmt.Errorf("%q is no field of a toleration", k)
+				// Flink logs a warning and ignores the key (KubernetesToleration#fromMap).
 			}
 		}
 		out = append(out, t)
@@ -197,12 +207,15 @@ func restServiceOptions(conf map[string]string) (corev1.ServiceType, bool, map[s
 	if err != nil {
 		return "", false, nil, fmt.Errorf("flinkConfiguration: kubernetes.rest-service.annotations: %w", err)
 	}
-	switch t := conf["kubernetes.rest-service.exposed.type"]; t {
-	case "", "ClusterIP":
+	// Flink reads an enum's name in any case (ConfigurationUtils#convertToEnum).
+	switch t := conf["kubernetes.rest-service.exposed.type"]; strings.ToLower(strings.TrimSpace(t)) {
+	case "", "clusterip":
 		return corev1.ServiceTypeClusterIP, false, ann, nil
-	case "NodePort", "LoadBalancer":
-		return corev1.ServiceType(t), false, ann, nil
-	case "Headless_ClusterIP":
+	case "nodeport":
+		return corev1.ServiceTypeNodePort, false, ann, nil
+	case "loadbalancer":
+		return corev1.ServiceTypeLoadBalancer, false, ann, nil
+	case "headless_clusterip":
 		return corev1.ServiceTypeClusterIP, true, ann, nil
 	default:
 		return "", false, nil, fmt.Errorf("flinkConfiguration: kubernetes.rest-service.exposed.type: %q is none of ClusterIP, NodePort, LoadBalancer, Headless_ClusterIP", t)

@@ -37,7 +37,7 @@ func TestKubernetesOptionsAsFlinkAppliesThem(t *testing.T) {
 			[]string{"gold", "b", "gold", ""},
 		},
 		"taskmanager annotations: on the Deployment and merged into the pods'": {
-			map[string]string{"kubernetes.taskmanager.annotations": "x:2,'a.b/c':'d,e'"},
+			map[string]string{"kubernetes.taskmanager.annotations": "x:2,a.b/c:'d,e',"},
 			func(o *Objects) any {
 				return []map[string]string{o.TaskManager.Annotations, o.TaskManager.Spec.Template.Annotations, o.JobManager.Spec.Template.Annotations}
 			},
@@ -51,7 +51,7 @@ func TestKubernetesOptionsAsFlinkAppliesThem(t *testing.T) {
 			[]map[string]string{{"disk": "hdd", "zone": "a"}, {"disk": "ssd"}},
 		},
 		"tolerations appended": {
-			map[string]string{"kubernetes.taskmanager.tolerations": "key:k1,operator:Equal,value:v,effect:NoSchedule;KEY:k2,Operator:Exists,tolerationSeconds:30"},
+			map[string]string{"kubernetes.taskmanager.tolerations": "key:k1,operator:Equal,value:v,effect:NoSchedule;KEY:k2,Operator:Exists,tolerationSeconds:30,colour:red"},
 			func(o *Objects) any { return o.TaskManager.Spec.Template.Spec.Tolerations },
 			[]corev1.Toleration{
 				{Key: "t", Operator: corev1.TolerationOpExists},
@@ -103,7 +103,7 @@ func TestKubernetesOptionsAsFlinkAppliesThem(t *testing.T) {
 			[]any{true, corev1.DNSClusterFirstWithHostNet, false},
 		},
 		"REST Service type and annotations, internal Service annotations": {
-			map[string]string{"kubernetes.rest-service.exposed.type": "LoadBalancer", "kubernetes.rest-service.annotations": "lb:internal", "kubernetes.internal-service.annotations": "i:1"},
+			map[string]string{"kubernetes.rest-service.exposed.type": "loadBalancer", "kubernetes.rest-service.annotations": "lb:internal", "kubernetes.internal-service.annotations": "i:1"},
 			func(o *Objects) any {
 				return []any{o.RESTService.Spec.Type, o.RESTService.Annotations, o.InternalService.Annotations}
 			},
@@ -134,7 +134,7 @@ func TestKubernetesOptionsFlinkRefuses(t *testing.T) {
 	for key, value := range map[string]string{
 		"kubernetes.jobmanager.labels":            "app:other",
 		"kubernetes.taskmanager.labels":           "novalue",
-		"kubernetes.taskmanager.tolerations":      "key:k,colour:red",
+		"kubernetes.taskmanager.annotations":      "flinkop.io/run:x",
 		"kubernetes.jobmanager.tolerations":       "key:k,tolerationSeconds:soon",
 		"kubernetes.secrets":                      "'s1:/x",
 		"kubernetes.env.secretKeyRef":             "env:A,secret:s",

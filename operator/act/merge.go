@@ -77,10 +77,11 @@ func templateTree(t *flinkv1beta1.PodTemplate) (map[string]any, error) {
 	return tree, nil
 }
 
-// pruneEmpty removes from m, recursively, the keys whose value is null or "": Go writes some
-// fields without omitempty (a container's name, a pod's containers), where the Apache
-// operator's model writes nothing, so that a role's template that leaves them out would
-// otherwise blank the common template's. An empty object or array merges as nothing and
+// pruneEmpty removes from m, recursively, the keys whose value is null or "", and the
+// numbers of zeroIsUnset that are 0: Go writes some fields without omitempty (a container's
+// name, a pod's containers, a probe's port), where the Apache operator's model writes
+// nothing, so that a role's template that leaves them out would otherwise blank the common
+// template's. An empty object or array merges as nothing and
 // stays (an emptyDir: {} is a value). Elements of arrays stay where they are.
 func pruneEmpty(m map[string]any) {
 	for k, v := range m {
@@ -97,11 +98,19 @@ func pruneEmpty(m map[string]any) {
 			if x == "" {
 				delete(m, k)
 			}
+		case float64:
+			if x == 0 && zeroIsUnset[k] {
+				delete(m, k)
+			}
 		case nil:
 			delete(m, k)
 		}
 	}
 }
+
+// zeroIsUnset are the numeric fields Go writes as 0 when they are not set (no omitempty) and
+// for which 0 is not a valid value: a probe's or a port's number, a scheduling term's weight.
+var zeroIsUnset = map[string]bool{"port": true, "containerPort": true, "weight": true}
 
 // mergeInto merges from into to (see mergeTemplates).
 func mergeInto(to, from map[string]any, byName bool) {

@@ -47,6 +47,11 @@ func TestMergeTemplatesAsApache(t *testing.T) {
 			// v1 keeps ephemeral and gets emptyDir (which the API server will refuse), as in Apache.
 			want: "spec: {containers: [{name: container1}, {name: container2}, {name: container3}], volumes: [{name: v1, ephemeral: {}, emptyDir: {}}, {name: v2}, {name: v3}]}",
 		},
+		"a probe the role changes keeps the common port (Go writes an unset port as 0)": {
+			common: "spec: {containers: [{name: m, readinessProbe: {httpGet: {path: /, port: 8081}}}]}",
+			role:   "spec: {containers: [{name: m, readinessProbe: {httpGet: {path: /ready}}}]}",
+			want:   "spec: {containers: [{name: m, readinessProbe: {httpGet: {path: /ready, port: 8081}}}]}",
+		},
 		"a container the role leaves unnamed keeps the common one's name": {
 			common: "spec: {containers: [{name: flink-main-container, image: a}]}",
 			role:   "spec: {containers: [{workingDir: /w}]}",

@@ -121,6 +121,7 @@ var OperatorOptions = []Option{
 	{"kubernetes.operator.resource.lifecycle.metrics.enabled", "true", Ignored, ""},
 	{"kubernetes.operator.resource.lifecycle.namespace.histograms.enabled", "true", Ignored, "no per-namespace lifecycle summaries (memory per namespace); the operator-wide ones are exported"},
 	{"kubernetes.operator.resource.metrics.enabled", "true", Ignored, ""},
+	{KeyRESTServiceAllowedTypes, "", Own, "REST Service types (kubernetes.rest-service.exposed.type) a resource may choose, comma-separated; unset: any; from the operator's options only, per namespace too"},
 	{"kubernetes.operator.retry.initial.interval", "5 s", Ignored, ""},
 	{"kubernetes.operator.retry.interval.multiplier", "1.5", Ignored, ""},
 	{"kubernetes.operator.retry.max.attempts", "15", Ignored, ""},

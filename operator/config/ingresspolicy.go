@@ -38,6 +38,9 @@ type IngressPolicy struct {
 	// AllowedAnnotations are annotation keys, comma-separated, one ending in "*" matching
 	// every key it is a prefix of. Empty: any annotation.
 	AllowedAnnotations string
+	// RESTServiceTypes are the REST Service types a resource may choose, comma-separated
+	// (KeyRESTServiceAllowedTypes). Empty: any.
+	RESTServiceTypes string
 }
 
 // IngressRefusal is one rule of an IngressPolicy that an Ingress breaks.
@@ -52,7 +55,8 @@ type IngressRefusal struct {
 
 // IsIngressPolicyKey reports whether key is one of the Ingress policy's.
 func IsIngressPolicyKey(key string) bool {
-	return key == KeyIngressAllowedHosts || key == KeyIngressAllowWildcardHosts || key == KeyIngressAllowedAnnotations
+	return key == KeyIngressAllowedHosts || key == KeyIngressAllowWildcardHosts || key == KeyIngressAllowedAnnotations ||
+		key == KeyRESTServiceAllowedTypes
 }
 
 // read overrides p with the Ingress policy's keys of conf; it returns an error for each
@@ -83,7 +87,7 @@ func (p *IngressPolicy) read(conf map[string]string) []string {
 			p.AllowedAnnotations = keys
 		}
 	}
-	return errs
+	return append(errs, p.readRESTServiceTypes(conf)...)
 }
 
 // commaList splits a comma-separated value into its trimmed, non-empty items (nil: none).

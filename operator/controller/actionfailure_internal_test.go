@@ -33,4 +33,7 @@ func TestActionFailureStatusIsCut(t *testing.T) {
 	if n := len(d.Status.Error); n == 0 || n > clip.Status {
 		t.Errorf("status.error is %d bytes; want 1 to %d", n, clip.Status)
 	}
+	if !strings.Contains(d.Status.Error, "Deploy failed: HA ConfigMap") {
+		t.Errorf("status.error lost the action's failure: …%s", d.Status.Error[max(0, len(d.Status.Error)-200):])
+	}
 }

@@ -69,12 +69,7 @@ func failReady(obj client.Object, now time.Time, reason string) {
 // user must fix first. Only the error changes: the state machine does not advance past the
 // action that failed. It returns the error to retry with.
 func reportActionFailure(ctx context.Context, c client.Client, rec EventRecorder, now time.Time, obj client.Object, statusError *string, decided, kind string, err error) error {
-	msg := fmt.Sprintf("%s failed: %v", kind, err)
-	if decided != "" {
-		msg = decided + "; " + msg
-	}
-	// decided is cut to clip.Status already, but not with the failure after it.
-	msg = clip.String(msg, clip.Status)
+	msg := withDecided(decided, fmt.Sprintf("%s failed: %v", kind, err))
 	rec.Event(obj, corev1.EventTypeWarning, "ActionFailed", msg)
 	if act.IsPermanent(err) && *statusError != msg {
 		*statusError = msg
@@ -84,4 +79,14 @@ func reportActionFailure(ctx context.Context, c client.Client, rec EventRecorder
 		}
 	}
 	return fmt.Errorf("%s: %w", kind, err)
+}
+
+// withDecided is failure led by decided, the decision's own error (see reportActionFailure),
+// cut to clip.Status with room left for failure: decided may fill clip.Status alone.
+func withDecided(decided, failure string) string {
+	if decided == "" {
+		return clip.String(failure, clip.Status)
+	}
+	failure = clip.String(failure, clip.Status/2)
+	return clip.String(clip.String(decided, clip.Status-len(failure)-2)+"; "+failure, clip.Status)
 }

@@ -17,7 +17,6 @@ import (
 
 	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
-	"github.com/flinkop/flinkop/operator/clip"
 )
 
 // minFetchRetry is the soonest a job waiting out a fetch back-off is looked at again.
@@ -57,11 +56,7 @@ func (r *FlinkSessionJobReconciler) fetchWait(ctx context.Context, j *flinkv1bet
 		return ctrl.Result{}, err
 	}
 	now := r.Clock.Now()
-	msg := fmt.Sprintf("%s failed: %v", kind, backoff)
-	if decided != "" {
-		msg = decided + "; " + msg
-	}
-	msg = clip.String(msg, clip.Status)
+	msg := withDecided(decided, fmt.Sprintf("%s failed: %v", kind, backoff))
 	if !backoff.Waiting {
 		log.FromContext(ctx).Info("jar fetch failed", "action", kind, "error", msg)
 		r.Recorder.Event(j, corev1.EventTypeWarning, "ActionFailed", msg)

@@ -34,7 +34,11 @@ func BoundRepeatedErrors(l logr.Logger, clk clock.PassiveClock, interval time.Du
 	if l.GetSink() == nil {
 		return l
 	}
-	return logr.New(&repeatSink{sink: l.GetSink(), seen: &repeats{clock: clk, interval: interval, last: map[resourceKey]*repeat{}}})
+	sink := l.GetSink()
+	if d, ok := sink.(logr.CallDepthLogSink); ok {
+		sink = d.WithCallDepth(1) // the wrapper's own frame
+	}
+	return logr.New(&repeatSink{sink: sink, seen: &repeats{clock: clk, interval: interval, last: map[resourceKey]*repeat{}}})
 }
 
 // resourceKey is the resource a logger's values name.
@@ -115,11 +119,9 @@ type repeatSink struct {
 	seen *repeats
 }
 
-// Init passes the runtime information on, with this sink's frame added.
-func (s *repeatSink) Init(info logr.RuntimeInfo) {
-	info.CallDepth++
-	s.sink.Init(info)
-}
+// Init does nothing: the sink was initialised by the logger it came from (initialising it
+// again would count its caller frames twice); BoundRepeatedErrors adds this sink's frame.
+func (s *repeatSink) Init(logr.RuntimeInfo) {}
 
 // Enabled is the sink's.
 func (s *repeatSink) Enabled(level int) bool { return s.sink.Enabled(level) }

@@ -106,6 +106,11 @@ func (s *step) validate() bool {
 		return false
 	}
 	s.conf, _ = s.d.Spec.Conf()
+	if why := s.in.Options.Ingress.RESTServiceRefusal(s.conf); why != "" {
+		s.fail("ValidationError", InvalidSpec(s.st.ReconciliationStatus.LastReconciledSpec != "", why))
+		s.observed()
+		return false
+	}
 	if s.st.ObservedGeneration < s.d.Generation {
 		own, _ := s.d.Spec.FlinkConfiguration.Flatten() // the file's own keys are checked when it is read
 		s.res.Events = append(s.res.Events, UnknownOptionEvents(own)...)

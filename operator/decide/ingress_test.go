@@ -1,6 +1,7 @@
 package decide
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -157,5 +158,24 @@ func TestDeployCarriesOnlyAnAllowedIngress(t *testing.T) {
 				t.Errorf("status.error (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestRESTServicePolicyRefusesTheSpec: a REST Service type the operator's policy does not
+// allow makes the spec invalid (nothing of it deployed, the last valid spec keeps running);
+// an allowed one deploys.
+func TestRESTServicePolicyRefusesTheSpec(t *testing.T) {
+	for typ, refused := range map[string]bool{"LoadBalancer": true, "Headless_ClusterIP": false} {
+		d := deployed(sp, func(d *flinkv1beta1.FlinkDeployment) {
+			d.Spec.FlinkConfiguration.Set("kubernetes.rest-service.exposed.type", typ)
+		})
+		d.Generation = 2
+		in := input(d, cluster(1, "RUNNING"))
+		in.Options.Ingress.RESTServiceTypes = "ClusterIP,Headless_ClusterIP"
+		got := Decide(in)
+		isRefused := strings.Contains(got.Status.Error, "kubernetes.operator.rest-service.allowed-exposed-types")
+		if isRefused != refused || (refused && got.Action.Kind != ActNone) {
+			t.Errorf("%s: status.error %q, action %s; want refused %t (and no action)", typ, got.Status.Error, got.Action.Kind, refused)
+		}
 	}
 }

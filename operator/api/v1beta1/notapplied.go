@@ -26,6 +26,15 @@ var notApplied = []struct{ key, why string }{
 	{"kubernetes.node-name-label", "read by native mode only"},
 	{"kubernetes.taskmanager.cpu.amount", "spec.taskManager.resource.cpu sets it"},
 	{"kubernetes.jobmanager.cpu.amount", "spec.jobManager.resource.cpu sets it"},
+	{"kubernetes.jobmanager.cpu", "spec.jobManager.resource.cpu sets it"},
+	{"kubernetes.taskmanager.cpu", "spec.taskManager.resource.cpu sets it"},
+	{"kubernetes.jobmanager.cpu.limit-factor", "spec.jobManager.resources' limits set it"},
+	{"kubernetes.jobmanager.memory.limit-factor", "spec.jobManager.resources' limits set it"},
+	{"kubernetes.taskmanager.cpu.limit-factor", "spec.taskManager.resources' limits set it"},
+	{"kubernetes.taskmanager.memory.limit-factor", "spec.taskManager.resources' limits set it"},
+	{"kubernetes.context", "the operator's own Kubernetes client is used"},
+	{"kubernetes.config.file", "the operator's own Kubernetes client is used"},
+	{"kubernetes.client.", "the operator's own Kubernetes client is used"},
 }
 
 // NotAppliedOptions are the keys of conf (a resource's own flinkConfiguration) the operator
