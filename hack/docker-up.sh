@@ -16,6 +16,15 @@ state="$root/bin/docker"
 mkdir -p "$state"
 log() { printf 'docker-up: %s\n' "$*" >&2; }
 
+capbnd="$(awk '/^CapBnd/ {print $2}' /proc/self/status)"
+nosysresource=false
+if (((16#$capbnd >> 24 & 1) == 0)); then
+  nosysresource=true
+  # Installed even for an engine that answers: one this script started for a clone at the same
+  # path runs containers through this file, which a fresh clone does not have yet.
+  install -m 0755 "$root/hack/oci-runtime-nosysresource.sh" "$state/runc-nosysresource"
+fi
+
 if docker info >/dev/null 2>&1; then
   log "a Docker engine answers ($(docker version --format '{{.Server.Version}}'))"
   exit 0
@@ -29,10 +38,8 @@ if ! command -v dockerd >/dev/null 2>&1; then
 fi
 
 args=(--host unix:///var/run/docker.sock)
-capbnd="$(awk '/^CapBnd/ {print $2}' /proc/self/status)"
-if (((16#$capbnd >> 24 & 1) == 0)); then
+if $nosysresource; then
   log "CAP_SYS_RESOURCE is not in the bounding set: dockerd runs containers through $state/runc-nosysresource"
-  install -m 0755 "$root/hack/oci-runtime-nosysresource.sh" "$state/runc-nosysresource"
   args+=(--add-runtime "flinkop-runc=$state/runc-nosysresource" --default-runtime flinkop-runc)
 fi
 
