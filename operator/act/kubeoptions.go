@@ -38,10 +38,45 @@ var reservedLabels = []string{LabelApp, LabelComponent, LabelManagedBy}
 // which it reads back: an option may not set them.
 const reservedAnnotationPrefix = "flinkop.io/"
 
-// parseRoleOptions reads role's ("jobmanager" or "taskmanager") options from conf, the
-// cluster's effective configuration.
-func parseRoleOptions(conf map[string]string, role string) (roleOptions, error) {
+// parseSharedOptions reads from conf, the cluster's effective configuration, the options
+// both roles get alike: image pull secrets, secret volumes and variables, the log directory
+// and the Hadoop configuration. Read once, a malformed one is reported once.
+func parseSharedOptions(conf map[string]string) (roleOptions, error) {
 	var o roleOptions
+	var errs []string
+	if err := o.secrets(conf); err != nil {
+		errs = append(errs, err.Error())
+	}
+	secrets, err := splitEscaped(conf["kubernetes.container.image.pull-secrets"], ';')
+	if err != nil {
+		errs = append(errs, fmt.Sprintf("kubernetes.container.image.pull-secrets: %v", err))
+	}
+	for _, name := range secrets {
+		if name != "" {
+			o.pullSecrets = append(o.pullSecrets, corev1.LocalObjectReference{Name: name})
+		}
+	}
+	if dir := conf["kubernetes.flink.log.dir"]; dir != "" {
+		o.env = append(o.env, corev1.EnvVar{Name: "FLINK_LOG_DIR", Value: dir})
+	}
+	if cm := conf["kubernetes.hadoop.conf.config-map.name"]; cm != "" {
+		o.volumes = append(o.volumes, corev1.Volume{Name: "hadoop-config-volume", VolumeSource: corev1.VolumeSource{
+			ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: cm}},
+		}})
+		o.mounts = append(o.mounts, corev1.VolumeMount{Name: "hadoop-config-volume", MountPath: "/opt/hadoop/conf"})
+		o.env = append(o.env, corev1.EnvVar{Name: "HADOOP_CONF_DIR", Value: "/opt/hadoop/conf"})
+	}
+	return o, optionErrors(errs)
+}
+
+// parseRoleOptions reads role's ("jobmanager" or "taskmanager") own options from conf, the
+// cluster's effective configuration, over shared (parseSharedOptions; its lists are copied,
+// so that one role's additions do not reach the other's).
+func parseRoleOptions(conf map[string]string, role string, shared roleOptions) (roleOptions, error) {
+	o := roleOptions{
+		env: slices.Clone(shared.env), volumes: slices.Clone(shared.volumes), mounts: slices.Clone(shared.mounts),
+		pullSecrets: slices.Clone(shared.pullSecrets),
+	}
 	var errs []string
 	mapOf := func(key string) map[string]string {
 		m, err := parseFlinkMap(conf[key])
@@ -70,28 +105,6 @@ func parseRoleOptions(conf map[string]string, role string) (roleOptions, error) 
 	}
 	o.tolerations = tols
 	o.serviceAccount = conf[prefix+"service-account"]
-	if err := o.secrets(conf); err != nil {
-		errs = append(errs, err.Error())
-	}
-	secrets, err := splitEscaped(conf["kubernetes.container.image.pull-secrets"], ';')
-	if err != nil {
-		errs = append(errs, fmt.Sprintf("kubernetes.container.image.pull-secrets: %v", err))
-	}
-	for _, name := range secrets {
-		if name != "" {
-			o.pullSecrets = append(o.pullSecrets, corev1.LocalObjectReference{Name: name})
-		}
-	}
-	if dir := conf["kubernetes.flink.log.dir"]; dir != "" {
-		o.env = append(o.env, corev1.EnvVar{Name: "FLINK_LOG_DIR", Value: dir})
-	}
-	if cm := conf["kubernetes.hadoop.conf.config-map.name"]; cm != "" {
-		o.volumes = append(o.volumes, corev1.Volume{Name: "hadoop-config-volume", VolumeSource: corev1.VolumeSource{
-			ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: cm}},
-		}})
-		o.mounts = append(o.mounts, corev1.VolumeMount{Name: "hadoop-config-volume", MountPath: "/opt/hadoop/conf"})
-		o.env = append(o.env, corev1.EnvVar{Name: "HADOOP_CONF_DIR", Value: "/opt/hadoop/conf"})
-	}
 	if role == "jobmanager" {
 		if v, ok := conf["kubernetes.hostnetwork.enabled"]; ok {
 			switch b := strings.TrimSpace(v); {
@@ -102,11 +115,16 @@ func parseRoleOptions(conf map[string]string, role string) (roleOptions, error) 
 			}
 		}
 	}
-	if len(errs) > 0 {
-		slices.Sort(errs)
-		return o, fmt.Errorf("flinkConfiguration: %s", strings.Join(errs, "; "))
+	return o, optionErrors(errs)
+}
+
+// optionErrors is errs as one error, sorted (nil for none).
+func optionErrors(errs []string) error {
+	if len(errs) == 0 {
+		return nil
 	}
-	return o, nil
+	slices.Sort(errs)
+	return fmt.Errorf("flinkConfiguration: %s", strings.Join(errs, "; "))
 }
 
 // secrets reads kubernetes.secrets (secret:mount path, …: a Secret volume <secret>-volume

@@ -166,3 +166,12 @@ func secretsOf(o *Objects) any {
 	}
 	return out
 }
+
+// TestSharedOptionRefusedOnce: an option both roles get is read once, so a malformed one is
+// named once in the error.
+func TestSharedOptionRefusedOnce(t *testing.T) {
+	_, err := renderWith(t, map[string]string{"kubernetes.secrets": "novalue"})
+	if err == nil || strings.Count(err.Error(), "kubernetes.secrets") != 1 {
+		t.Errorf("error %v; want kubernetes.secrets named once", err)
+	}
+}

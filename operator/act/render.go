@@ -64,14 +64,15 @@ func Render(c Cluster) (*Objects, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRender, err)
 	}
-	jmOpts, jmErr := parseRoleOptions(flinkConf, "jobmanager")
-	tmOpts, tmErr := parseRoleOptions(flinkConf, "taskmanager")
+	shared, sharedErr := parseSharedOptions(flinkConf)
+	jmOpts, jmErr := parseRoleOptions(flinkConf, "jobmanager", shared)
+	tmOpts, tmErr := parseRoleOptions(flinkConf, "taskmanager", shared)
 	restType, restHeadless, restAnn, restErr := restServiceOptions(flinkConf)
 	internalAnn, internalErr := parseFlinkMap(flinkConf["kubernetes.internal-service.annotations"])
 	if internalErr != nil {
 		internalErr = fmt.Errorf("flinkConfiguration: kubernetes.internal-service.annotations: %w", internalErr)
 	}
-	if err := errors.Join(jmErr, tmErr, restErr, internalErr); err != nil {
+	if err := errors.Join(sharedErr, jmErr, tmErr, restErr, internalErr); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRender, err)
 	}
 	objs := &Objects{
