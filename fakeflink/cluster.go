@@ -268,3 +268,18 @@ func (c *Cluster) Job(id string) (*Job, error) {
 func (c *Cluster) newID() string {
 	return fmt.Sprintf("%016x%016x", c.opts.Rand.Uint64(), c.opts.Rand.Uint64())
 }
+
+// RequiredSlots is the slot demand of the cluster's jobs that have not ended: what Flink's
+// declarative resource manager asks its driver for. A JobManager that is down asks for none.
+func (c *Cluster) RequiredSlots() int {
+	if !c.up {
+		return 0
+	}
+	n := 0
+	for _, j := range c.jobs {
+		if !j.Status.IsTerminal() {
+			n += j.desiredSlots()
+		}
+	}
+	return n
+}

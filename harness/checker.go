@@ -70,6 +70,9 @@ type Checker struct {
 	lifecycles, sessionLifecycles transitions
 	// timeline is what sampleTimeline already drew into the trace.
 	timeline timelineSeen
+	// orphans are the native TaskManager pods whose JobManager Deployment is gone, to when
+	// that was first seen (invariant P1).
+	orphans map[string]time.Time
 }
 
 // NewChecker returns a checker of w.
@@ -163,6 +166,7 @@ func (c *Checker) Check(resources ...string) []string {
 	out = append(out, c.latencyKept()...)
 	out = append(out, c.oneJobManager()...)
 	out = append(out, c.tenantCodeBounded()...)
+	out = append(out, c.podsAsKubeletShows()...)
 	c.traceViolations(resources, out)
 	return out
 }

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flinkop/flinkop/fakeflink/image"
+	"github.com/flinkop/flinkop/fakeflink/kuberm"
 	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
@@ -101,10 +102,28 @@ func (c *Checker) SpecRendered(d *flinkv1beta1.FlinkDeployment) []string {
 			out = append(out, fmt.Sprintf("%s: logging file %s differs from the spec", d.Name, k))
 		}
 	}
-	for name, res := range map[string]*flinkv1beta1.Resource{act.JobManagerName(d.Name): jmResource(d), act.TaskManagerName(d.Name): tmResource(d)} {
-		if res != nil {
-			out = append(out, c.resourcesRendered(d.Namespace, name, *res)...)
-		}
+	if res := jmResource(d); res != nil {
+		out = append(out, c.resourcesRendered(d.Namespace, act.JobManagerName(d.Name), *res)...)
+	}
+	if res := tmResource(d); res != nil && d.Spec.Native() {
+		out = append(out, c.nativeResourcesRendered(d, *res)...)
+	} else if res != nil {
+		out = append(out, c.resourcesRendered(d.Namespace, act.TaskManagerName(d.Name), *res)...)
+	}
+	return out
+}
+
+// nativeResourcesRendered checks the TaskManager pods Flink's resource manager made for a
+// native cluster (none yet: nothing to check).
+func (c *Checker) nativeResourcesRendered(d *flinkv1beta1.FlinkDeployment, res flinkv1beta1.Resource) []string {
+	var pods corev1.PodList
+	sel := client.MatchingLabels{kuberm.LabelApp: d.Name, kuberm.LabelType: kuberm.TypeNative, kuberm.LabelComponent: kuberm.ComponentTaskManager}
+	if err := c.w.Client.List(context.Background(), &pods, client.InNamespace(d.Namespace), sel); err != nil {
+		return []string{fmt.Sprintf("TaskManager pods of %s: %v", d.Name, err)}
+	}
+	var out []string
+	for i := range pods.Items {
+		out = append(out, limitsMatch("pod "+pods.Items[i].Name, pods.Items[i].Spec, res)...)
 	}
 	return out
 }
@@ -129,8 +148,13 @@ func (c *Checker) resourcesRendered(ns, name string, res flinkv1beta1.Resource) 
 	if err := c.w.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, &dep); err != nil {
 		return []string{fmt.Sprintf("Deployment %s: %v", name, err)}
 	}
+	return limitsMatch("Deployment "+name, dep.Spec.Template.Spec, res)
+}
+
+// limitsMatch compares the main container's limits of a pod spec with the spec's resources.
+func limitsMatch(name string, spec corev1.PodSpec, res flinkv1beta1.Resource) []string {
 	var limits corev1.ResourceList
-	for _, ct := range dep.Spec.Template.Spec.Containers {
+	for _, ct := range spec.Containers {
 		if ct.Name == act.MainContainer {
 			limits = ct.Resources.Limits
 		}
@@ -139,13 +163,13 @@ func (c *Checker) resourcesRendered(ns, name string, res flinkv1beta1.Resource) 
 	if res.Memory != "" {
 		want, err := flinkv1beta1.ParseFlinkMemory(res.Memory)
 		if got, ok := limits[corev1.ResourceMemory]; err != nil || !ok || got.Cmp(want) != 0 {
-			out = append(out, fmt.Sprintf("Deployment %s: memory %q in the spec, limit %v as rendered", name, res.Memory, limits.Memory()))
+			out = append(out, fmt.Sprintf("%s: memory %q in the spec, limit %v as rendered", name, res.Memory, limits.Memory()))
 		}
 	}
 	if res.CPU != nil {
 		want := resource.NewMilliQuantity(int64(*res.CPU*1000), resource.DecimalSI)
 		if got, ok := limits[corev1.ResourceCPU]; !ok || got.Cmp(*want) != 0 {
-			out = append(out, fmt.Sprintf("Deployment %s: cpu %v in the spec, limit %v as rendered", name, *res.CPU, limits.Cpu()))
+			out = append(out, fmt.Sprintf("%s: cpu %v in the spec, limit %v as rendered", name, *res.CPU, limits.Cpu()))
 		}
 	}
 	return out

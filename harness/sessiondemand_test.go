@@ -5,16 +5,19 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/flinkop/flinkop/fakeflink/kuberm"
 	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
 // TestNativeSessionClusterGrowsForItsJobs: a session cluster in native mode without
-// taskManager.replicas (Apache's basic session example) gets as many TaskManagers as its
-// session jobs' parallelism needs (4 + 2 slots, one slot each: 6), so both jobs run rather
-// than wait in CREATED; when one job goes, the cluster shrinks to what the other needs.
+// taskManager.replicas (Apache's basic session example) gets from Flink's resource manager as
+// many TaskManager pods as its session jobs' parallelism needs (4 + 2 slots, one slot each:
+// 6), so both jobs run rather than wait in CREATED; when one job goes, the idle TaskManagers
+// are released (resourcemanager.taskmanager-timeout) down to what the other needs.
 func TestNativeSessionClusterGrowsForItsJobs(t *testing.T) {
 	w, err := NewWorld(7)
 	if err != nil {
@@ -69,12 +72,18 @@ func TestNativeSessionClusterGrowsForItsJobs(t *testing.T) {
 	}
 }
 
-// taskManagers is the TaskManager Deployment's replicas of the session cluster.
-func taskManagers(t *testing.T, w *World) int32 {
+// taskManagers counts the session cluster's TaskManager pods, which Flink's native resource
+// manager made (there is no TaskManager Deployment in native mode).
+func taskManagers(t *testing.T, w *World) int {
 	t.Helper()
-	var dep appsv1.Deployment
-	if err := w.Client.Get(t.Context(), client.ObjectKey{Namespace: w.Namespace, Name: act.TaskManagerName("session")}, &dep); err != nil {
-		return -1
+	var pods corev1.PodList
+	sel := client.MatchingLabels{kuberm.LabelApp: "session", kuberm.LabelType: kuberm.TypeNative, kuberm.LabelComponent: kuberm.ComponentTaskManager}
+	if err := w.Client.List(t.Context(), &pods, client.InNamespace(w.Namespace), sel); err != nil {
+		t.Fatal(err)
 	}
-	return *dep.Spec.Replicas
+	var dep appsv1.Deployment
+	if err := w.Client.Get(t.Context(), client.ObjectKey{Namespace: w.Namespace, Name: act.TaskManagerName("session")}, &dep); err == nil {
+		t.Fatalf("a native session cluster got a TaskManager Deployment")
+	}
+	return len(pods.Items)
 }

@@ -224,7 +224,7 @@ func (w *World) Step() (time.Time, error) {
 		return w.Clock.Now(), w.sync()
 	}
 	if name == "" {
-		return w.Clock.Now(), nil
+		return w.Clock.Now(), w.sync()
 	}
 	delete(w.due, name)
 	w.Reconciles++
@@ -310,6 +310,10 @@ func (w *World) next() (at time.Time, name string, isTimer bool) {
 	}
 	if len(w.timers) > 0 && (name == "" || w.timers[0].at.Before(at)) {
 		return w.timers[0].at, "", true
+	}
+	if wake := w.Sim.NextWake(); !wake.IsZero() && (name == "" || wake.Before(at)) {
+		// A native resource manager releases idle TaskManagers then: a sync, no reconcile.
+		return maxTime(wake, w.Clock.Now()), "", false
 	}
 	if name == "" {
 		return w.Clock.Now().Add(time.Second), "", false
@@ -453,4 +457,11 @@ func (r *recorder) Event(obj runtime.Object, eventtype, reason, message string) 
 	e := Event{Time: r.world.Clock.Now(), Object: name, Type: eventtype, Reason: reason, Message: message}
 	r.events = append(r.events, e)
 	r.world.Trace.add(e.Time, "event", name, eventtype+" "+reason+": "+message)
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }

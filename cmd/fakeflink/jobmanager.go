@@ -35,7 +35,7 @@ func newJobManager(o *options, clk clock.PassiveClock, d durable) (*jobManager, 
 		id = "fakeflink"
 	}
 	spec := fakeflink.ClusterSpec{ID: id, Config: o.conf, FlinkVersion: o.conf["fakeflink.flink-version"]}
-	if o.mode == "standalone-job" {
+	if o.mode == "standalone-job" || o.mode == modeApplication {
 		if err := applicationSpec(o, &spec); err != nil {
 			return nil, err
 		}
@@ -167,9 +167,16 @@ func runJobManager(ctx context.Context, o *options, out io.Writer) error {
 	srv := &http.Server{Handler: jm.handler(), ReadHeaderTimeout: 10 * time.Second}
 	tms := &http.Server{Handler: jm.taskManagerHandler(), ReadHeaderTimeout: 10 * time.Second}
 	_, _ = fmt.Fprintf(out, "fakeflink %s: REST API on %s://%s, TaskManagers on %s\n", o.mode, scheme, lis.Addr(), rpc.Addr())
-	errc := make(chan error, 2)
+	errc := make(chan error, 3)
 	go func() { errc <- srv.Serve(lis) }()
 	go func() { errc <- tms.Serve(rpc) }()
+	if o.native {
+		go func() {
+			if err := runResourceManager(ctx, o, jm, out); err != nil {
+				errc <- err
+			}
+		}()
+	}
 	ticker := time.NewTicker(100 * time.Millisecond)
 	defer ticker.Stop()
 	for {

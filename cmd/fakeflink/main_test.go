@@ -125,3 +125,23 @@ func TestStandaloneJobWithTaskManager(t *testing.T) {
 		t.Errorf("job %s after losing its only TaskManager", s)
 	}
 }
+
+func TestNativeArgs(t *testing.T) {
+	cases := map[string]struct {
+		args       []string
+		mode, rest string
+		ok         bool
+	}{
+		"session JobManager":     {[]string{"bash", "-c", "kubernetes-jobmanager.sh kubernetes-session"}, "jobmanager", "", true},
+		"application JobManager": {[]string{"bash", "-c", "/opt/flink/bin/kubernetes-jobmanager.sh kubernetes-application -Da=b"}, modeApplication, "-Da=b", true},
+		"TaskManager":            {[]string{"bash", "-c", "kubernetes-taskmanager.sh -D taskmanager.resource-id=p"}, "taskmanager", "-D taskmanager.resource-id=p", true},
+		"an unknown target":      {[]string{"bash", "-c", "kubernetes-jobmanager.sh yarn"}, "", "", false},
+		"a standalone command":   {[]string{"jobmanager"}, "", "", false},
+	}
+	for name, tc := range cases {
+		mode, rest, ok := nativeArgs(tc.args)
+		if mode != tc.mode || strings.Join(rest, " ") != tc.rest || ok != tc.ok {
+			t.Errorf("%s: nativeArgs = %q %q %v, want %q %q %v", name, mode, rest, ok, tc.mode, tc.rest, tc.ok)
+		}
+	}
+}

@@ -14,10 +14,11 @@ import (
 
 // options is a parsed command line.
 type options struct {
-	mode string
-	conf map[string]string
-	seed int64
-	job  jobOptions
+	mode   string
+	native bool // started as Flink's native decorators start a pod (bash -c kubernetes-*.sh)
+	conf   map[string]string
+	seed   int64
+	job    jobOptions
 }
 
 // jobOptions are standalone-job's options.

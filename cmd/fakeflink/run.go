@@ -16,6 +16,12 @@ Usage:
   fakeflink standalone-job [flags] [job options] [program args...]
                                                      application-cluster JobManager
   fakeflink taskmanager [flags]                      TaskManager (registers with the JobManager)
+  fakeflink bash -c "kubernetes-jobmanager.sh (kubernetes-session|kubernetes-application)"
+  fakeflink bash -c "kubernetes-taskmanager.sh -D taskmanager.resource-id=<pod>"
+                                                     a native cluster's JobManager (its
+                                                     resource manager creates the TaskManager
+                                                     pods through the in-cluster API) and
+                                                     TaskManager, as Flink's decorators start them
 
 Flags (all modes):
   --conf-dir DIR   Flink configuration directory (default $FLINK_CONF_DIR or /opt/flink/conf);
@@ -61,6 +67,10 @@ func run(ctx context.Context, args []string) error {
 	if err := checkContract(args, os.Stderr); err != nil {
 		return err
 	}
+	mode, rest, native := nativeArgs(args)
+	if native {
+		args = append([]string{mode}, rest...)
+	}
 	opts, err := parseFlags(args[0], args[1:])
 	if errors.Is(err, flag.ErrHelp) {
 		_, _ = io.WriteString(os.Stdout, usage)
@@ -69,8 +79,12 @@ func run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	opts.native = native
+	if args[0] == modeApplication {
+		nativeJob(opts)
+	}
 	switch args[0] {
-	case "jobmanager", "standalone-job":
+	case "jobmanager", "standalone-job", modeApplication:
 		return runJobManager(ctx, opts, os.Stdout)
 	case "taskmanager":
 		return runTaskManager(ctx, opts, os.Stdout)

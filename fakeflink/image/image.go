@@ -74,8 +74,10 @@ func (j Jar) Has(class string) bool {
 type Process struct {
 	// Component is ComponentJobManager or ComponentTaskManager.
 	Component string
-	// Application is set for standalone-job (an application cluster).
+	// Application is set for an application cluster (standalone-job, kubernetes-application).
 	Application bool
+	// Native is set for a process of a native Kubernetes cluster (kubernetes-*.sh).
+	Native bool
 	// ConfigFile is the configuration file Flink read.
 	ConfigFile string
 	// Config is the effective configuration (the file plus -D dynamic properties).
@@ -109,6 +111,12 @@ func (f *Failure) Error() string {
 func Start(pod Pod) (*Process, *Failure) {
 	if len(pod.Args) == 0 {
 		return nil, &Failure{ExitCode: 0, Message: "Usage: docker-entrypoint.sh (jobmanager|standalone-job|taskmanager|history-server)", Log: []string{"Usage: $(basename $0) (jobmanager|standalone-job|taskmanager|history-server)"}}
+	}
+	if p, rest, failure, ok := nativeCommand(pod.Args); ok {
+		if failure != nil {
+			return nil, failure
+		}
+		return startNative(pod, p, rest)
 	}
 	p := &Process{}
 	switch cmd := pod.Args[0]; cmd {

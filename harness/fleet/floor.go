@@ -151,7 +151,10 @@ func floorObject(kind string, objs *act.Objects, fd *flinkv1beta1.FlinkDeploymen
 	case floorService:
 		round = []client.Object{objs.RESTService, objs.InternalService}
 	case floorDeployment:
-		round = []client.Object{objs.JobManager, objs.TaskManager}
+		round = []client.Object{objs.JobManager}
+		if objs.TaskManager != nil { // a standalone cluster's
+			round = append(round, objs.TaskManager)
+		}
 	case floorEvent:
 		return &corev1.Event{
 			ObjectMeta: metav1.ObjectMeta{Namespace: fd.Namespace, Name: fmt.Sprintf("%s.floor-%d", fd.Name, k)},

@@ -205,7 +205,7 @@ func (s *Sim) collectGone(ctx context.Context, err error) error {
 }
 
 // waiting are the resources a timer waits on: a pod fault that ends, a slow start, a delayed
-// start to come. Their keys are JobManager Deployments', which are the resources' own
+// start to come, a native resource manager with work left. Their keys are JobManager Deployments', which are the resources' own
 // (act.JobManagerName).
 func (s *Sim) waiting() []string {
 	s.mu.Lock()
@@ -213,7 +213,7 @@ func (s *Sim) waiting() []string {
 	out := slices.Collect(maps.Keys(s.faults))
 	out = slices.AppendSeq(out, maps.Keys(s.delays))
 	for key, n := range s.clusters {
-		if n.faulted || !n.startAt.IsZero() {
+		if n.faulted || !n.startAt.IsZero() || (n.native != nil && n.native.busy()) {
 			out = append(out, key)
 		}
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/flinkop/flinkop/fakeflink"
 	"github.com/flinkop/flinkop/harness/fixtures"
 	"github.com/flinkop/flinkop/operator/act"
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/decide"
 )
 
@@ -46,6 +47,7 @@ func newChangedWorld(t *testing.T, names ...string) *changedWorld {
 	for _, name := range names {
 		d := fixtures.StatefulDeployment("flink", name, "savepoint")
 		d.UID = types.UID("uid-" + name)
+		d.Spec.Mode = flinkv1beta1.DeploymentModeStandalone // a TaskManager Deployment to follow too
 		objs, err := act.Render(act.Cluster{Resource: d, Spec: d.Spec, Generation: 1, JobID: decide.JobIDFor(string(d.UID), 1, "")})
 		if err != nil {
 			t.Fatal(err)

@@ -11,9 +11,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/flinkop/flinkop/fakeflink/image"
+	"github.com/flinkop/flinkop/fakeflink/kuberm"
 	"github.com/flinkop/flinkop/harness/fixtures"
 	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
@@ -30,9 +32,9 @@ func TestProjectExamplesStartOnTheFlinkImage(t *testing.T) {
 	for _, doc := range fixtures.ProjectExamples(t, "FlinkDeployment") {
 		t.Run(filepath.Base(doc.File)+"/"+doc.Name, func(t *testing.T) {
 			objs := renderExample(t, doc)
-			for _, dep := range []*appsv1.Deployment{objs.JobManager, objs.TaskManager} {
-				if _, failure := startExample(objs, dep, nil); failure != nil {
-					t.Errorf("%s does not start: %v\n%s", dep.Name, failure, strings.Join(failure.Log, "\n"))
+			for _, p := range examplePods(t, objs, nil) {
+				if p.failure != nil {
+					t.Errorf("%s does not start: %v\n%s", p.name, p.failure, strings.Join(p.failure.Log, "\n"))
 				}
 			}
 		})
@@ -53,13 +55,12 @@ func TestApacheExamplesRenderAsGolden(t *testing.T) {
 			objs := renderExample(t, doc)
 			extra := customImageJar(t, doc)
 			got := map[string]any{}
-			for _, dep := range []*appsv1.Deployment{objs.JobManager, objs.TaskManager} {
-				main := mainContainer(dep)
-				got[dep.Name+" args"] = main.Args
-				got[dep.Name+" resources"] = main.Resources
-				got[dep.Name+" pod"] = podOf(dep)
-				if _, failure := startExample(objs, dep, extra); failure != nil {
-					t.Errorf("%s does not start: %v\n%s", dep.Name, failure, strings.Join(failure.Log, "\n"))
+			for _, p := range examplePods(t, objs, extra) {
+				got[p.name+" args"] = p.main.Args
+				got[p.name+" resources"] = p.main.Resources
+				got[p.name+" pod"] = p.pod
+				if p.failure != nil {
+					t.Errorf("%s does not start: %v\n%s", p.name, p.failure, strings.Join(p.failure.Log, "\n"))
 				}
 			}
 			files := map[string]string{}
@@ -104,14 +105,56 @@ func renderExample(t *testing.T, doc fixtures.Document) *act.Objects {
 	return objs
 }
 
-// startExample starts one rendered Deployment's main container under the image contract.
-func startExample(objs *act.Objects, dep *appsv1.Deployment, extra map[string]image.Jar) (*image.Process, *image.Failure) {
-	main := mainContainer(dep)
+// examplePod is one pod of a rendered example: the JobManager's and a TaskManager's, of the
+// TaskManager Deployment (standalone) or as fakeflink's native resource manager makes it from
+// the started JobManager's configuration and the TaskManager pod template file (native).
+type examplePod struct {
+	name    string
+	main    corev1.Container
+	pod     map[string]any // what the pod gets besides main's arguments and resources
+	failure *image.Failure // how its container fails to start under the image contract
+}
+
+func examplePods(t *testing.T, objs *act.Objects, extra map[string]image.Jar) []examplePod {
+	t.Helper()
 	jars := DefaultJars()
 	for k, v := range extra {
 		jars[k] = v
 	}
-	return image.Start(image.Pod{Version: podVersion(main.Image, objs.ConfigMap.Data), Args: main.Args, ConfFiles: objs.ConfigMap.Data, Jars: jars})
+	start := func(main corev1.Container) (*image.Process, *image.Failure) {
+		return image.Start(image.Pod{Version: podVersion(main.Image, objs.ConfigMap.Data), Args: main.Args, ConfFiles: objs.ConfigMap.Data, Jars: jars})
+	}
+	jmMain := mainContainer(objs.JobManager)
+	proc, failure := start(jmMain)
+	out := []examplePod{{name: objs.JobManager.Name, main: jmMain, pod: podOf(objs.JobManager), failure: failure}}
+	if objs.TaskManager != nil {
+		tmMain := mainContainer(objs.TaskManager)
+		_, failure := start(tmMain)
+		return append(out, examplePod{name: objs.TaskManager.Name, main: tmMain, pod: podOf(objs.TaskManager), failure: failure})
+	}
+	if proc == nil {
+		return out
+	}
+	tmpl, err := kuberm.ParseTemplate(objs.ConfigMap.Data[kuberm.TaskManagerTemplateFile])
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := kuberm.PodName(objs.JobManager.Name, 1, 1)
+	pod, err := kuberm.TaskManagerPod(proc.Config, tmpl, name, metav1.OwnerReference{APIVersion: "apps/v1", Kind: "Deployment", Name: objs.JobManager.Name})
+	if err != nil {
+		t.Fatalf("TaskManager pod: %v", err)
+	}
+	tmMain := mainContainerOf(&pod.Spec)
+	_, failure = start(tmMain)
+	spec := pod.Spec.DeepCopy()
+	for i := range spec.Containers {
+		if spec.Containers[i].Name == kuberm.MainContainer {
+			spec.Containers[i].Args, spec.Containers[i].Resources = nil, corev1.ResourceRequirements{}
+		}
+	}
+	return append(out, examplePod{name: name, main: tmMain, failure: failure, pod: map[string]any{
+		"labels": pod.Labels, "annotations": pod.Annotations, "owner": pod.OwnerReferences, "spec": spec,
+	}})
 }
 
 // customImageJar is the jar an example's own image or init container puts at its jarURI,

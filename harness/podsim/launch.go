@@ -34,6 +34,7 @@ type launch struct {
 	proc    *image.Process
 	failure *image.Failure
 	digest  string
+	pod     image.Pod // what it started from: a native JobManager's TaskManagers start from its files
 }
 
 // start applies the Flink image contract to a Deployment's pod: the rendered ConfigMap is its
@@ -58,10 +59,14 @@ func (s *Sim) start(ctx context.Context, dep *appsv1.Deployment) (launch, error)
 		return cached, nil
 	}
 	// The process is the first pod's: the kubelet expands its arguments with its own IP.
-	args := expandArgs(&main, PodIP(podKey(depKey, 0)))
-	pod := image.Pod{Version: podVersion(main.Image, cm.Data), Args: args, ConfFiles: maps.Clone(cm.Data), Jars: s.Jars}
+	ip := PodIP(podKey(depKey, 0))
+	args := expandArgs(&main, ip)
+	pod := image.Pod{
+		Version: podVersion(main.Image, cm.Data), Args: args, ConfFiles: maps.Clone(cm.Data), Jars: s.Jars,
+		Env: map[string]string{image.PodIPEnv: ip},
+	}
 	proc, failure := image.Start(pod)
-	l := launch{proc: proc, failure: failure, digest: digest}
+	l := launch{proc: proc, failure: failure, digest: digest, pod: pod}
 	s.mu.Lock()
 	s.launches[depKey] = l
 	s.mu.Unlock()

@@ -11,11 +11,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/flinkop/flinkop/fakeflink/kuberm"
 	"github.com/flinkop/flinkop/operator/act"
 )
 
-// PodsDisagree says where the pods of namespace's operator-made Deployments are not what a
-// kubelet and the deployment controller would show: a Deployment whose status counts
+// PodsDisagree says where the pods of namespace's operator-made Deployments, and the
+// TaskManager pods of its native clusters, are not what a kubelet and the deployment
+// controller would show: a Deployment whose status counts
 // replicas (or ready ones) its pods do not have, a pod whose phase, Ready condition and
 // container states do not agree. Empty when they all agree; Deployments being deleted, and
 // the ones the simulator has not written a status for yet, are skipped.
@@ -49,6 +51,17 @@ func PodsDisagree(ctx context.Context, r client.Reader, namespace string) ([]str
 		}
 		if n := int32(len(pods.Items)); n != d.Status.Replicas || ready != d.Status.ReadyReplicas {
 			out = append(out, fmt.Sprintf("deployment %s: status %d/%d ready, its pods %d/%d", d.Name, d.Status.ReadyReplicas, d.Status.Replicas, ready, n))
+		}
+	}
+	// The TaskManager pods native JobManagers made belong to no Deployment's selector.
+	var tms corev1.PodList
+	sel := client.MatchingLabels{kuberm.LabelType: kuberm.TypeNative, kuberm.LabelComponent: kuberm.ComponentTaskManager}
+	if err := r.List(ctx, &tms, client.InNamespace(namespace), sel); err != nil {
+		return nil, fmt.Errorf("list TaskManager pods: %w", err)
+	}
+	for i := range tms.Items {
+		if why := podDisagrees(&tms.Items[i]); why != "" {
+			out = append(out, fmt.Sprintf("pod %s: %s", tms.Items[i].Name, why))
 		}
 	}
 	return out, nil

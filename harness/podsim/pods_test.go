@@ -37,6 +37,7 @@ func newPodWorld(t *testing.T, tmReplicas int32, ha ...bool) *podWorld {
 		fixtures.WithHA(d)
 	}
 	d.UID = "uid-a"
+	d.Spec.Mode = flinkv1beta1.DeploymentModeStandalone // a TaskManager Deployment
 	d.Spec.TaskManager = &flinkv1beta1.TaskManagerSpec{Replicas: &tmReplicas}
 	objs, err := act.Render(act.Cluster{Resource: d, Spec: d.Spec, Generation: 1, JobID: decide.JobIDFor(string(d.UID), 1, "")})
 	if err != nil {

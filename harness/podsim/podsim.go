@@ -22,6 +22,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -64,6 +66,9 @@ type Sim struct {
 	confs    map[string]parsedConf    // parsed Flink configurations, by ConfigMap
 	launches map[string]launch        // each Deployment's last container start
 	hashes   map[string]cachedHash    // each JobManager Deployment's last template hash
+	// Kube is the typed clientset native JobManagers' resource managers create their
+	// TaskManager pods with (New: Clientset over the client).
+	Kube kubernetes.Interface
 	// Jars are the jar files the simulated Flink image holds (DefaultJars).
 	Jars map[string]image.Jar
 	// failures are the container failures of pods that do not start, by Deployment.
@@ -92,12 +97,17 @@ type node struct {
 	faulted bool      // broken by an injected pod fault (it heals)
 	startAt time.Time // a slow start: the JobManager process starts then
 	serial  int       // which JobManager incarnation this is
+	// namespace and uid are the JobManager Deployment's: another Deployment of the same
+	// name (deleted and created again) has new pods, so a new JobManager.
+	namespace string
+	uid       types.UID
+	native    *native // a native JobManager's resource manager (nil in standalone mode)
 }
 
 // New returns a simulator over c.
 func New(c client.Client, clk clock.PassiveClock, r *rand.Rand) *Sim {
 	return &Sim{
-		client: c, clock: clk, rand: r, Store: fakeflink.NewStore(), clusters: map[string]*node{},
+		client: c, clock: clk, rand: r, Store: fakeflink.NewStore(), clusters: map[string]*node{}, Kube: Clientset(c),
 		faults: map[string]podFault{}, delays: map[string]time.Duration{}, confs: map[string]parsedConf{}, pods: map[string]int32{},
 		launches: map[string]launch{}, hashes: map[string]cachedHash{}, Jars: DefaultJars(), failures: map[string]*image.Failure{},
 	}
@@ -234,7 +244,7 @@ func (s *Sim) Sync(ctx context.Context) error {
 	maps.DeleteFunc(s.launches, func(k string, _ launch) bool { return !live[k] })
 	maps.DeleteFunc(s.hashes, func(k string, _ cachedHash) bool { return !live[k] })
 	s.mu.Unlock()
-	errs = append(errs, s.collectPods(ctx, deps.Items))
+	errs = append(errs, s.collectPods(ctx, deps.Items), s.collectNativeOrphans(ctx, deps.Items))
 	return errors.Join(errs...)
 }
 
@@ -345,7 +355,7 @@ func (s *Sim) syncJobManager(ctx context.Context, dep *appsv1.Deployment) error 
 	}
 	hash := s.templateHash(key, dep, conf, l.digest)
 	n := s.node(key)
-	if n == nil || n.hash != hash {
+	if n == nil || n.hash != hash || n.uid != dep.UID {
 		if n != nil {
 			n.server.Do(func(c *fakeflink.Cluster) { c.CrashJobManager() })
 		}
@@ -358,6 +368,11 @@ func (s *Sim) syncJobManager(ctx context.Context, dep *appsv1.Deployment) error 
 	}
 	if err := s.heal(key, n); err != nil {
 		return err
+	}
+	if n.native != nil {
+		if err := s.syncNative(ctx, n); err != nil {
+			return err
+		}
 	}
 	return s.writeStatus(ctx, dep, n.broken)
 }
@@ -389,7 +404,7 @@ func (s *Sim) startJobManager(dep *appsv1.Deployment, conf map[string]string, ha
 	main := mainContainer(dep)
 	s.mu.Lock()
 	s.serial++
-	n := &node{hash: hash, broken: brokenReason(main.Image), serial: s.serial}
+	n := &node{hash: hash, broken: brokenReason(main.Image), serial: s.serial, namespace: dep.Namespace, uid: dep.UID}
 	r := s.rand
 	if s.Parallel > 1 {
 		r = rand.New(rand.NewSource(s.rand.Int63()))
@@ -407,6 +422,13 @@ func (s *Sim) startJobManager(dep *appsv1.Deployment, conf map[string]string, ha
 			return nil, err
 		}
 		spec.Application = &prog
+	}
+	if l.proc != nil && l.proc.Native {
+		nat, err := s.newNative(l)
+		if err != nil {
+			return nil, err
+		}
+		n.native = nat
 	}
 	ha := &kubeha.ConfigMapHA{Client: s.client, Namespace: dep.Namespace}
 	c, err := fakeflink.NewCluster(spec, fakeflink.Options{Clock: s.clock, Rand: r, Store: s.Store, HA: ha})

@@ -10,10 +10,13 @@ import (
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
-// renderWith renders a session cluster with flinkConfiguration conf.
+// renderWith renders a standalone session cluster (the one whose TaskManager Deployment the
+// operator renders, applying the options as Apache's standalone decorators do) with
+// flinkConfiguration conf.
 func renderWith(t *testing.T, conf map[string]string) (*Objects, error) {
 	t.Helper()
 	d := &flinkv1beta1.FlinkDeployment{}
+	d.Spec.Mode = flinkv1beta1.DeploymentModeStandalone
 	d.Name, d.Namespace = "opts", "flink"
 	d.Spec.Image, d.Spec.FlinkVersion, d.Spec.ServiceAccount = "flink:1.20", "v1_20", "flink"
 	d.Spec.PodTemplate = template(t, "metadata: {labels: {team: a}, annotations: {x: '1'}}\nspec: {nodeSelector: {disk: ssd}, tolerations: [{key: t, operator: Exists}]}")

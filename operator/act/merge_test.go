@@ -146,7 +146,7 @@ func TestMergeTemplatesLeavesTheInputsAlone(t *testing.T) {
 func TestRenderMergesByTheResourcesOption(t *testing.T) {
 	d := &flinkv1beta1.FlinkDeployment{}
 	d.Name, d.Namespace = "merge", "flink"
-	d.Spec.Image, d.Spec.FlinkVersion = "flink:1.20", "v1_20"
+	d.Spec.Image, d.Spec.FlinkVersion, d.Spec.Mode = "flink:1.20", "v1_20", flinkv1beta1.DeploymentModeStandalone
 	d.Spec.PodTemplate = template(t, "spec: {containers: [{name: flink-main-container}, {name: a}]}")
 	d.Spec.TaskManager = &flinkv1beta1.TaskManagerSpec{PodTemplate: template(t, "spec: {containers: [{name: b}]}")}
 	names := func(conf, defaults map[string]string) (string, error) {

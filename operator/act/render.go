@@ -41,9 +41,14 @@ type Objects struct {
 	InternalService *corev1.Service
 }
 
-// All lists the objects in creation order (configuration and services before pods).
+// All lists the objects in creation order (configuration and services before pods); a
+// native cluster has no TaskManager Deployment.
 func (o *Objects) All() []client.Object {
-	return []client.Object{o.ConfigMap, o.InternalService, o.RESTService, o.JobManager, o.TaskManager}
+	all := []client.Object{o.ConfigMap, o.InternalService, o.RESTService, o.JobManager}
+	if o.TaskManager != nil {
+		all = append(all, o.TaskManager)
+	}
+	return all
 }
 
 // Render renders a cluster. It fails on a configuration that does not flatten or holds an
@@ -78,9 +83,18 @@ func Render(c Cluster) (*Objects, error) {
 	objs := &Objects{
 		ConfigMap:       cm,
 		JobManager:      renderJobManager(c, flinkConf, jm, jmOpts),
-		TaskManager:     renderTaskManager(c, flinkConf, tm, tmOpts),
 		RESTService:     renderService(d, RESTServiceName(d.Name), []corev1.ServicePort{{Name: "rest", Port: RESTPort, TargetPort: intstr.FromInt32(RESTPort)}}, restHeadless),
 		InternalService: renderService(d, InternalServiceName(d.Name), []corev1.ServicePort{{Name: "jobmanager-rpc", Port: 6123}, {Name: "blobserver", Port: 6124}}, true),
+	}
+	if c.Spec.Native() {
+		file, err := taskManagerTemplateFile(tm)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrRender, err)
+		}
+		cm.Data[TaskManagerTemplateFile] = file
+		nativeJobManager(objs.JobManager, c, flinkConf)
+	} else {
+		objs.TaskManager = renderTaskManager(c, flinkConf, tm, tmOpts)
 	}
 	if restType != corev1.ServiceTypeClusterIP {
 		objs.RESTService.Spec.Type = restType // ClusterIP stays the API server's default
@@ -120,6 +134,9 @@ func EffectiveConfig(c Cluster, userConf map[string]string) map[string]string {
 	resourceConfig(c.Spec, conf)
 	if j := c.Spec.Job; j != nil {
 		applicationConfig(c, j, conf)
+	}
+	if c.Spec.Native() {
+		nativeConfig(c, conf)
 	}
 	return conf
 }

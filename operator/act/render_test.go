@@ -26,6 +26,7 @@ func resourceFromYAML(t *testing.T, doc string) *flinkv1beta1.FlinkDeployment {
 const podTemplateExample = `
 metadata: {name: example}
 spec:
+  mode: standalone
   image: flink:1.20
   flinkVersion: v1_20
   serviceAccount: flink
@@ -156,7 +157,7 @@ func TestEffectiveConfig(t *testing.T) {
 func TestRenderSessionCluster(t *testing.T) {
 	d := &flinkv1beta1.FlinkDeployment{
 		ObjectMeta: metav1.ObjectMeta{Name: "session", Namespace: "ns"},
-		Spec:       flinkv1beta1.FlinkDeploymentSpec{Image: "flink:1.20", FlinkVersion: "v1_20"},
+		Spec:       flinkv1beta1.FlinkDeploymentSpec{Image: "flink:1.20", FlinkVersion: "v1_20", Mode: flinkv1beta1.DeploymentModeStandalone},
 	}
 	objs, err := Render(Cluster{Resource: d, Spec: d.Spec, Generation: 1})
 	if err != nil {

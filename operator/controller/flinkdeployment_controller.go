@@ -137,7 +137,7 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	}
 	now := r.Clock.Now()
 	res := decide.Decide(decide.Input{
-		Resource: decide.WithSessionDemand(decide.WithAutoscaler(&d, obs.Autoscaler), obs.SessionSlots), Options: opts, Observed: obs, Now: now,
+		Resource: decide.WithAutoscaler(&d, obs.Autoscaler), Options: opts, Observed: obs, Now: now,
 		RESTFailures: r.probes.before(req.NamespacedName), NoSnapshotSlot: r.SnapshotSlots.full(deploymentSlot(req)),
 		FlinkDefaults: r.Options.FlinkDefaults,
 	})
@@ -250,7 +250,7 @@ func (r *FlinkDeploymentReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&networkingv1.Ingress{}).
 		// A deleted session job may unblock the deletion of its session cluster.
 		// Only a change of its spec or its deletion changes what the cluster needs for it (a
-		// native cluster's TaskManagers, a deletion that waits): not its status writes.
+		// deletion that waits): not its status writes.
 		Watches(&flinkv1beta1.FlinkSessionJob{}, handler.EnqueueRequestsFromMapFunc(sessionClusterOf),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		// A run that ends, or is gone, moves its cron template on.

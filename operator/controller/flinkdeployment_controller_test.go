@@ -4,6 +4,9 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flinkop/flinkop/operator/act"
@@ -25,9 +28,18 @@ func TestDeployReachesRunning(t *testing.T) {
 	if !controllerContainsFinalizer(d) {
 		t.Error("no finalizer")
 	}
+	// Native mode (the default): no TaskManager Deployment; Flink's resource manager made one
+	// TaskManager pod (parallelism 2, 2 slots), owned by the JobManager Deployment.
 	var tm appsv1.Deployment
-	if err := e.client.Get(e.ctx, client.ObjectKey{Namespace: ns, Name: act.TaskManagerName("basic")}, &tm); err != nil || *tm.Spec.Replicas != 1 {
-		t.Errorf("TaskManager deployment %v, %v; want 1 replica for parallelism 2 with 2 slots", tm.Spec.Replicas, err)
+	if err := e.client.Get(e.ctx, client.ObjectKey{Namespace: ns, Name: act.TaskManagerName("basic")}, &tm); !apierrors.IsNotFound(err) {
+		t.Errorf("TaskManager deployment: %v, want none in native mode", err)
+	}
+	var pods corev1.PodList
+	if err := e.client.List(e.ctx, &pods, client.InNamespace(ns), client.MatchingLabels{"app": "basic", "component": "taskmanager", "type": "flink-native-kubernetes"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(pods.Items) != 1 || metav1.GetControllerOf(&pods.Items[0]) == nil || metav1.GetControllerOf(&pods.Items[0]).Name != "basic" {
+		t.Errorf("TaskManager pods %+v, want 1 owned by the JobManager Deployment", pods.Items)
 	}
 	for _, want := range []string{"Normal Submit", "Normal Deploy", "JobStatusChanged"} {
 		if !e.hasEvent(want) {

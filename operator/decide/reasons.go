@@ -73,7 +73,6 @@ var Reasons = []Reason{
 	{"JobMissing", Warning, onSessionJob, "the job recorded in status is no longer on the session cluster"},
 	{"JobStatusChanged", Normal, onJobs, "status.jobStatus.state changed"},
 	{"LastStateFallback", Normal, onDeployment, "the job is not running, so no savepoint can be taken; the upgrade restores last state from HA metadata"},
-	{"NativeMode", Normal, onDeployment, "mode native is rendered like standalone: the operator creates the TaskManager Deployment"},
 	{"NotASessionCluster", Warning, onSessionJob, "deploymentName names a FlinkDeployment that runs an application job"},
 	{"OptionNotApplied", Warning, onDeployment, "flinkConfiguration sets a Flink kubernetes.* option the operator does not apply (named, with why; docs/flink-contract.md)"},
 	{"RecoverDeployment", Normal, onDeployment, "the JobManager Deployment was missing and is deployed again (JobManager recovery)"},

@@ -38,7 +38,7 @@ func (s *step) scaleInPlace(diff DiffType, fields []string) bool {
 		if spec.Job.EffectiveState() != flinkv1beta1.JobStateRunning || o.Job == nil || o.Job.State != "RUNNING" || !o.RESTReachable {
 			return false
 		}
-		if int(flinkv1beta1.TaskManagerReplicas(spec, conf))*flinkv1beta1.TaskSlots(conf) < int(parallelism(spec, conf)) {
+		if !spec.Native() && int(flinkv1beta1.TaskManagerReplicas(spec, conf))*flinkv1beta1.TaskSlots(conf) < int(parallelism(spec, conf)) {
 			return false // not enough slots: the upgrade path says so
 		}
 	}

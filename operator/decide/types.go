@@ -39,9 +39,6 @@ type Observation struct {
 	// TakenSavepoint is the newest savepoint a FlinkStateSnapshot took of the job (nil: none,
 	// or snapshot resources off).
 	TakenSavepoint *TakenSavepoint
-	// SessionSlots is the slots the running jobs of this session cluster's FlinkSessionJobs
-	// ask for (read only when NeedsSessionDemand).
-	SessionSlots int
 	// Ingress is the web UI Ingress, nil when there is none.
 	Ingress *IngressState
 	// Leftovers names the other objects the resource still owns (Deployments, Services,

@@ -244,9 +244,6 @@ func (s *step) deployNew() {
 		msg += ", recovering from HA metadata"
 	}
 	s.event(Normal, "Deploy", msg)
-	if spec.Mode == flinkv1beta1.DeploymentModeNative {
-		s.event(Normal, "NativeMode", "mode native is rendered like standalone: the operator creates the TaskManager Deployment")
-	}
 }
 
 // restorePoint picks the path (or HA) the new job starts from, refusing to start a stateful

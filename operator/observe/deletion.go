@@ -54,34 +54,6 @@ func (o *Observer) sessionJobs(ctx context.Context, d *flinkv1beta1.FlinkDeploym
 	return out, nil
 }
 
-// sessionSlots is the slots the FlinkSessionJobs of session cluster d ask for: the
-// parallelism of each one whose job should run (job.parallelism, else parallelism.default of
-// its configuration, else of the cluster's).
-func (o *Observer) sessionSlots(ctx context.Context, d *flinkv1beta1.FlinkDeployment) (int, error) {
-	jobs, err := o.sessionJobsOf(ctx, d)
-	if err != nil {
-		return 0, err
-	}
-	clusterConf, _ := d.Spec.Conf()
-	slots := 0
-	for _, j := range jobs {
-		job := j.Spec.Job
-		if j.Spec.DeploymentName != d.Name || j.DeletionTimestamp != nil || job == nil || job.EffectiveState() != flinkv1beta1.JobStateRunning {
-			continue
-		}
-		if job.Parallelism != nil && *job.Parallelism > 0 {
-			slots += int(min(*job.Parallelism, flinkv1beta1.MaxParallelism))
-			continue
-		}
-		conf, _ := j.Spec.FlinkConfiguration.Flatten()
-		if _, set := conf["parallelism.default"]; !set {
-			conf = clusterConf
-		}
-		slots += flinkv1beta1.DefaultParallelism(conf)
-	}
-	return slots, nil
-}
-
 // sessionJobsOf lists the FlinkSessionJobs of d's namespace, those naming d only when the
 // cache indexes them by session cluster (act.IndexSessionJobCluster); callers keep d's.
 func (o *Observer) sessionJobsOf(ctx context.Context, d *flinkv1beta1.FlinkDeployment) ([]flinkv1beta1.FlinkSessionJob, error) {

@@ -102,11 +102,6 @@ func (o *Observer) Observe(ctx context.Context, d *flinkv1beta1.FlinkDeployment)
 			return obs, err
 		}
 	}
-	if decide.NeedsSessionDemand(d) {
-		if obs.SessionSlots, err = o.sessionSlots(ctx, d); err != nil {
-			return obs, err
-		}
-	}
 	if obs.JobManager != nil && obs.JobManager.Available {
 		o.observeFlink(ctx, d, &obs)
 	}

@@ -11,8 +11,8 @@ import (
 type KubernetesDeploymentMode string
 
 const (
-	// DeploymentModeNative lets Flink's resource manager create TaskManager pods. Flinkop
-	// accepts it and renders the cluster the same way as standalone (a Normal Event says so).
+	// DeploymentModeNative lets Flink's resource manager create the TaskManager pods: the
+	// operator deploys the JobManager only (the default, as in the Apache operator).
 	DeploymentModeNative KubernetesDeploymentMode = "native"
 	// DeploymentModeStandalone has the operator create the TaskManager Deployment.
 	DeploymentModeStandalone KubernetesDeploymentMode = "standalone"
@@ -132,7 +132,8 @@ type FlinkDeploymentSpec struct {
 	// logback-console.xml).
 	// +optional
 	LogConfiguration map[string]string `json:"logConfiguration,omitempty"`
-	// Mode is native or standalone. Defaults to native, rendered like standalone.
+	// Mode is native (the default: Flink's resource manager creates the TaskManager pods) or
+	// standalone (the operator creates a TaskManager Deployment).
 	// +optional
 	Mode KubernetesDeploymentMode `json:"mode,omitempty"`
 }
@@ -232,3 +233,6 @@ type FlinkDeploymentList struct {
 	// Items are the FlinkDeployments.
 	Items []FlinkDeployment `json:"items"`
 }
+
+// Native reports whether the spec runs as a native cluster: mode native, or unset.
+func (s *FlinkDeploymentSpec) Native() bool { return s.Mode != DeploymentModeStandalone }

@@ -1,0 +1,91 @@
+package podsim
+
+import (
+	"context"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Clientset is a client-go typed clientset over c, the world's API client: fakeflink's native
+// resource manager talks to Kubernetes through a typed clientset, as Flink goes through its
+// Kubernetes client, and in the harness every call of it goes to the same API (fake or real)
+// the operator and the simulator use. It serves what the resource manager calls: get, list,
+// create and delete of objects of c's scheme. The simulated scheduler binds a pod to the
+// simulator's node as it is created.
+func Clientset(c client.Client) kubernetes.Interface {
+	cs := &kubefake.Clientset{}
+	cs.AddReactor("*", "*", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		obj, err := route(context.Background(), c, a)
+		return true, obj, err
+	})
+	return cs
+}
+
+// served are the resources the clientset serves, by their kind (no REST mapper needed: a
+// test's fake API may have none for them).
+var served = map[schema.GroupVersionResource]schema.GroupVersionKind{
+	corev1.SchemeGroupVersion.WithResource("pods"):        corev1.SchemeGroupVersion.WithKind("Pod"),
+	corev1.SchemeGroupVersion.WithResource("configmaps"):  corev1.SchemeGroupVersion.WithKind("ConfigMap"),
+	appsv1.SchemeGroupVersion.WithResource("deployments"): appsv1.SchemeGroupVersion.WithKind("Deployment"),
+}
+
+// route makes one clientset action a call of c.
+func route(ctx context.Context, c client.Client, a clienttesting.Action) (runtime.Object, error) {
+	gvk, ok := served[a.GetResource()]
+	if !ok {
+		return nil, fmt.Errorf("%s %s is not served", a.GetVerb(), a.GetResource())
+	}
+	switch a := a.(type) {
+	case clienttesting.DeleteAction:
+		obj, err := newObject(c, gvk)
+		if err != nil {
+			return nil, err
+		}
+		obj.SetNamespace(a.GetNamespace())
+		obj.SetName(a.GetName())
+		return nil, c.Delete(ctx, obj)
+	case clienttesting.GetAction: // after DeleteAction, which has a name too
+		obj, err := newObject(c, gvk)
+		if err != nil {
+			return nil, err
+		}
+		return obj, c.Get(ctx, client.ObjectKey{Namespace: a.GetNamespace(), Name: a.GetName()}, obj)
+	case clienttesting.ListAction:
+		list, err := c.Scheme().New(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		if err != nil {
+			return nil, err
+		}
+		l := list.(client.ObjectList)
+		return l, c.List(ctx, l, client.InNamespace(a.GetNamespace()), client.MatchingLabelsSelector{Selector: a.GetListRestrictions().Labels})
+	case clienttesting.CreateAction:
+		obj, ok := a.GetObject().(client.Object)
+		if !ok || a.GetSubresource() != "" {
+			return nil, fmt.Errorf("create %s/%s is not served", a.GetResource().Resource, a.GetSubresource())
+		}
+		if pod, ok := obj.(*corev1.Pod); ok && pod.Spec.NodeName == "" {
+			pod.Spec.NodeName = NodeName
+		}
+		return obj, c.Create(ctx, obj)
+	}
+	return nil, fmt.Errorf("%s %s is not served", a.GetVerb(), a.GetResource().Resource)
+}
+
+func newObject(c client.Client, gvk schema.GroupVersionKind) (client.Object, error) {
+	o, err := c.Scheme().New(gvk)
+	if err != nil {
+		return nil, err
+	}
+	obj, ok := o.(client.Object)
+	if !ok {
+		return nil, fmt.Errorf("kind %s is not an object", gvk.Kind)
+	}
+	return obj, nil
+}
