@@ -40,12 +40,14 @@ var Start = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // Reconciles run one at a time and take no virtual time, unless SetWorkers gives the world a
 // pool of reconcile workers in virtual time (the fleet property's latency invariants).
 type World struct {
-	Clock   *clocktesting.FakeClock
-	Rand    *rand.Rand
-	Client  client.Client
-	Sim     *podsim.Sim
-	Options config.Options
-	Trace   *Trace
+	// lastWake is the pod simulator's last wake time next stepped to (see next).
+	lastWake time.Time
+	Clock    *clocktesting.FakeClock
+	Rand     *rand.Rand
+	Client   client.Client
+	Sim      *podsim.Sim
+	Options  config.Options
+	Trace    *Trace
 	// Namespace is where the world's resources live.
 	Namespace string
 	// Reconciles counts the reconciles run so far.
@@ -223,7 +225,10 @@ func (w *World) Step() (time.Time, error) {
 		t.f()
 		return w.Clock.Now(), w.sync()
 	}
-	if name == "" {
+	switch name {
+	case "":
+		return w.Clock.Now(), nil
+	case simWake:
 		return w.Clock.Now(), w.sync()
 	}
 	delete(w.due, name)
@@ -313,7 +318,13 @@ func (w *World) next() (at time.Time, name string, isTimer bool) {
 	}
 	if wake := w.Sim.NextWake(); !wake.IsZero() && (name == "" || wake.Before(at)) {
 		// A native resource manager releases idle TaskManagers then: a sync, no reconcile.
-		return maxTime(wake, w.Clock.Now()), "", false
+		// A wake that a sync did not move on (its API call failed) waits a second: time
+		// always advances.
+		if !wake.After(w.Clock.Now()) && w.lastWake.Equal(wake) {
+			wake = w.Clock.Now().Add(time.Second)
+		}
+		w.lastWake = wake
+		return maxTime(wake, w.Clock.Now()), simWake, false
 	}
 	if name == "" {
 		return w.Clock.Now().Add(time.Second), "", false
@@ -458,6 +469,10 @@ func (r *recorder) Event(obj runtime.Object, eventtype, reason, message string) 
 	r.events = append(r.events, e)
 	r.world.Trace.add(e.Time, "event", name, eventtype+" "+reason+": "+message)
 }
+
+// simWake is next's name for a step that syncs the pod simulator only (no reconcile is due
+// before it has something to do on its own).
+const simWake = "\x00sim"
 
 func maxTime(a, b time.Time) time.Time {
 	if a.After(b) {

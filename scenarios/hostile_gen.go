@@ -85,6 +85,14 @@ var deploymentMutations = map[string]mutation{
 		d.Spec.FlinkConfiguration.Set(key, pick(t, "kubeValue", "team:a", "app:other", "key:k,operator:Exists", "s:/etc/s",
 			"env:A,secret:s,key:k", "NodePort", "Headless_ClusterIP", "Ingress", "true", "r1;r2", "'unclosed", "novalue", "flink"))
 	},
+	"deploymentMode": func(t *rapid.T, d *flinkv1beta1.FlinkDeployment) {
+		d.Spec.Mode = rapid.SampledFrom(deploymentModes).Draw(t, "deploymentMode")
+	},
+	"podTemplate": func(t *rapid.T, d *flinkv1beta1.FlinkDeployment) {
+		d.Spec.PodTemplate = podTemplateFamily(t, "template")
+		d.Spec.TaskManager = tm(d)
+		d.Spec.TaskManager.PodTemplate = podTemplateFamily(t, "tmTemplate")
+	},
 	"image": func(t *rapid.T, d *flinkv1beta1.FlinkDeployment) {
 		d.Spec.Image = pick(t, "image", "flink:1.20", "flink:1.20.1", "", "flink:missing-1")
 	},

@@ -112,7 +112,7 @@ func (m *machine) changeSpec(t *rapid.T) {
 		m.apply(t)
 		return
 	}
-	switch rapid.IntRange(0, 12).Draw(t, "change") {
+	switch rapid.IntRange(0, 14).Draw(t, "change") {
 	case 0:
 		m.spec.Image = fmt.Sprintf("flink:1.20.%d", rapid.IntRange(0, 9).Draw(t, "patch"))
 	case 1:
@@ -137,7 +137,8 @@ func (m *machine) changeSpec(t *rapid.T) {
 		m.spec.FlinkConfiguration.Set("kubernetes.operator.periodic.savepoint.interval", every)
 		m.spec.FlinkConfiguration.Set("kubernetes.operator.savepoint.history.max.count", "2")
 	case 7:
-		// kubectl scale: TaskManager replicas, in place when the slots suffice.
+		// kubectl scale: TaskManager replicas, in place when the slots suffice (standalone);
+		// in native mode they set the parallelism, and the change redeploys.
 		n := int32(rapid.IntRange(1, 3).Draw(t, "taskmanagers"))
 		m.spec.TaskManager = &flinkv1beta1.TaskManagerSpec{Replicas: &n}
 	case 8:
@@ -159,6 +160,17 @@ func (m *machine) changeSpec(t *rapid.T) {
 		m.spec.FlinkConfiguration.Set("kubernetes.operator.job.restart.failed", fmt.Sprint(rapid.Bool().Draw(t, "restartFailed")))
 		m.spec.FlinkConfiguration.Set("kubernetes.operator.cluster.health-check.enabled", fmt.Sprint(rapid.Bool().Draw(t, "healthCheck")))
 		m.spec.FlinkConfiguration.Set("kubernetes.operator.cluster.health-check.restarts.threshold", fmt.Sprint(rapid.IntRange(2, 64).Draw(t, "restarts")))
+	case 13:
+		// Native (Flink's resource manager makes the TaskManager pods) or standalone (the
+		// operator's TaskManager Deployment): a change of mode redeploys.
+		m.spec.Mode = rapid.SampledFrom(deploymentModes).Draw(t, "deploymentMode")
+	case 14:
+		// A pod template of one field family, common or the TaskManagers'.
+		if rapid.Bool().Draw(t, "commonTemplate") {
+			m.spec.PodTemplate = podTemplateFamily(t, "template")
+		} else {
+			m.spec.TaskManager = &flinkv1beta1.TaskManagerSpec{PodTemplate: podTemplateFamily(t, "template"), Replicas: replicasOf(m.spec.TaskManager)}
+		}
 	}
 	m.apply(t)
 	waits := []time.Duration{time.Second, 10 * time.Second, time.Minute}
@@ -281,4 +293,12 @@ func restSSLSpec(t *rapid.T, spec *flinkv1beta1.FlinkDeploymentSpec) {
 	spec.FlinkConfiguration.Set("security.ssl.rest.keystore", "/opt/flink/tls-cert/keystore.p12")
 	spec.FlinkConfiguration.Set("security.ssl.rest.truststore", "/opt/flink/tls-cert/truststore.p12")
 	spec.FlinkConfiguration.Set("security.ssl.rest.authentication-enabled", fmt.Sprint(on && rapid.Bool().Draw(t, "rest-ssl-auth")))
+}
+
+// replicasOf keeps the TaskManager replicas a spec had.
+func replicasOf(tm *flinkv1beta1.TaskManagerSpec) *int32 {
+	if tm == nil {
+		return nil
+	}
+	return tm.Replicas
 }

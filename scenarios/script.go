@@ -181,6 +181,12 @@ func (s *Script) apply(name string, a args) error {
 		}
 		spec.Job.UpgradeMode = flinkv1beta1.UpgradeMode(v)
 	}
+	if v, ok := a.take("deployment-mode"); ok {
+		if err := oneOf("deployment-mode", v, string(flinkv1beta1.DeploymentModeNative), string(flinkv1beta1.DeploymentModeStandalone)); err != nil {
+			return err
+		}
+		spec.Mode = flinkv1beta1.KubernetesDeploymentMode(v)
+	}
 	if v, ok := a.take("parallelism"); ok {
 		p, err := strconv.Atoi(v)
 		if err != nil {

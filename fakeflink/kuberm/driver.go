@@ -17,6 +17,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
+
+	"github.com/flinkop/flinkop/fakeflink"
 )
 
 // Driver is the resource manager of one JobManager attempt of a native cluster.
@@ -40,7 +42,7 @@ type Driver struct {
 // number follows the highest one of the pods earlier JobManagers left (found by Sync's first
 // call), as Flink counts its attempts.
 func New(kube kubernetes.Interface, conf map[string]string, template *corev1.Pod, clk clock.PassiveClock) (*Driver, error) {
-	idle, err := parseDuration(orDefault(conf["resourcemanager.taskmanager-timeout"], DefaultTaskManagerIdle))
+	idle, err := fakeflink.ParseDuration(orDefault(conf["resourcemanager.taskmanager-timeout"], DefaultTaskManagerIdle))
 	if err != nil {
 		return nil, optionErr("resourcemanager.taskmanager-timeout", err)
 	}

@@ -77,6 +77,9 @@ func TestDriverCreatesWhatTheDemandNeedsOwnedByTheJobManagerDeployment(t *testin
 	if got := main.Resources.Requests.Cpu().String(); got != "2" {
 		t.Errorf("cpu request = %s, want the slots (2)", got)
 	}
+	if got := main.Resources.Limits.Cpu().String(); got != "2" {
+		t.Errorf("cpu limit = %s, want the request at the default factor", got)
+	}
 	if pod.Spec.RestartPolicy != corev1.RestartPolicyNever {
 		t.Errorf("restartPolicy = %s, want Never", pod.Spec.RestartPolicy)
 	}
@@ -184,6 +187,11 @@ spec:
 	conf["kubernetes.container.image.pull-secrets"] = "s1;s2"
 	conf["kubernetes.service-account"] = "flink"
 	conf["containerized.taskmanager.env.B"] = "2"
+	conf["kubernetes.secrets"] = "creds:/etc/creds"
+	conf["kubernetes.env.secretKeyRef"] = "env:TOKEN,secret:creds,key:token"
+	conf["kubernetes.hadoop.conf.config-map.name"] = "hadoop"
+	conf["kubernetes.taskmanager.cpu.limit-factor"] = "1.5"
+	conf["kubernetes.taskmanager.memory.limit-factor"] = "2"
 	pod, err := TaskManagerPod(conf, tmpl, "basic-taskmanager-1-1", metav1.OwnerReference{Name: "basic"})
 	if err != nil {
 		t.Fatal(err)
@@ -200,18 +208,35 @@ spec:
 		t.Errorf("spec = %+v", pod.Spec)
 	}
 	env := pod.Spec.Containers[0].Env
-	if diff := cmp.Diff([]corev1.EnvVar{{Name: "A", Value: "1"}, {Name: "B", Value: "2"}}, env); diff != "" {
+	wantEnv := []corev1.EnvVar{{Name: "A", Value: "1"}, {Name: "B", Value: "2"},
+		{Name: "TOKEN", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "creds"}, Key: "token"}}},
+		{Name: "HADOOP_CONF_DIR", Value: "/opt/hadoop/conf"}}
+	if diff := cmp.Diff(wantEnv, env); diff != "" {
 		t.Errorf("env (-want +got):\n%s", diff)
+	}
+	res := pod.Spec.Containers[0].Resources
+	if res.Limits.Cpu().String() != "3" || res.Limits.Memory().Value() != 2*1728<<20 {
+		t.Errorf("limits %v, want the requests times the limit factors", res.Limits)
+	}
+	var mounts []string
+	for _, m := range pod.Spec.Containers[0].VolumeMounts {
+		mounts = append(mounts, m.Name+"@"+m.MountPath)
+	}
+	if diff := cmp.Diff([]string{"flink-config-volume@/opt/flink/conf", "creds-volume@/etc/creds", "hadoop-config-volume@/opt/hadoop/conf"}, mounts); diff != "" {
+		t.Errorf("mounts (-want +got):\n%s", diff)
 	}
 }
 
 func TestTaskManagerPodRefusesWhatFlinkRefuses(t *testing.T) {
 	for key, value := range map[string]string{
-		"kubernetes.taskmanager.labels":        "no-colon",
-		"kubernetes.taskmanager.tolerations":   "key:k,tolerationSeconds:soon",
-		"taskmanager.memory.process.size":      "lots",
-		"kubernetes.taskmanager.cpu":           "fast",
-		"kubernetes.taskmanager.node-selector": ":v",
+		"kubernetes.taskmanager.labels":           "no-colon",
+		"kubernetes.taskmanager.tolerations":      "key:k,tolerationSeconds:soon",
+		"taskmanager.memory.process.size":         "lots",
+		"kubernetes.taskmanager.cpu":              "fast",
+		"kubernetes.taskmanager.node-selector":    ":v",
+		"kubernetes.env.secretKeyRef":             "env:X,secret:s",
+		"kubernetes.secrets":                      "no-path",
+		"kubernetes.taskmanager.cpu.limit-factor": "0.5",
 	} {
 		conf := testConf()
 		conf[key] = value

@@ -5,23 +5,21 @@ import "fmt"
 // Flink's names for the objects of a native cluster (org.apache.flink.kubernetes.utils.Constants
 // and KubernetesConfigOptions), spelled here: fakeflink imports nothing of the operator.
 const (
-	LabelApp                 = "app"
-	LabelType                = "type"
-	TypeNative               = "flink-native-kubernetes"
-	LabelComponent           = "component"
-	ComponentTaskManager     = "taskmanager"
-	MainContainer            = "flink-main-container"
-	ConfigVolume             = "flink-config-volume"
-	ConfDir                  = "/opt/flink/conf"
-	DefaultEntryPath         = "/docker-entrypoint.sh"
-	TaskManagerScript        = "kubernetes-taskmanager.sh"
-	JobManagerScript         = "kubernetes-jobmanager.sh"
-	PodTemplateDir           = "/opt/flink/pod-template"
-	TaskManagerTemplateFile  = "taskmanager-pod-template.yaml"
-	DefaultTaskManagerRPC    = 6122
-	DefaultTaskManagerIdle   = "30 s"
-	KeyTaskManagerTemplate   = "kubernetes.pod-template-file.taskmanager"
-	KeyPodTemplateFileShared = "kubernetes.pod-template-file.default"
+	LabelApp                = "app"
+	LabelType               = "type"
+	TypeNative              = "flink-native-kubernetes"
+	LabelComponent          = "component"
+	ComponentTaskManager    = "taskmanager"
+	MainContainer           = "flink-main-container"
+	ConfigVolume            = "flink-config-volume"
+	ConfDir                 = "/opt/flink/conf"
+	DefaultEntryPath        = "/docker-entrypoint.sh"
+	TaskManagerScript       = "kubernetes-taskmanager.sh"
+	PodTemplateDir          = "/opt/flink/pod-template"
+	TaskManagerTemplateFile = "taskmanager-pod-template.yaml"
+	DefaultTaskManagerRPC   = 6122
+	DefaultTaskManagerIdle  = "30 s"
+	KeyTaskManagerTemplate  = "kubernetes.pod-template-file.taskmanager"
 )
 
 // PodName is the name Flink gives a TaskManager pod: <cluster-id>-taskmanager-<attempt>-<n>,

@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/flinkop/flinkop/fakeflink/image"
 )
 
 // ParseTemplate reads a pod template file as Flink's KubernetesUtils#loadPodFromTemplateFile
@@ -27,7 +29,8 @@ func ParseTemplate(data string) (*corev1.Pod, error) {
 }
 
 // TaskManagerPod is the pod Flink's decorators make for a TaskManager of a native cluster
-// (InitTaskManagerDecorator, CmdTaskManagerDecorator, FlinkConfMountDecorator): the template
+// (InitTaskManagerDecorator, CmdTaskManagerDecorator, FlinkConfMountDecorator,
+// MountSecretsDecorator, EnvSecretsDecorator, HadoopConfMountDecorator): the template
 // (nil: an empty pod) with Flink's name, labels, owner, service account, scheduling options,
 // main container (image, command, resources, port) and configuration volume over it; the
 // template's own fields stay where Flink leaves them.
@@ -54,6 +57,9 @@ func TaskManagerPod(conf map[string]string, template *corev1.Pod, name string, o
 		spec.ServiceAccountName = sa
 	}
 	spec.RestartPolicy = corev1.RestartPolicyNever
+	if strings.EqualFold(first(conf, "kubernetes.hostnetwork.enabled"), "true") {
+		spec.HostNetwork, spec.DNSPolicy = true, corev1.DNSClusterFirstWithHostNet
+	}
 	for _, s := range parseList(conf["kubernetes.container.image.pull-secrets"]) {
 		spec.ImagePullSecrets = append(spec.ImagePullSecrets, corev1.LocalObjectReference{Name: s})
 	}
@@ -91,8 +97,9 @@ func mainContainer(conf map[string]string, spec *corev1.PodSpec, name string) er
 	if img := conf["kubernetes.container.image.ref"]; img != "" {
 		c.Image = img
 	}
-	c.ImagePullPolicy = corev1.PullPolicy(first(conf, "kubernetes.container.image.pull-policy"))
-	if c.ImagePullPolicy == "" {
+	if p := first(conf, "kubernetes.container.image.pull-policy"); p != "" {
+		c.ImagePullPolicy = corev1.PullPolicy(p)
+	} else if c.ImagePullPolicy == "" {
 		c.ImagePullPolicy = corev1.PullIfNotPresent
 	}
 	entry := first(conf, "kubernetes.entry.path")
@@ -110,32 +117,82 @@ func mainContainer(conf map[string]string, spec *corev1.PodSpec, name string) er
 		port = p
 	}
 	c.Ports = append(withoutPort(c.Ports, "taskmanager-rpc"), corev1.ContainerPort{Name: "taskmanager-rpc", ContainerPort: int32(port)})
-	res, err := resources(conf)
+	requests, limits, err := resources(conf)
 	if err != nil {
 		return err
 	}
-	c.Resources.Requests = union(c.Resources.Requests, res)
-	c.Resources.Limits = union(c.Resources.Limits, res)
+	c.Resources.Requests = union(c.Resources.Requests, requests)
+	c.Resources.Limits = union(c.Resources.Limits, limits)
 	for _, k := range sortedKeys(conf) {
 		if v, ok := strings.CutPrefix(k, "containerized.taskmanager.env."); ok {
 			c.Env = append(withoutEnv(c.Env, v), corev1.EnvVar{Name: v, Value: conf[k]})
 		}
 	}
 	c.VolumeMounts = append(withoutMount(c.VolumeMounts, ConfigVolume), corev1.VolumeMount{Name: ConfigVolume, MountPath: ConfDir})
+	return mounts(conf, spec, c)
+}
+
+// mounts applies the options that mount or pass things into the main container c: Secrets
+// (MountSecretsDecorator), Secret keys as variables (EnvSecretsDecorator), the log directory
+// and the Hadoop configuration ConfigMap (HadoopConfMountDecorator).
+func mounts(conf map[string]string, spec *corev1.PodSpec, c *corev1.Container) error {
+	secrets, err := parseMap(conf["kubernetes.secrets"])
+	if err != nil {
+		return optionErr("kubernetes.secrets", err)
+	}
+	for _, name := range sortedKeys(secrets) {
+		vol := name + "-volume"
+		spec.Volumes = append(withoutVolume(spec.Volumes, vol), corev1.Volume{Name: vol, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: name}}})
+		c.VolumeMounts = append(withoutMount(c.VolumeMounts, vol), corev1.VolumeMount{Name: vol, MountPath: secrets[name]})
+	}
+	refs, err := parseMaps(conf["kubernetes.env.secretKeyRef"])
+	if err != nil {
+		return optionErr("kubernetes.env.secretKeyRef", err)
+	}
+	for _, r := range refs {
+		if r["env"] == "" || r["secret"] == "" || r["key"] == "" {
+			return optionErr("kubernetes.env.secretKeyRef", fmt.Errorf("%v needs env, secret and key", r))
+		}
+		c.Env = append(withoutEnv(c.Env, r["env"]), corev1.EnvVar{Name: r["env"], ValueFrom: &corev1.EnvVarSource{
+			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: r["secret"]}, Key: r["key"]},
+		}})
+	}
+	if dir := first(conf, "kubernetes.flink.log.dir"); dir != "" {
+		c.Env = append(withoutEnv(c.Env, "FLINK_LOG_DIR"), corev1.EnvVar{Name: "FLINK_LOG_DIR", Value: dir})
+	}
+	if cm := first(conf, "kubernetes.hadoop.conf.config-map.name"); cm != "" {
+		const vol, dir = "hadoop-config-volume", "/opt/hadoop/conf"
+		spec.Volumes = append(withoutVolume(spec.Volumes, vol), corev1.Volume{Name: vol, VolumeSource: corev1.VolumeSource{
+			ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: cm}},
+		}})
+		c.VolumeMounts = append(withoutMount(c.VolumeMounts, vol), corev1.VolumeMount{Name: vol, MountPath: dir})
+		c.Env = append(withoutEnv(c.Env, "HADOOP_CONF_DIR"), corev1.EnvVar{Name: "HADOOP_CONF_DIR", Value: dir})
+	}
 	return nil
 }
 
-// resources are the TaskManager container's requests (and, at the default limit factors of 1,
-// limits): taskmanager.memory.process.size and kubernetes.taskmanager.cpu, which defaults to
-// the number of slots.
-func resources(conf map[string]string) (corev1.ResourceList, error) {
-	out := corev1.ResourceList{}
+// resources are the TaskManager container's requests, taskmanager.memory.process.size and
+// kubernetes.taskmanager.cpu (default: the number of slots), and its limits, the requests
+// times kubernetes.taskmanager.{cpu,memory}.limit-factor (default 1). Other resources of the
+// template (ephemeral storage, extended resources) are kept.
+func resources(conf map[string]string) (requests, limits corev1.ResourceList, err error) {
+	requests, limits = corev1.ResourceList{}, corev1.ResourceList{}
+	cpuFactor, err := factor(conf, "kubernetes.taskmanager.cpu.limit-factor")
+	if err != nil {
+		return nil, nil, err
+	}
+	memFactor, err := factor(conf, "kubernetes.taskmanager.memory.limit-factor")
+	if err != nil {
+		return nil, nil, err
+	}
 	if s := conf["taskmanager.memory.process.size"]; s != "" {
-		b, err := parseMemory(s)
+		size, err := image.ParseMemorySize(s)
 		if err != nil {
-			return nil, optionErr("taskmanager.memory.process.size", err)
+			return nil, nil, optionErr("taskmanager.memory.process.size", err)
 		}
-		out[corev1.ResourceMemory] = *resource.NewQuantity(b, resource.BinarySI)
+		b := int64(size)
+		requests[corev1.ResourceMemory] = *resource.NewQuantity(b, resource.BinarySI)
+		limits[corev1.ResourceMemory] = *resource.NewQuantity(int64(float64(b)*memFactor), resource.BinarySI)
 	}
 	cpu := first(conf, "kubernetes.taskmanager.cpu", "taskmanager.numberOfTaskSlots")
 	if cpu == "" {
@@ -143,10 +200,24 @@ func resources(conf map[string]string) (corev1.ResourceList, error) {
 	}
 	q, err := resource.ParseQuantity(cpu)
 	if err != nil {
-		return nil, optionErr("kubernetes.taskmanager.cpu", err)
+		return nil, nil, optionErr("kubernetes.taskmanager.cpu", err)
 	}
-	out[corev1.ResourceCPU] = q
-	return out, nil
+	requests[corev1.ResourceCPU] = q
+	limits[corev1.ResourceCPU] = *resource.NewMilliQuantity(int64(float64(q.MilliValue())*cpuFactor), resource.DecimalSI)
+	return requests, limits, nil
+}
+
+// factor reads a limit factor (≥ 1; default 1).
+func factor(conf map[string]string, key string) (float64, error) {
+	v := first(conf, key)
+	if v == "" {
+		return 1, nil
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f < 1 {
+		return 0, optionErr(key, fmt.Errorf("%q is not a factor of at least 1", v))
+	}
+	return f, nil
 }
 
 // parseTolerations reads kubernetes.*.tolerations.

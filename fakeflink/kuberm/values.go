@@ -2,32 +2,76 @@ package kuberm
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
-	"time"
-	"unicode"
 )
 
-// parseMap reads a Flink map option ("k1:v1,k2:v2"), trimming blanks around keys and values.
+// tokens splits s at delim as Flink's StructuredOptionsSplitter#splitEscaped does: a part in
+// single or double quotes keeps delimiters (a doubled quote stands for itself), the quotes are
+// dropped, and each token is trimmed.
+func tokens(s string, delim rune) ([]string, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var out []string
+	var cur strings.Builder
+	var quote rune
+	rs := []rune(s)
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch {
+		case quote != 0 && r == quote && i+1 < len(rs) && rs[i+1] == quote:
+			cur.WriteRune(r)
+			i++
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteRune(r)
+		case r == '\'' || r == '"':
+			quote = r
+		case r == delim:
+			out = append(out, strings.TrimSpace(cur.String()))
+			cur.Reset()
+		default:
+			cur.WriteRune(r)
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("could not split %q: a quote is not closed", s)
+	}
+	return append(out, strings.TrimSpace(cur.String())), nil
+}
+
+// parseMap reads a Flink map option ("k1:v1,k2:'v,2'"); an empty entry is skipped.
 func parseMap(s string) (map[string]string, error) {
+	entries, err := tokens(s, ',')
+	if err != nil {
+		return nil, err
+	}
 	out := map[string]string{}
-	for _, item := range strings.Split(s, ",") {
-		if strings.TrimSpace(item) == "" {
+	for _, e := range entries {
+		if e == "" {
 			continue
 		}
-		k, v, ok := strings.Cut(item, ":")
-		if !ok || strings.TrimSpace(k) == "" {
-			return nil, fmt.Errorf("could not parse %q as a map entry (key:value)", item)
+		kv, err := tokens(e, ':')
+		if err != nil {
+			return nil, err
 		}
-		out[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		if len(kv) != 2 || kv[0] == "" {
+			return nil, fmt.Errorf("could not parse %q as a map entry (key:value)", e)
+		}
+		out[kv[0]] = kv[1]
 	}
 	return out, nil
 }
 
-// parseList reads a Flink list option ("a;b").
+// parseList reads a Flink list option ("a;b"); empty items are skipped.
 func parseList(s string) []string {
+	items, err := tokens(s, ';')
+	if err != nil {
+		items = strings.Split(s, ";")
+	}
 	var out []string
-	for _, item := range strings.Split(s, ";") {
+	for _, item := range items {
 		if item = strings.TrimSpace(item); item != "" {
 			out = append(out, item)
 		}
@@ -37,8 +81,15 @@ func parseList(s string) []string {
 
 // parseMaps reads a Flink list of maps ("k:v,k:v;k:v"), as the tolerations options are written.
 func parseMaps(s string) ([]map[string]string, error) {
+	items, err := tokens(s, ';')
+	if err != nil {
+		return nil, err
+	}
 	var out []map[string]string
-	for _, item := range parseList(s) {
+	for _, item := range items {
+		if item == "" {
+			continue
+		}
 		m, err := parseMap(item)
 		if err != nil {
 			return nil, err
@@ -46,65 +97,4 @@ func parseMaps(s string) ([]map[string]string, error) {
 		out = append(out, m)
 	}
 	return out, nil
-}
-
-// memoryUnits are Flink's MemorySize units (case-insensitive), in bytes.
-var memoryUnits = map[string]int64{
-	"": 1, "b": 1, "bytes": 1,
-	"k": 1 << 10, "kb": 1 << 10, "kibibytes": 1 << 10,
-	"m": 1 << 20, "mb": 1 << 20, "mebibytes": 1 << 20,
-	"g": 1 << 30, "gb": 1 << 30, "gibibytes": 1 << 30,
-	"t": 1 << 40, "tb": 1 << 40, "tebibytes": 1 << 40,
-}
-
-// parseMemory reads a Flink MemorySize ("1728m", "2 gb") in bytes.
-func parseMemory(s string) (int64, error) {
-	s = strings.TrimSpace(s)
-	i := strings.IndexFunc(s, func(r rune) bool { return !unicode.IsDigit(r) })
-	if i == 0 || s == "" {
-		return 0, fmt.Errorf("memory size %q does not start with a number", s)
-	}
-	if i < 0 {
-		i = len(s)
-	}
-	n, err := strconv.ParseInt(s[:i], 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("memory size %q: %w", s, err)
-	}
-	unit, ok := memoryUnits[strings.ToLower(strings.TrimSpace(s[i:]))]
-	if !ok {
-		return 0, fmt.Errorf("memory size %q: unknown unit", s)
-	}
-	return n * unit, nil
-}
-
-// durationUnits are Flink's TimeUtils units.
-var durationUnits = map[string]time.Duration{
-	"": time.Millisecond, "ms": time.Millisecond, "milli": time.Millisecond, "millis": time.Millisecond,
-	"millisecond": time.Millisecond, "milliseconds": time.Millisecond,
-	"s": time.Second, "sec": time.Second, "secs": time.Second, "second": time.Second, "seconds": time.Second,
-	"min": time.Minute, "m": time.Minute, "minute": time.Minute, "minutes": time.Minute,
-	"h": time.Hour, "hour": time.Hour, "hours": time.Hour,
-	"d": 24 * time.Hour, "day": 24 * time.Hour, "days": 24 * time.Hour,
-}
-
-// parseDuration reads a Flink duration ("30 s", "30000", "1min"); a bare number is milliseconds.
-func parseDuration(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	i := strings.IndexFunc(s, func(r rune) bool { return !unicode.IsDigit(r) })
-	if i == 0 || s == "" {
-		return 0, fmt.Errorf("duration %q does not start with a number", s)
-	}
-	if i < 0 {
-		i = len(s)
-	}
-	n, err := strconv.ParseInt(s[:i], 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("duration %q: %w", s, err)
-	}
-	unit, ok := durationUnits[strings.ToLower(strings.TrimSpace(s[i:]))]
-	if !ok {
-		return 0, fmt.Errorf("duration %q: unknown unit", s)
-	}
-	return time.Duration(n) * unit, nil
 }

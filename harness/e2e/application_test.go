@@ -14,12 +14,14 @@ import (
 // startTimeout bounds a fresh deployment's way to RUNNING: two pods start, the job starts.
 const startTimeout = 3 * time.Minute
 
-// TestSavepointNonceAndSavepointUpgrade deploys an application, takes a savepoint by nonce,
-// then changes the parallelism under upgradeMode savepoint: the new job must start from the
-// upgrade savepoint at exactly its offset.
+// TestSavepointNonceAndSavepointUpgrade deploys an application in native mode (its
+// TaskManager pods made by the JobManager), takes a savepoint by nonce, then changes the
+// parallelism under upgradeMode savepoint: the new job must start from the upgrade savepoint at
+// exactly its offset; its deletion leaves no pod (newDeployment's cleanup).
 func TestSavepointNonceAndSavepointUpgrade(t *testing.T) {
 	d := newDeployment(t, "e2e-savepoint", flinkv1beta1.UpgradeModeSavepoint, nil)
 	d = running(t, d, startTimeout)
+	wantNativeTaskManagers(t, d.Name) // mode unset: native, as in the Apache operator
 
 	update(t, d, func(d *flinkv1beta1.FlinkDeployment) { d.Spec.Job.SavepointTriggerNonce = ptr(int64(1)) })
 	d = waitFor(t, d, "savepoint by nonce recorded", time.Minute, func(d *flinkv1beta1.FlinkDeployment) bool {
@@ -37,6 +39,7 @@ func TestSavepointNonceAndSavepointUpgrade(t *testing.T) {
 	if upgrade == nil || upgrade.TriggerType != flinkv1beta1.SnapshotTriggerUpgrade {
 		t.Fatalf("last savepoint after the upgrade: %+v, want the upgrade savepoint", upgrade)
 	}
+	wantNativeTaskManagers(t, d.Name)
 	job := fakeJob(t, d.Name, d.Status.JobStatus.JobID)
 	if job.Restored == nil || job.Restored.Path != upgrade.Location {
 		t.Fatalf("the upgraded job (%s, was %s) restored %+v, want %s", job.ID, oldJob, job.Restored, upgrade.Location)

@@ -213,7 +213,7 @@ func (s *Sim) waiting() []string {
 	out := slices.Collect(maps.Keys(s.faults))
 	out = slices.AppendSeq(out, maps.Keys(s.delays))
 	for key, n := range s.clusters {
-		if n.faulted || !n.startAt.IsZero() || (n.native != nil && n.native.busy()) {
+		if n.faulted || !n.startAt.IsZero() || (n.broken == "" && n.native.busy()) {
 			out = append(out, key)
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -18,9 +17,11 @@ import (
 // resource manager talks to Kubernetes through a typed clientset, as Flink goes through its
 // Kubernetes client, and in the harness every call of it goes to the same API (fake or real)
 // the operator and the simulator use. It serves what the resource manager calls: get, list,
-// create and delete of objects of c's scheme. The simulated scheduler binds a pod to the
-// simulator's node as it is created.
-func Clientset(c client.Client) kubernetes.Interface {
+// create and delete of pods, ConfigMaps and Deployments. The simulated scheduler binds a pod
+// to the simulator's node as it is created. The fake clientset records every action it
+// serves: whoever keeps one calls ClearActions (the simulator does after each sync), and it
+// serves one action at a time, so each resource manager gets its own.
+func Clientset(c client.Client) *kubefake.Clientset {
 	cs := &kubefake.Clientset{}
 	cs.AddReactor("*", "*", func(a clienttesting.Action) (bool, runtime.Object, error) {
 		obj, err := route(context.Background(), c, a)
@@ -37,43 +38,47 @@ var served = map[schema.GroupVersionResource]schema.GroupVersionKind{
 	appsv1.SchemeGroupVersion.WithResource("deployments"): appsv1.SchemeGroupVersion.WithKind("Deployment"),
 }
 
-// route makes one clientset action a call of c.
+// route makes one clientset action a call of c, by its verb: get, list, create and delete;
+// anything else (update, patch, watch, a subresource) is refused, never mistaken for another.
 func route(ctx context.Context, c client.Client, a clienttesting.Action) (runtime.Object, error) {
 	gvk, ok := served[a.GetResource()]
-	if !ok {
-		return nil, fmt.Errorf("%s %s is not served", a.GetVerb(), a.GetResource())
+	if !ok || a.GetSubresource() != "" {
+		return nil, fmt.Errorf("%s %s/%s is not served", a.GetVerb(), a.GetResource(), a.GetSubresource())
 	}
-	switch a := a.(type) {
-	case clienttesting.DeleteAction:
+	switch a.GetVerb() {
+	case "get":
+		g := a.(clienttesting.GetAction) //nolint:forcetypeassert // the verb's action type
 		obj, err := newObject(c, gvk)
 		if err != nil {
 			return nil, err
 		}
-		obj.SetNamespace(a.GetNamespace())
-		obj.SetName(a.GetName())
-		return nil, c.Delete(ctx, obj)
-	case clienttesting.GetAction: // after DeleteAction, which has a name too
-		obj, err := newObject(c, gvk)
-		if err != nil {
-			return nil, err
-		}
-		return obj, c.Get(ctx, client.ObjectKey{Namespace: a.GetNamespace(), Name: a.GetName()}, obj)
-	case clienttesting.ListAction:
+		return obj, c.Get(ctx, client.ObjectKey{Namespace: g.GetNamespace(), Name: g.GetName()}, obj)
+	case "list":
+		l := a.(clienttesting.ListAction) //nolint:forcetypeassert // the verb's action type
 		list, err := c.Scheme().New(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
 		if err != nil {
 			return nil, err
 		}
-		l := list.(client.ObjectList)
-		return l, c.List(ctx, l, client.InNamespace(a.GetNamespace()), client.MatchingLabelsSelector{Selector: a.GetListRestrictions().Labels})
-	case clienttesting.CreateAction:
-		obj, ok := a.GetObject().(client.Object)
-		if !ok || a.GetSubresource() != "" {
-			return nil, fmt.Errorf("create %s/%s is not served", a.GetResource().Resource, a.GetSubresource())
+		ol := list.(client.ObjectList) //nolint:forcetypeassert // a List kind of the scheme
+		return ol, c.List(ctx, ol, client.InNamespace(l.GetNamespace()), client.MatchingLabelsSelector{Selector: l.GetListRestrictions().Labels})
+	case "create":
+		obj, ok := a.(clienttesting.CreateAction).GetObject().(client.Object) //nolint:forcetypeassert // the verb's action type
+		if !ok {
+			return nil, fmt.Errorf("create %s: not an object", a.GetResource().Resource)
 		}
 		if pod, ok := obj.(*corev1.Pod); ok && pod.Spec.NodeName == "" {
-			pod.Spec.NodeName = NodeName
+			pod.Spec.NodeName = NodeName // the simulated scheduler binds at once
 		}
 		return obj, c.Create(ctx, obj)
+	case "delete":
+		d := a.(clienttesting.DeleteAction) //nolint:forcetypeassert // the verb's action type
+		obj, err := newObject(c, gvk)
+		if err != nil {
+			return nil, err
+		}
+		obj.SetNamespace(d.GetNamespace())
+		obj.SetName(d.GetName())
+		return nil, c.Delete(ctx, obj)
 	}
 	return nil, fmt.Errorf("%s %s is not served", a.GetVerb(), a.GetResource().Resource)
 }

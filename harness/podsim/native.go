@@ -12,6 +12,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flinkop/flinkop/fakeflink"
@@ -22,11 +25,15 @@ import (
 // native is a native JobManager's resource manager (fakeflink's KubernetesResourceManagerDriver
 // over the world's API) and what the simulated kubelet wrote for the TaskManager pods it made.
 type native struct {
-	driver  *kuberm.Driver
-	pod     image.Pod         // the JobManager's: its TaskManagers mount the same configuration
-	written map[string]string // pod name → the outcome its status was written for
-	err     string            // the resource manager's last failure (the API refused a pod), "" when none
-	want    int               // the TaskManagers the demand asked for at the last sync
+	driver   *kuberm.Driver
+	pod      image.Pod           // the JobManager's: its TaskManagers mount the same configuration
+	written  map[string]string   // pod name → the outcome its status was written for
+	err      string              // the resource manager's last failure (the API refused a pod), "" when none
+	want     int                 // the TaskManagers the demand asked for at the last sync
+	own      *kubefake.Clientset // the resource manager's own clientset (nil: the simulator's Kube)
+	kube     kubernetes.Interface
+	conf     map[string]string // the JobManager's configuration, as it read it
+	template *corev1.Pod       // the TaskManager pod template file (nil: none)
 }
 
 // newNative starts the resource manager of a native JobManager process.
@@ -42,11 +49,23 @@ func (s *Sim) newNative(l launch) (*native, error) {
 			return nil, err
 		}
 	}
-	d, err := kuberm.New(s.Kube, conf, tmpl, s.clock)
-	if err != nil {
-		return nil, err
+	nat := &native{pod: l.pod, written: map[string]string{}, conf: conf, template: tmpl, kube: s.Kube}
+	if nat.kube == nil {
+		nat.own = Clientset(s.client)
+		nat.kube = nat.own
 	}
-	return &native{driver: d, pod: l.pod, written: map[string]string{}}, nil
+	return nat, nat.restart(s.clock)
+}
+
+// restart starts the resource manager of a new JobManager attempt (a new process of the same
+// pod): it takes over the pods of the attempts before it.
+func (nat *native) restart(clk clock.PassiveClock) error {
+	d, err := kuberm.New(nat.kube, nat.conf, nat.template, clk)
+	if err != nil {
+		return err
+	}
+	nat.driver = d
+	return nil
 }
 
 // syncNative runs a native JobManager's resource manager against its slot demand, then the
@@ -66,6 +85,9 @@ func (s *Sim) syncNative(ctx context.Context, n *node) error {
 	if err := nat.driver.Sync(ctx, want); err != nil {
 		// Flink logs it and asks again; the job waits for its slots meanwhile.
 		nat.err = err.Error()
+	}
+	if nat.own != nil {
+		nat.own.ClearActions() // the fake clientset keeps every action otherwise
 	}
 	held := nat.driver.Pods()
 	for _, name := range held {
@@ -126,7 +148,9 @@ func (s *Sim) runTaskManagerPod(ctx context.Context, n *node, name string, slots
 	}
 	pod = *pod.DeepCopy()
 	pod.Status = taskManagerPodStatus(outcome, failure, PodIP(pod.Namespace+"/"+pod.Name), metav1.NewTime(s.clock.Now()))
-	if err := s.client.Status().Update(ctx, &pod); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+	if err := s.client.Status().Update(ctx, &pod); apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+		return nil // gone, or a stale read: the next sync sees it again
+	} else if err != nil {
 		return fmt.Errorf("TaskManager pod status %s: %w", name, err)
 	}
 	nat.written[name] = outcome
@@ -206,11 +230,12 @@ func mainContainerOf(spec *corev1.PodSpec) corev1.Container {
 func ptrTo[T any](v T) *T { return &v }
 
 // NextWake is the earliest time a native JobManager's resource manager has something to do on
-// its own (releasing idle TaskManagers): a kubelet's Sync is due then. Zero when none has.
+// its own (releasing idle TaskManagers): a kubelet's Sync is due then. Zero when none has. It
+// reads the resource managers' state unlocked: call it between Syncs, never during one.
 func (s *Sim) NextWake() time.Time {
 	var at time.Time
 	for _, n := range s.nodes() {
-		if n.native == nil {
+		if n.native == nil || n.broken != "" { // a JobManager that is down releases nothing
 			continue
 		}
 		if w := n.native.driver.NextWake(); !w.IsZero() && (at.IsZero() || w.Before(at)) {
@@ -224,5 +249,5 @@ func (s *Sim) NextWake() time.Time {
 // change will announce: TaskManagers to release, pods it could not make, fewer pods than the
 // demand.
 func (nat *native) busy() bool {
-	return !nat.driver.NextWake().IsZero() || nat.err != "" || len(nat.driver.Pods()) != nat.want
+	return nat != nil && (!nat.driver.NextWake().IsZero() || nat.err != "" || len(nat.driver.Pods()) != nat.want)
 }

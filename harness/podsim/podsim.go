@@ -67,7 +67,7 @@ type Sim struct {
 	launches map[string]launch        // each Deployment's last container start
 	hashes   map[string]cachedHash    // each JobManager Deployment's last template hash
 	// Kube is the typed clientset native JobManagers' resource managers create their
-	// TaskManager pods with (New: Clientset over the client).
+	// TaskManager pods with (nil: each its own Clientset over the client).
 	Kube kubernetes.Interface
 	// Jars are the jar files the simulated Flink image holds (DefaultJars).
 	Jars map[string]image.Jar
@@ -107,7 +107,7 @@ type node struct {
 // New returns a simulator over c.
 func New(c client.Client, clk clock.PassiveClock, r *rand.Rand) *Sim {
 	return &Sim{
-		client: c, clock: clk, rand: r, Store: fakeflink.NewStore(), clusters: map[string]*node{}, Kube: Clientset(c),
+		client: c, clock: clk, rand: r, Store: fakeflink.NewStore(), clusters: map[string]*node{},
 		faults: map[string]podFault{}, delays: map[string]time.Duration{}, confs: map[string]parsedConf{}, pods: map[string]int32{},
 		launches: map[string]launch{}, hashes: map[string]cachedHash{}, Jars: DefaultJars(), failures: map[string]*image.Failure{},
 	}
@@ -236,15 +236,18 @@ func (s *Sim) Sync(ctx context.Context) error {
 			tms = append(tms, dep)
 		}
 	}
+	// Orphaned TaskManager pods go first: a JobManager Deployment created again must not
+	// take over its predecessor's.
+	errs := []error{s.collectNativeOrphans(ctx, deps.Items)}
 	// One Deployment's trouble (its ConfigMap not written yet) does not hold the others.
-	errs := s.retryFailed(jms, s.each(ctx, jms, s.syncJobManager))
+	errs = append(errs, s.retryFailed(jms, s.each(ctx, jms, s.syncJobManager))...)
 	errs = append(errs, s.retryFailed(tms, s.each(ctx, tms, s.syncTaskManager))...)
 	s.stopGone(seen)
 	s.mu.Lock()
 	maps.DeleteFunc(s.launches, func(k string, _ launch) bool { return !live[k] })
 	maps.DeleteFunc(s.hashes, func(k string, _ cachedHash) bool { return !live[k] })
 	s.mu.Unlock()
-	errs = append(errs, s.collectPods(ctx, deps.Items), s.collectNativeOrphans(ctx, deps.Items))
+	errs = append(errs, s.collectPods(ctx, deps.Items))
 	return errors.Join(errs...)
 }
 
@@ -396,6 +399,9 @@ func (s *Sim) heal(key string, n *node) error {
 	case !faulty && n.faulted, !n.startAt.IsZero() && !now.Before(n.startAt):
 		n.broken, n.faulted, n.startAt = "", false, time.Time{}
 		n.server.Do(func(c *fakeflink.Cluster) { err = c.StartJobManager() })
+		if n.native != nil && err == nil {
+			err = n.native.restart(s.clock) // a new JobManager process: a new attempt
+		}
 	}
 	return err
 }
@@ -411,10 +417,6 @@ func (s *Sim) startJobManager(dep *appsv1.Deployment, conf map[string]string, ha
 	}
 	s.mu.Unlock()
 	key := dep.Namespace + "/" + dep.Name
-	s.setFailure(key, l.failure)
-	if n.broken == "" && l.failure != nil {
-		n.broken = "CrashLoopBackOff"
-	}
 	spec := fakeflink.ClusterSpec{ID: conf["kubernetes.cluster-id"], Config: conf}
 	if l.proc != nil && l.proc.Program != nil {
 		prog, err := fakeflink.ProgramFromConfig(conf, "local://"+l.proc.Program.Jar, l.proc.Program.Class, l.proc.Program.Args)
@@ -426,9 +428,17 @@ func (s *Sim) startJobManager(dep *appsv1.Deployment, conf map[string]string, ha
 	if l.proc != nil && l.proc.Native {
 		nat, err := s.newNative(l)
 		if err != nil {
-			return nil, err
+			// The JobManager's resource manager does not start: the process exits, as Flink's
+			// does, and the pod crash-loops with why.
+			l.failure = &image.Failure{ExitCode: 1, Class: "org.apache.flink.util.FlinkException", Message: err.Error(),
+				Log: []string{"ERROR org.apache.flink.runtime.entrypoint.ClusterEntrypoint [] - Could not start cluster entrypoint.", "org.apache.flink.util.FlinkException: " + err.Error()}}
+			n.broken = "CrashLoopBackOff"
 		}
 		n.native = nat
+	}
+	s.setFailure(key, l.failure)
+	if n.broken == "" && l.failure != nil {
+		n.broken = "CrashLoopBackOff"
 	}
 	ha := &kubeha.ConfigMapHA{Client: s.client, Namespace: dep.Namespace}
 	c, err := fakeflink.NewCluster(spec, fakeflink.Options{Clock: s.clock, Rand: r, Store: s.Store, HA: ha})

@@ -87,7 +87,7 @@ func Render(c Cluster) (*Objects, error) {
 		InternalService: renderService(d, InternalServiceName(d.Name), []corev1.ServicePort{{Name: "jobmanager-rpc", Port: 6123}, {Name: "blobserver", Port: 6124}}, true),
 	}
 	if c.Spec.Native() {
-		file, err := taskManagerTemplateFile(tm)
+		file, err := taskManagerTemplateFile(withTaskManagerResources(tm, c.Spec))
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrRender, err)
 		}
@@ -160,8 +160,8 @@ func applicationConfig(c Cluster, j *flinkv1beta1.JobSpec, conf map[string]strin
 	if c.JobID != "" {
 		conf["$internal.pipeline.job-id"] = c.JobID
 	}
-	if j.Parallelism != nil {
-		conf["parallelism.default"] = strconv.Itoa(int(*j.Parallelism))
+	if j.Parallelism != nil || (c.Spec.Native() && c.Spec.TaskManager != nil && c.Spec.TaskManager.Replicas != nil) {
+		conf["parallelism.default"] = strconv.Itoa(int(flinkv1beta1.JobParallelism(&c.Spec, conf)))
 	}
 	// standalone-job reads the class and arguments from its command line; the keys are kept
 	// for what reads the configuration, unless flink-conf.yaml's lines cannot carry them.

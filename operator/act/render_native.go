@@ -2,11 +2,15 @@ package act
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
+
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
 // Native mode: the operator renders what Flink's KubernetesClusterDescriptor creates for a
@@ -47,11 +51,47 @@ func nativeConfig(c Cluster, conf map[string]string) {
 	}
 }
 
+// withTaskManagerResources puts the TaskManager's resources other than CPU and memory
+// (ephemeral storage, extended resources) into the main container of its pod template, as
+// Apache's FlinkConfigBuilder#applyResourceToPodTemplate does: Flink's decorators set CPU and
+// memory from the configuration and keep the template's others.
+func withTaskManagerResources(tmpl corev1.PodTemplateSpec, spec flinkv1beta1.FlinkDeploymentSpec) corev1.PodTemplateSpec {
+	tm := spec.TaskManager
+	if tm == nil {
+		return tmpl
+	}
+	r := resolveResources(tm.Resource, tm.Resources).Container
+	others := func(l corev1.ResourceList) corev1.ResourceList {
+		out := corev1.ResourceList{}
+		for k, v := range l {
+			if k != corev1.ResourceCPU && k != corev1.ResourceMemory {
+				out[k] = v
+			}
+		}
+		return out
+	}
+	req, lim := others(r.Requests), others(r.Limits)
+	if len(req) == 0 && len(lim) == 0 {
+		return tmpl
+	}
+	tmpl = *tmpl.DeepCopy()
+	c := &tmpl.Spec.Containers[mainContainerIndex(&tmpl.Spec)]
+	for _, l := range []struct {
+		dst *corev1.ResourceList
+		src corev1.ResourceList
+	}{{&c.Resources.Requests, req}, {&c.Resources.Limits, lim}} {
+		if len(l.src) > 0 && *l.dst == nil {
+			*l.dst = corev1.ResourceList{}
+		}
+		maps.Copy(*l.dst, l.src)
+	}
+	return tmpl
+}
+
 // taskManagerTemplateFile is the TaskManager pod template as the file Flink loads: a Pod.
 func taskManagerTemplateFile(tmpl corev1.PodTemplateSpec) (string, error) {
-	pod := corev1.Pod{ObjectMeta: tmpl.ObjectMeta, Spec: tmpl.Spec}
-	pod.APIVersion, pod.Kind = "v1", "Pod"
-	out, err := yaml.Marshal(&pod)
+	pod := map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": tmpl.ObjectMeta, "spec": tmpl.Spec}
+	out, err := yaml.Marshal(pod)
 	if err != nil {
 		return "", fmt.Errorf("taskManager pod template: %w", err)
 	}
@@ -77,6 +117,9 @@ func nativeJobManager(dep *appsv1.Deployment, c Cluster, conf map[string]string)
 			LocalObjectReference: corev1.LocalObjectReference{Name: ConfigMapName(c.Resource.Name)},
 			Items:                []corev1.KeyToPath{{Key: TaskManagerTemplateFile, Path: TaskManagerTemplateFile}},
 		}},
+	})
+	main.VolumeMounts = slices.DeleteFunc(main.VolumeMounts, func(m corev1.VolumeMount) bool {
+		return m.Name == PodTemplateVolume || m.MountPath == PodTemplateDir // the operator's mount wins
 	})
 	main.VolumeMounts = append(main.VolumeMounts, corev1.VolumeMount{Name: PodTemplateVolume, MountPath: PodTemplateDir})
 }

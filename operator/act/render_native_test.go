@@ -79,7 +79,38 @@ func TestRenderNative(t *testing.T) {
 		t.Errorf("session JobManager script %q", got)
 	}
 	d.Spec.Mode = flinkv1beta1.DeploymentModeNative
-	if explicit, err := Render(Cluster{Resource: d, Spec: d.Spec, Generation: 1}); err != nil || explicit.TaskManager != nil {
-		t.Errorf("mode native: %v, TaskManager Deployment %v", err, explicit.TaskManager)
+	explicit, err := Render(Cluster{Resource: d, Spec: d.Spec, Generation: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if explicit.TaskManager != nil {
+		t.Errorf("mode native: TaskManager Deployment %v", explicit.TaskManager.Name)
+	}
+}
+
+// TestNativeTaskManagerTemplateCarriesOtherResources: the TaskManager's ephemeral storage goes
+// into its pod template file, as Apache's applyResourceToPodTemplate puts it (Flink sets CPU
+// and memory from the configuration).
+func TestNativeTaskManagerTemplateCarriesOtherResources(t *testing.T) {
+	d := resourceFromYAML(t, strings.Replace(podTemplateExample, "  mode: standalone\n", "", 1))
+	d.Spec.TaskManager = &flinkv1beta1.TaskManagerSpec{Resource: flinkv1beta1.Resource{Memory: "2048m", EphemeralStorage: "5Gi"}}
+	objs, err := Render(Cluster{Resource: d, Spec: d.Spec, Generation: 1, JobID: "j1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tmpl struct {
+		Spec struct {
+			Containers []struct {
+				Name      string
+				Resources struct{ Requests, Limits map[string]string }
+			}
+		}
+	}
+	if err := yaml.Unmarshal([]byte(objs.ConfigMap.Data[TaskManagerTemplateFile]), &tmpl); err != nil {
+		t.Fatal(err)
+	}
+	main := tmpl.Spec.Containers[0]
+	if main.Name != MainContainer || main.Resources.Requests["ephemeral-storage"] != "5Gi" || main.Resources.Requests["memory"] != "" {
+		t.Errorf("main container of the template %+v, want ephemeral storage only", main)
 	}
 }

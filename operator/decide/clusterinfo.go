@@ -23,8 +23,8 @@ func (s *step) clusterInfo() {
 		return
 	}
 	spec := s.last.Spec
-	var tms int32
-	if o.TaskManager != nil {
+	tms, native := s.nativeTaskManagers()
+	if o.TaskManager != nil && !native {
 		tms = o.TaskManager.Replicas
 	}
 	jmReplicas := int32(1)

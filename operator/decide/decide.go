@@ -114,7 +114,7 @@ func (s *step) validate() bool {
 	if s.st.ObservedGeneration < s.d.Generation {
 		own, _ := s.d.Spec.FlinkConfiguration.Flatten() // the file's own keys are checked when it is read
 		s.res.Events = append(s.res.Events, UnknownOptionEvents(own)...)
-		if keys := flinkv1beta1.NotAppliedOptions(own); len(keys) > 0 {
+		if keys := flinkv1beta1.NotAppliedOptions(own, s.d.Spec.Native()); len(keys) > 0 {
 			s.event(Warning, "OptionNotApplied", "flinkConfiguration sets options this operator does not apply: "+strings.Join(keys, ", "))
 		}
 	}

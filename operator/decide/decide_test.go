@@ -1,6 +1,7 @@
 package decide
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -104,9 +105,10 @@ func TestDeployWritesWhatTheNextLookSees(t *testing.T) {
 }
 
 // TestDeployKeepsTheTaskManagersItSees: a deploy whose status write was lost is done again
-// over the TaskManagers already running, and status says so.
+// over the TaskManagers already running, and status says so (a standalone cluster's
+// TaskManager Deployment; a native cluster reports what its job needs).
 func TestDeployKeepsTheTaskManagersItSees(t *testing.T) {
-	d := fresh()
+	d := fresh(func(d *flinkv1beta1.FlinkDeployment) { d.Spec.Mode = flinkv1beta1.DeploymentModeStandalone })
 	d.Status = Decide(input(d, Observation{})).Status
 	o := Observation{JobManager: &DeploymentState{Generation: 1}, TaskManager: &DeploymentState{Replicas: 2}, HAMetadata: true}
 	res := Decide(input(d, o))
@@ -328,12 +330,12 @@ func TestDiff(t *testing.T) {
 			},
 			wantType: DiffUpgrade, wantFields: []string{"flinkConfiguration.parallelism.default", "job.parallelism"},
 		},
-		"TaskManager replicas scale": {
+		"TaskManager replicas upgrade in native mode (they set the parallelism)": {
 			mod: func(s *flinkv1beta1.FlinkDeploymentSpec) {
 				r := int32(3)
 				s.TaskManager = &flinkv1beta1.TaskManagerSpec{Replicas: &r}
 			},
-			wantType: DiffScale, wantFields: []string{"taskManager.replicas"},
+			wantType: DiffUpgrade, wantFields: []string{"taskManager.replicas"},
 		},
 		"parallelism upgrades in native mode": {
 			mod:      func(s *flinkv1beta1.FlinkDeploymentSpec) { p := int32(9); s.Job.Parallelism = &p },
@@ -362,6 +364,13 @@ func TestDiff(t *testing.T) {
 		},
 		"job state is an upgrade":            {mod: func(s *flinkv1beta1.FlinkDeploymentSpec) { s.Job.State = flinkv1beta1.JobStateSuspended }, wantType: DiffUpgrade, wantFields: []string{"job.state"}},
 		"savepoint redeploy nonce redeploys": {mod: func(s *flinkv1beta1.FlinkDeploymentSpec) { n := int64(2); s.Job.SavepointRedeployNonce = &n }, wantType: DiffSavepointRedeploy, wantFields: []string{"job.savepointRedeployNonce"}},
+	}
+	standalone := *base.DeepCopy()
+	standalone.Mode = flinkv1beta1.DeploymentModeStandalone
+	scaled := *standalone.DeepCopy()
+	scaled.TaskManager = &flinkv1beta1.TaskManagerSpec{Replicas: new(int32(3))}
+	if typ, fields := Diff(standalone, scaled); typ != DiffScale || !slices.Equal(fields, []string{"taskManager.replicas"}) {
+		t.Errorf("standalone TaskManager replicas: %s %v, want SCALE [taskManager.replicas]", typ, fields)
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -90,7 +90,7 @@ func classify(field string, spec flinkv1beta1.FlinkDeploymentSpec) DiffType {
 		return DiffIgnore // job.parallelism is what the job runs with
 	case strings.HasPrefix(field, "job.") && slices.Contains(ignoredJobFields, strings.TrimPrefix(field, "job.")):
 		return DiffIgnore
-	case field == "taskManager.replicas", field == "job.parallelism" && spec.Mode == flinkv1beta1.DeploymentModeStandalone,
+	case field == "taskManager.replicas" && !spec.Native(), field == "job.parallelism" && !spec.Native(),
 		field == "flinkConfiguration."+KeyParallelismOverrides:
 		return DiffScale
 	}

@@ -70,13 +70,10 @@ func (s *step) scaleInPlace(diff DiffType, fields []string) bool {
 	return true
 }
 
-// parallelism is the job's parallelism: job.parallelism, else parallelism.default of its
-// flattened configuration conf (as the rendered configuration gives it to Flink).
+// parallelism is the job's parallelism (flinkv1beta1.JobParallelism), as the rendered
+// configuration gives it to Flink.
 func parallelism(spec flinkv1beta1.FlinkDeploymentSpec, conf map[string]string) int32 {
-	if spec.Job != nil && spec.Job.Parallelism != nil && *spec.Job.Parallelism > 0 {
-		return *spec.Job.Parallelism
-	}
-	return int32(flinkv1beta1.DefaultParallelism(conf))
+	return flinkv1beta1.JobParallelism(&spec, conf)
 }
 
 // rescaleAPI reports whether a Flink version has PUT /jobs/:id/resource-requirements (1.18+).

@@ -42,9 +42,12 @@ func (s *step) observeStatus() {
 	if prevJM != st.JobManagerDeploymentStatus && prevJM != "" {
 		s.event(Normal, "JobManagerDeploymentStatusChanged", fmt.Sprintf("JobManager deployment status changed from %s to %s", prevJM, st.JobManagerDeploymentStatus))
 	}
-	if tm := o.TaskManager; tm != nil {
-		st.TaskManager = s.taskManagerInfo(tm.Replicas)
-	} else {
+	switch n, native := s.nativeTaskManagers(); {
+	case native:
+		st.TaskManager = s.taskManagerInfo(n)
+	case o.TaskManager != nil:
+		st.TaskManager = s.taskManagerInfo(o.TaskManager.Replicas)
+	default:
 		st.TaskManager = nil
 	}
 	s.clusterInfo()
@@ -53,13 +56,27 @@ func (s *step) observeStatus() {
 
 // deploying is the status of a deploy under way: the JobManager deploying and, unless
 // TaskManagers are already seen (a deploy done again), status.taskManager of the TaskManager
-// Deployment the deploy creates. Written with the deploy, it is what the next look sees (no
+// Deployment the deploy creates (of a native cluster: the TaskManagers its job needs). Written with the deploy, it is what the next look sees (no
 // pods yet), so that look writes no status of its own.
 func (s *step) deploying() {
 	s.st.JobManagerDeploymentStatus = flinkv1beta1.JobManagerDeploying
-	if s.in.Observed.TaskManager == nil {
+	if n, native := s.nativeTaskManagers(); native {
+		s.st.TaskManager = s.taskManagerInfo(n)
+	} else if s.in.Observed.TaskManager == nil {
 		s.st.TaskManager = s.taskManagerInfo(0)
 	}
+}
+
+// nativeTaskManagers is, for a native cluster of the last deployed spec, the TaskManagers its
+// job needs (parallelism over slots), as the Apache operator reports them
+// (ReconciliationUtils#getTaskManagerInfo: Flink's resource manager, not a Deployment, makes
+// them); native is false otherwise.
+func (s *step) nativeTaskManagers() (n int32, native bool) {
+	if s.last == nil || !s.last.Spec.Native() {
+		return 0, false
+	}
+	conf, _ := s.last.Spec.Conf()
+	return flinkv1beta1.TaskManagerReplicas(s.last.Spec, conf), true
 }
 
 // taskManagerInfo is status.taskManager: the scale subresource's selector of d's TaskManager

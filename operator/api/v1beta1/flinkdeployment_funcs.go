@@ -82,6 +82,20 @@ func (d *FlinkDeployment) IsCanary() bool { return IsCanary(d.Labels) }
 // the Apache operator reads it.
 func IsCanary(labels map[string]string) bool { return strings.EqualFold(labels[CanaryLabel], "true") }
 
+// JobParallelism is the parallelism an application cluster's job runs with, as the Apache
+// operator gives it (FlinkConfigBuilder#getParallelism): in native mode with
+// taskManager.replicas set, replicas × slots (job.parallelism is then ignored); otherwise
+// job.parallelism, else parallelism.default.
+func JobParallelism(spec *FlinkDeploymentSpec, conf map[string]string) int32 {
+	if tm := spec.TaskManager; spec.Native() && tm != nil && tm.Replicas != nil && *tm.Replicas > 0 {
+		return int32(min(int(*tm.Replicas)*TaskSlots(conf), MaxParallelism))
+	}
+	if spec.Job != nil && spec.Job.Parallelism != nil && *spec.Job.Parallelism > 0 {
+		return *spec.Job.Parallelism
+	}
+	return int32(DefaultParallelism(conf))
+}
+
 // TaskSlots is taskmanager.numberOfTaskSlots, or 1 when unset or invalid (Flink's default).
 func TaskSlots(conf map[string]string) int {
 	slots, err := strconv.Atoi(conf["taskmanager.numberOfTaskSlots"])

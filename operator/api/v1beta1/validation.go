@@ -95,7 +95,8 @@ func (d *FlinkDeployment) Validate() field.ErrorList {
 	if s.Ingress != nil && s.Ingress.Template == "" {
 		errs = append(errs, field.Required(spec.Child("ingress", "template"), "a host and/or path template, e.g. {{name}}.{{namespace}}.example.com"))
 	}
-	if tm := s.TaskManager; s.Job != nil && s.Job.Parallelism != nil && tm != nil && tm.Replicas != nil && !AdaptiveScheduler(conf) {
+	// In native mode the replicas set the parallelism (JobParallelism): nothing to refuse.
+	if tm := s.TaskManager; !s.Native() && s.Job != nil && s.Job.Parallelism != nil && tm != nil && tm.Replicas != nil && !AdaptiveScheduler(conf) {
 		slots := TaskSlots(conf)
 		if int(*tm.Replicas)*slots < int(*s.Job.Parallelism) {
 			errs = append(errs, field.Invalid(spec.Child("taskManager", "replicas"), *tm.Replicas, fmt.Sprintf(

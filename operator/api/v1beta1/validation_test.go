@@ -59,12 +59,19 @@ func TestFlinkDeploymentValidate(t *testing.T) {
 			obj:      app(func(d *FlinkDeployment) { d.Spec.FlinkVersion = "v1_15" }),
 			wantErrs: []string{`spec.flinkVersion: Unsupported value: "v1_15": supported values: "v1_16", "v1_17", "v1_18", "v1_19", "v1_20", "v2_0", "v2_1", "v2_2", "v2_3", "v2_4"`},
 		},
-		"too few TaskManager slots for the parallelism": {
+		"too few TaskManager slots for the parallelism (standalone)": {
+			obj: app(withConf("taskmanager.numberOfTaskSlots", "2"), func(d *FlinkDeployment) {
+				one, four := int32(1), int32(4)
+				d.Spec.Mode = DeploymentModeStandalone
+				d.Spec.TaskManager, d.Spec.Job.Parallelism = &TaskManagerSpec{Replicas: &one}, &four
+			}),
+			wantErrs: []string{"spec.taskManager.replicas: Invalid value: 1: 1 TaskManager(s) × 2 slot(s) cannot run parallelism 4: the job would never be scheduled (add TaskManagers or slots, or use jobmanager.scheduler: adaptive)"},
+		},
+		"native mode: the replicas set the parallelism (Apache ignores job.parallelism then)": {
 			obj: app(withConf("taskmanager.numberOfTaskSlots", "2"), func(d *FlinkDeployment) {
 				one, four := int32(1), int32(4)
 				d.Spec.TaskManager, d.Spec.Job.Parallelism = &TaskManagerSpec{Replicas: &one}, &four
 			}),
-			wantErrs: []string{"spec.taskManager.replicas: Invalid value: 1: 1 TaskManager(s) × 2 slot(s) cannot run parallelism 4: the job would never be scheduled (add TaskManagers or slots, or use jobmanager.scheduler: adaptive)"},
 		},
 		"the adaptive scheduler runs with the slots there are": {
 			obj: app(withConf("taskmanager.numberOfTaskSlots", "2", "jobmanager.scheduler", "adaptive"), func(d *FlinkDeployment) {
