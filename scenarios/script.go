@@ -29,7 +29,7 @@ import (
 //
 // Directives (every name= defaults to "job"):
 //
-//	apply [name=] [mode=savepoint|last-state|stateless] [parallelism=N] [image=I]
+//	apply [name=] [mode=savepoint|last-state|stateless] [deployment-mode=native|standalone] [parallelism=N] [image=I]
 //	      [state=running|suspended] [savepoint-nonce=N] [ha=false] [conf=k=v]…
 //	run for=DURATION | until=stable|suspended|deleted|refused [limit=DURATION] [only=NAME]
 //	step [count=N]            (N steps of the world: a reconcile, or one event of the world)

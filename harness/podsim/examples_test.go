@@ -25,18 +25,15 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files of testdata/render")
 
 // TestProjectExamplesStartOnTheFlinkImage renders every FlinkDeployment of examples/ as the
-// operator deploys it and starts its JobManager and TaskManager under the Flink image contract:
-// an example whose memory, configuration file or job class a real Flink image would refuse
-// fails here, not on a user's cluster.
+// operator deploys it, compares it with its golden file (testdata/render/project-*), and
+// starts its JobManager and TaskManager under the Flink image contract: an example whose
+// memory, configuration file or job class a real Flink image would refuse fails here, not on a
+// user's cluster.
 func TestProjectExamplesStartOnTheFlinkImage(t *testing.T) {
 	for _, doc := range fixtures.ProjectExamples(t, "FlinkDeployment") {
 		t.Run(filepath.Base(doc.File)+"/"+doc.Name, func(t *testing.T) {
-			objs := renderExample(t, doc)
-			for _, p := range examplePods(t, objs, nil) {
-				if p.failure != nil {
-					t.Errorf("%s does not start: %v\n%s", p.name, p.failure, strings.Join(p.failure.Log, "\n"))
-				}
-			}
+			name := fmt.Sprintf("project-%s-%d-%s", strings.TrimSuffix(filepath.Base(doc.File), ".yaml"), doc.Index, doc.Name)
+			compareGolden(t, filepath.Join("testdata", "render", name+".yaml"), renderedPods(t, renderExample(t, doc), nil))
 		})
 	}
 }
@@ -52,31 +49,37 @@ func TestApacheExamplesRenderAsGolden(t *testing.T) {
 		rel, _ := filepath.Rel(dir, doc.File)
 		name := fmt.Sprintf("%s-%d-%s", strings.NewReplacer("/", "_", ".yaml", "").Replace(rel), doc.Index, doc.Name)
 		t.Run(name, func(t *testing.T) {
-			objs := renderExample(t, doc)
-			extra := customImageJar(t, doc)
-			got := map[string]any{}
-			for _, p := range examplePods(t, objs, extra) {
-				got[p.name+" args"] = p.main.Args
-				got[p.name+" resources"] = p.main.Resources
-				got[p.name+" pod"] = p.pod
-				if p.failure != nil {
-					t.Errorf("%s does not start: %v\n%s", p.name, p.failure, strings.Join(p.failure.Log, "\n"))
-				}
-			}
-			files := map[string]string{}
-			for k, v := range objs.ConfigMap.Data {
-				if k == image.Log4jConsole || k == image.LogbackConsole {
-					v = fmt.Sprintf("(%d lines)", strings.Count(v, "\n"))
-				}
-				files[k] = v
-			}
-			got["configmap"] = files
-			for _, svc := range []*corev1.Service{objs.RESTService, objs.InternalService} {
-				got[svc.Name+" service"] = map[string]any{"annotations": svc.Annotations, "type": svc.Spec.Type, "clusterIP": svc.Spec.ClusterIP}
-			}
-			compareGolden(t, filepath.Join("testdata", "render", name+".yaml"), got)
+			compareGolden(t, filepath.Join("testdata", "render", name+".yaml"), renderedPods(t, renderExample(t, doc), customImageJar(t, doc)))
 		})
 	}
+}
+
+// renderedPods is what a rendered example's pods receive (configuration files, container
+// arguments and resources, the pods), for its golden file; a pod that does not start under
+// the image contract fails t.
+func renderedPods(t *testing.T, objs *act.Objects, extra map[string]image.Jar) map[string]any {
+	t.Helper()
+	got := map[string]any{}
+	for _, p := range examplePods(t, objs, extra) {
+		got[p.name+" args"] = p.main.Args
+		got[p.name+" resources"] = p.main.Resources
+		got[p.name+" pod"] = p.pod
+		if p.failure != nil {
+			t.Errorf("%s does not start: %v\n%s", p.name, p.failure, strings.Join(p.failure.Log, "\n"))
+		}
+	}
+	files := map[string]string{}
+	for k, v := range objs.ConfigMap.Data {
+		if k == image.Log4jConsole || k == image.LogbackConsole {
+			v = fmt.Sprintf("(%d lines)", strings.Count(v, "\n"))
+		}
+		files[k] = v
+	}
+	got["configmap"] = files
+	for _, svc := range []*corev1.Service{objs.RESTService, objs.InternalService} {
+		got[svc.Name+" service"] = map[string]any{"annotations": svc.Annotations, "type": svc.Spec.Type, "clusterIP": svc.Spec.ClusterIP}
+	}
+	return got
 }
 
 // renderExample decodes a FlinkDeployment as the API server would, checks that the operator
