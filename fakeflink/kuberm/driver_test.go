@@ -208,9 +208,12 @@ spec:
 		t.Errorf("spec = %+v", pod.Spec)
 	}
 	env := pod.Spec.Containers[0].Env
-	wantEnv := []corev1.EnvVar{{Name: "A", Value: "1"}, {Name: "B", Value: "2"},
+	wantEnv := []corev1.EnvVar{
+		{Name: "A", Value: "1"},
+		{Name: "B", Value: "2"},
 		{Name: "TOKEN", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "creds"}, Key: "token"}}},
-		{Name: "HADOOP_CONF_DIR", Value: "/opt/hadoop/conf"}}
+		{Name: "HADOOP_CONF_DIR", Value: "/opt/hadoop/conf"},
+	}
 	if diff := cmp.Diff(wantEnv, env); diff != "" {
 		t.Errorf("env (-want +got):\n%s", diff)
 	}

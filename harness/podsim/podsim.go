@@ -430,8 +430,10 @@ func (s *Sim) startJobManager(dep *appsv1.Deployment, conf map[string]string, ha
 		if err != nil {
 			// The JobManager's resource manager does not start: the process exits, as Flink's
 			// does, and the pod crash-loops with why.
-			l.failure = &image.Failure{ExitCode: 1, Class: "org.apache.flink.util.FlinkException", Message: err.Error(),
-				Log: []string{"ERROR org.apache.flink.runtime.entrypoint.ClusterEntrypoint [] - Could not start cluster entrypoint.", "org.apache.flink.util.FlinkException: " + err.Error()}}
+			l.failure = &image.Failure{
+				ExitCode: 1, Class: "org.apache.flink.util.FlinkException", Message: err.Error(),
+				Log: []string{"ERROR org.apache.flink.runtime.entrypoint.ClusterEntrypoint [] - Could not start cluster entrypoint.", "org.apache.flink.util.FlinkException: " + err.Error()},
+			}
 			n.broken = "CrashLoopBackOff"
 		}
 		n.native = nat
