@@ -16,9 +16,11 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/flinkop/flinkop/harness/fixtures"
@@ -122,7 +124,8 @@ func checkInstall(t *testing.T, objs []*unstructured.Unstructured) {
 }
 
 // TestFlinkServiceAccount installs config/flink, the ServiceAccount Flink's pods run under,
-// and checks that it may keep HA ConfigMaps in its own namespace and do nothing else.
+// and checks that it may keep HA ConfigMaps and, in native mode, TaskManager pods in its own
+// namespace, read Deployments there, and do nothing else.
 func TestFlinkServiceAccount(t *testing.T) {
 	env := start(t)
 	ctx := context.Background()
@@ -159,6 +162,51 @@ func TestFlinkServiceAccount(t *testing.T) {
 	}
 	if err := flink.Delete(ctx, cm); err != nil {
 		t.Errorf("Flink cannot delete its HA ConfigMap: %v", err)
+	}
+	nativeResourceManagerRights(ctx, t, env, flink)
+}
+
+// nativeResourceManagerRights: in native mode Flink's JobManager reads its own Deployment and
+// creates, lists and deletes its TaskManager pods, owned by that Deployment; it may not change
+// the Deployment, nor touch pods of another namespace.
+func nativeResourceManagerRights(ctx context.Context, t *testing.T, env *Env, flink client.Client) {
+	t.Helper()
+	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "app"}, Spec: appsv1.DeploymentSpec{
+		Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "app"}},
+		Template: corev1.PodTemplateSpec{
+			ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "app"}},
+			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "flink-main-container", Image: "flink:1.20"}}},
+		},
+	}}
+	if err := env.Client.Create(ctx, dep); err != nil {
+		t.Fatal(err)
+	}
+	if err := flink.Get(ctx, client.ObjectKeyFromObject(dep), dep); err != nil {
+		t.Errorf("Flink cannot read its JobManager Deployment: %v", err)
+	}
+	dep.Labels = map[string]string{"x": "y"}
+	if err := flink.Update(ctx, dep); !apierrors.IsForbidden(err) {
+		t.Errorf("updating a Deployment as Flink: %v; want Forbidden", err)
+	}
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: "default", Name: "app-taskmanager-1-1",
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: dep.Name, UID: dep.UID, Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}},
+		},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "flink-main-container", Image: "flink:1.20"}}},
+	}
+	if err := flink.Create(ctx, pod); err != nil {
+		t.Errorf("Flink cannot create its TaskManager pod: %v", err)
+	}
+	var pods corev1.PodList
+	if err := flink.List(ctx, &pods, client.InNamespace("default")); err != nil {
+		t.Errorf("Flink cannot list its pods: %v", err)
+	}
+	if err := flink.List(ctx, &pods, client.InNamespace("elsewhere")); !apierrors.IsForbidden(err) {
+		t.Errorf("listing pods of another namespace as Flink: %v; want Forbidden", err)
+	}
+	if err := flink.Delete(ctx, pod); err != nil {
+		t.Errorf("Flink cannot delete its TaskManager pod: %v", err)
 	}
 }
 
