@@ -126,24 +126,15 @@ func (s *Sim) runTaskManagerPod(ctx context.Context, n *node, name string, slots
 	if err != nil {
 		return fmt.Errorf("TaskManager pod %s: %w", name, err)
 	}
-	main := mainContainerOf(&pod.Spec)
-	outcome, failure := "", (*image.Failure)(nil)
-	if broken := brokenReason(main.Image); broken != "" {
-		outcome = broken
-	} else {
-		start := nat.pod
-		start.Args = expandArgs(&main, PodIP(pod.Namespace+"/"+pod.Name))
-		var proc *image.Process
-		if proc, failure = image.Start(start); failure != nil {
-			outcome = "Error"
-		} else if id := proc.Config["taskmanager.resource-id"]; id != name {
-			outcome, failure = "Error", &image.Failure{ExitCode: 1, Message: "taskmanager.resource-id " + id + " is not the pod's name"}
-		}
+	outcome, written := nat.written[name]
+	var failure *image.Failure
+	if !written { // a pod's containers start once: it is never changed, only replaced
+		outcome, failure = startTaskManager(nat.pod, &pod)
 	}
 	if outcome == "" {
 		n.server.Do(func(c *fakeflink.Cluster) { c.RegisterTaskManager(name, slots) })
 	}
-	if got, ok := nat.written[name]; ok && got == outcome {
+	if written {
 		return nil
 	}
 	pod = *pod.DeepCopy()
@@ -158,6 +149,25 @@ func (s *Sim) runTaskManagerPod(ctx context.Context, n *node, name string, slots
 		nat.driver.Observe(&pod, false)
 	}
 	return nil
+}
+
+// startTaskManager starts a TaskManager pod's main container from the JobManager's files
+// under the image contract: its outcome is "" (running), the reason its image does not pull,
+// or "Error" with the failure it exits with.
+func startTaskManager(jm image.Pod, pod *corev1.Pod) (outcome string, failure *image.Failure) {
+	main := mainContainerOf(&pod.Spec)
+	if broken := brokenReason(main.Image); broken != "" {
+		return broken, nil
+	}
+	jm.Args = expandArgs(&main, PodIP(pod.Namespace+"/"+pod.Name))
+	proc, failure := image.Start(jm)
+	if failure != nil {
+		return "Error", failure
+	}
+	if id := proc.Config["taskmanager.resource-id"]; id != pod.Name {
+		return "Error", &image.Failure{ExitCode: 1, Message: "taskmanager.resource-id " + id + " is not the pod's name"}
+	}
+	return "", nil
 }
 
 // taskManagerPodStatus is what a kubelet reports for a TaskManager pod (restartPolicy Never):
