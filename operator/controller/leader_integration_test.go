@@ -204,9 +204,10 @@ func TestLeaderFailoverDoesNothingTwice(t *testing.T) {
 	if len(savepoints) != 1 {
 		t.Errorf("%d savepoints, want the upgrade's one: %+v", len(savepoints), savepoints)
 	}
-	// JobManager and TaskManager Deployments of generations 1 and 2.
-	if n := creates.Load(); n != 4 {
-		t.Errorf("%d Deployments created, want 4 (JobManager and TaskManager, two generations)", n)
+	// The JobManager Deployments of generations 1 and 2 (native mode: no TaskManager
+	// Deployment), each created once across the failover.
+	if n := creates.Load(); n != 2 {
+		t.Errorf("%d Deployments created, want 2 (the JobManager's, two generations)", n)
 	}
 	starts := sim.Cluster(ns, failoverJob).Starts()
 	if len(starts) != 1 || len(savepoints) == 0 || starts[0].RestorePath != savepoints[0].Path {
