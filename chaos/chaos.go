@@ -55,6 +55,9 @@ type Target interface {
 	// APIUnavailable fails every API call of the operator for d, then restarts the API
 	// server (the operator's watches re-list).
 	APIUnavailable(d time.Duration)
+	// RefuseTaskManagerPods evicts a TaskManager pod of the resource's native cluster and
+	// makes the API refuse the ones its resource manager creates for d.
+	RefuseTaskManagerPods(name string, d time.Duration) error
 }
 
 // Fault is one fault.
@@ -90,6 +93,7 @@ type Expected interface {
 var Classes = []Fault{
 	JobManagerCrash{},
 	TaskManagerLoss{},
+	TaskManagerPodsRefused{For: 6 * time.Minute},
 	JobManagerPodFailure{Reason: "CrashLoopBackOff", For: time.Minute},
 	JobManagerPodFailure{Reason: "ImagePullBackOff", For: time.Minute},
 	SlowStart{By: 90 * time.Second},

@@ -158,6 +158,9 @@ func kubernetesFaultCases() map[string]faultCase {
 // windowFaultCases are the faults on pods and REST.
 func windowFaultCases() map[string]faultCase {
 	return map[string]faultCase{
+		"refused TaskManager pods fail the job with NoResourceAvailableException after slot.request.timeout, then it runs again": {
+			chaos.TaskManagerPodsRefused{For: 6 * time.Minute}, podsRefusedThenCreated,
+		},
 		"a crash-looping JobManager pod is down for the window, then recovers from HA": {
 			chaos.JobManagerPodFailure{Reason: "CrashLoopBackOff", For: time.Minute}, podFailsThenRecovers("CrashLoopBackOff"),
 		},
@@ -423,6 +426,48 @@ func podFailsThenRecovers(reason string) func(t *testing.T, w *harness.World) {
 				t.Errorf("after the window: up %v, starts %+v; want a JobManager recovered from HA", c.Up(), s)
 			}
 		})
+	}
+}
+
+// podsRefusedThenCreated checks a native cluster whose TaskManager pods the API refuses: the
+// job waits for its slots, fails with NoResourceAvailableException after 5 minutes (a
+// JobException Warning), and runs again once the pods are created.
+func podsRefusedThenCreated(t *testing.T, w *harness.World) {
+	t.Helper()
+	job := func() (st fakeflink.JobStatus, exceptions []string) {
+		w.Cluster("demo", func(c *fakeflink.Cluster) {
+			j := c.Jobs()[0]
+			st = j.Status
+			for _, e := range j.Exceptions {
+				exceptions = append(exceptions, e.Name)
+			}
+		})
+		return st, exceptions
+	}
+	if err := w.RunFor(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := job(); st == fakeflink.StatusRunning {
+		t.Fatal("the job runs without the TaskManager pod the API refused")
+	}
+	if err := w.RunFor(5 * time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if _, ex := job(); len(ex) == 0 || ex[len(ex)-1] != fakeflink.NoResourceClass {
+		t.Errorf("exceptions %v after 6 minutes without slots, want NoResourceAvailableException last", ex)
+	}
+	warned := false
+	for _, e := range w.Events() {
+		warned = warned || (e.Type == "Warning" && e.Reason == "JobException" && strings.Contains(e.Message, "NoResourceAvailableException"))
+	}
+	if !warned {
+		t.Errorf("no JobException Warning naming NoResourceAvailableException in %v", w.Events())
+	}
+	if err := w.RunFor(2 * time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := job(); st != fakeflink.StatusRunning {
+		t.Errorf("job %s once the API takes pods again, want RUNNING", st)
 	}
 }
 

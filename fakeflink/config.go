@@ -33,6 +33,8 @@ const (
 	keyRestartAttempts     = "restart-strategy.fixed-delay.attempts"
 	keyRestartDelay        = "restart-strategy.fixed-delay.delay"
 	keyScheduler           = "jobmanager.scheduler"
+	keySlotRequestTimeout  = "slot.request.timeout"
+	keyResourceWait        = "jobmanager.adaptive-scheduler.resource-wait-timeout"
 	keyRestorePath         = "execution.savepoint.path"
 	keyRestorePathV2       = "execution.state-recovery.path"
 	keyAllowNonRestored    = "execution.savepoint.ignore-unclaimed-state"
@@ -64,6 +66,10 @@ type Settings struct {
 	RestartDelay       time.Duration
 	Adaptive           bool
 	StoreDuration      time.Duration
+	// SlotWait is how long a job waits for slots it cannot get before it fails with
+	// NoResourceAvailableException: slot.request.timeout (5 min), or the adaptive scheduler's
+	// resource-wait-timeout (5 min; negative: for ever).
+	SlotWait time.Duration
 }
 
 // conf is a flat Flink configuration.
@@ -142,6 +148,13 @@ func ParseSettings(c map[string]string) (Settings, error) {
 	}
 	s.Adaptive = strings.EqualFold(cf.first(keyScheduler), "adaptive")
 	if s.StoreDuration, err = cf.durationOr(5*time.Minute, keyStoreDuration); err != nil {
+		return s, err
+	}
+	waitKey := keySlotRequestTimeout
+	if s.Adaptive {
+		waitKey = keyResourceWait
+	}
+	if s.SlotWait, err = cf.durationOr(5*time.Minute, waitKey); err != nil {
 		return s, err
 	}
 	if s.Slots < 1 {

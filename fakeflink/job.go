@@ -115,6 +115,8 @@ type Job struct {
 	// sufficientSince is when the adaptive scheduler first found some slots for the waiting
 	// job, but fewer than it asks for (zero: not waiting so).
 	sufficientSince time.Time
+	// waitingSince is when the job began to wait for slots (zero: not waiting).
+	waitingSince time.Time
 	// work is the job's workload (nil: the constant rate); model its run while RUNNING, of an
 	// input that began at inputBegan.
 	work       *workload.Spec
@@ -226,6 +228,9 @@ func (j *Job) setStatus(to JobStatus, now time.Time) error {
 	j.Status = to
 	if to == StatusRunning {
 		j.startModel(now)
+	}
+	if to != StatusCreated {
+		j.waitingSince = time.Time{}
 	}
 	j.LastModification = now
 	j.Timestamps[to] = now

@@ -137,12 +137,34 @@ func (c *Cluster) schedule(j *Job, now time.Time) {
 }
 
 // waitForSlots leaves a job waiting for slots: CREATED, as Flink reports a job the scheduler
-// has not found the slots for yet.
+// has not found the slots for yet. Once it has waited SlotWait it fails with
+// NoResourceAvailableException, at that instant: the default scheduler's slot request times
+// out (the job restarts per its strategy), the adaptive scheduler gives up on the minimum
+// resources (the job FAILS for good).
 func (c *Cluster) waitForSlots(j *Job, now time.Time) {
 	if j.Status == StatusRestarting {
 		_ = j.setStatus(StatusCreated, now)
 	}
+	if j.waitingSince.IsZero() {
+		j.waitingSince = now
+	}
+	wait := c.settings.SlotWait
+	at := j.waitingSince.Add(wait)
+	if wait < 0 || now.Before(at) {
+		return
+	}
+	_ = j.setStatus(StatusFailing, at)
+	if c.settings.Adaptive {
+		c.recordException(j, NoResourceClass, "Could not acquire the minimum required resources.", at)
+		_ = j.setStatus(StatusFailed, at)
+		c.terminated(j)
+		return
+	}
+	c.failJob(j, NoResourceClass, "Slot request bulk is not fulfillable! Could not allocate the required slot within slot request timeout", at)
 }
+
+// NoResourceClass is the exception a job fails with when its slots do not come.
+const NoResourceClass = "org.apache.flink.runtime.jobmanager.scheduler.NoResourceAvailableException"
 
 // restoreLatest resets a restarting job to its latest completed checkpoint, or to the snapshot
 // its run started from.

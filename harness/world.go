@@ -414,6 +414,15 @@ func (w *World) BreakJobManagerPod(name, reason string, d time.Duration) {
 	w.Schedule(d, func() {}) // a step when the pod heals
 }
 
+// RefuseTaskManagerPods implements chaos.Target.
+func (w *World) RefuseTaskManagerPods(name string, d time.Duration) error {
+	if err := w.Sim.RefuseTaskManagerPods(context.Background(), w.Namespace, name, d); err != nil {
+		return fmt.Errorf("refuse TaskManager pods: %w", err)
+	}
+	w.Schedule(d, func() {}) // a step when the quota frees up
+	return w.sync()
+}
+
 // DelayJobManagerStart implements chaos.Target.
 func (w *World) DelayJobManagerStart(name string, d time.Duration) {
 	w.Sim.DelayNextStart(w.Namespace, act.JobManagerName(name), d)

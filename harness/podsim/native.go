@@ -52,6 +52,7 @@ func (s *Sim) newNative(l launch) (*native, error) {
 	nat := &native{pod: l.pod, written: map[string]string{}, conf: conf, template: tmpl, kube: s.Kube}
 	if nat.kube == nil {
 		nat.own = Clientset(s.client)
+		nat.own.PrependReactor("create", "pods", s.refuseReactor)
 		nat.kube = nat.own
 	}
 	return nat, nat.restart(s.clock)
@@ -97,7 +98,7 @@ func (s *Sim) syncNative(ctx context.Context, n *node) error {
 	}
 	n.server.Do(func(c *fakeflink.Cluster) {
 		for id := range c.TaskManagers() {
-			if !slices.Contains(held, id) {
+			if !slices.Contains(held, id) || n.unreachable != "" {
 				c.RemoveTaskManager(id)
 			}
 		}
@@ -131,7 +132,7 @@ func (s *Sim) runTaskManagerPod(ctx context.Context, n *node, name string, slots
 	if !written { // a pod's containers start once: it is never changed, only replaced
 		outcome, failure = startTaskManager(nat.pod, &pod)
 	}
-	if outcome == "" {
+	if outcome == "" && n.unreachable == "" {
 		n.server.Do(func(c *fakeflink.Cluster) { c.RegisterTaskManager(name, slots) })
 	}
 	if written {

@@ -184,3 +184,40 @@ func TestJobManagerAdvertisesItsPodIP(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedJobManagerAddressIsRefused: with HA and two JobManager replicas, JobManagers that
+// advertise their pod IPs (as rendered) take their TaskManagers; ones that advertise the shared
+// Service name (the pod-IP argument dropped) take none, as Flink's standbys refuse them.
+func TestSharedJobManagerAddressIsRefused(t *testing.T) {
+	cases := map[string]struct {
+		dropPodIP bool
+		want      int
+	}{
+		"own pod IPs":         {false, 2},
+		"shared Service name": {true, 0},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			w := newPodWorld(t, 2, true)
+			jm := &appsv1.Deployment{}
+			if err := w.c.Get(w.ctx, client.ObjectKey{Namespace: "flink", Name: "a"}, jm); err != nil {
+				t.Fatal(err)
+			}
+			jm.Spec.Replicas = ptrTo(int32(2))
+			if tc.dropPodIP {
+				c := &jm.Spec.Template.Spec.Containers[0]
+				c.Args = slices.DeleteFunc(c.Args, func(a string) bool { return a == act.PodIPArg })
+				if i := slices.Index(c.Args, "--host"); i >= 0 {
+					c.Args = slices.Delete(c.Args, i, i+1)
+				}
+			}
+			if err := w.c.Update(w.ctx, jm); err != nil {
+				t.Fatal(err)
+			}
+			w.pods()
+			if got := len(w.sim.Cluster("flink", "a").TaskManagers()); got != tc.want {
+				t.Errorf("%d TaskManagers registered, want %d", got, tc.want)
+			}
+		})
+	}
+}

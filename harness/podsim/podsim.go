@@ -62,6 +62,7 @@ type Sim struct {
 	clusters map[string]*node // by namespace/name of the JobManager Deployment
 	serial   int              // JobManager incarnations started so far
 	faults   map[string]podFault
+	refused  map[string]time.Time     // namespace/cluster-id → TaskManager pod creates refused until
 	delays   map[string]time.Duration // extra delay of the next start, by JobManager Deployment
 	confs    map[string]parsedConf    // parsed Flink configurations, by ConfigMap
 	launches map[string]launch        // each Deployment's last container start
@@ -102,13 +103,15 @@ type node struct {
 	namespace string
 	uid       types.UID
 	native    *native // a native JobManager's resource manager (nil in standalone mode)
+	// unreachable is why its TaskManagers cannot register with it ("" when they can).
+	unreachable string
 }
 
 // New returns a simulator over c.
 func New(c client.Client, clk clock.PassiveClock, r *rand.Rand) *Sim {
 	return &Sim{
 		client: c, clock: clk, rand: r, Store: fakeflink.NewStore(), clusters: map[string]*node{},
-		faults: map[string]podFault{}, delays: map[string]time.Duration{}, confs: map[string]parsedConf{}, pods: map[string]int32{},
+		faults: map[string]podFault{}, refused: map[string]time.Time{}, delays: map[string]time.Duration{}, confs: map[string]parsedConf{}, pods: map[string]int32{},
 		launches: map[string]launch{}, hashes: map[string]cachedHash{}, Jars: DefaultJars(), failures: map[string]*image.Failure{},
 	}
 }
@@ -372,6 +375,7 @@ func (s *Sim) syncJobManager(ctx context.Context, dep *appsv1.Deployment) error 
 	if err := s.heal(key, n); err != nil {
 		return err
 	}
+	n.unreachable = sharedAddress(dep, l)
 	if n.native != nil {
 		if err := s.syncNative(ctx, n); err != nil {
 			return err
@@ -477,6 +481,9 @@ func (s *Sim) syncTaskManager(ctx context.Context, dep *appsv1.Deployment) error
 	if n != nil && broken == "" {
 		slots, _ := strconv.Atoi(n.cluster.Spec().Config["taskmanager.numberOfTaskSlots"])
 		want := int(ptrOr(dep.Spec.Replicas, 1))
+		if n.unreachable != "" {
+			want = 0 // they run, but none is let in
+		}
 		var ids []string
 		for i := range want {
 			ids = append(ids, fmt.Sprintf("%s-%d", dep.Name, i+1))

@@ -49,7 +49,7 @@ func observeJob(ctx context.Context, api FlinkAPI, job *flink.JobOverview, js *f
 	j *decide.JobObservation, sp, cp *decide.OperationObservation,
 ) {
 	j = &decide.JobObservation{ID: job.ID, Name: job.Name, State: string(job.State), StartTime: job.StartTime}
-	if job.State == flink.JobFailed || job.State == flink.JobRunning || job.State == flink.JobRestarting {
+	if exceptionsOf(job.State) {
 		observeExceptions(ctx, api, job, j)
 	}
 	if st, err := api.Checkpoints(ctx, job.ID); err == nil {
@@ -176,6 +176,17 @@ func withBudget(ctx context.Context, budget time.Duration) (context.Context, con
 		return context.WithCancel(ctx)
 	}
 	return context.WithTimeout(ctx, budget)
+}
+
+// exceptionsOf says whether a job's exception history is read in a state: in every state in
+// which it may have failed since the last look, as the Apache operator reads it unless the job
+// had ended (a job waiting for slots is CREATED, and its slot request times out there).
+func exceptionsOf(s flink.JobState) bool {
+	switch s {
+	case flink.JobInitializing, flink.JobFinished, flink.JobCanceled, flink.JobSuspended:
+		return false
+	}
+	return true
 }
 
 // observeExceptions reads a job's exception history: the failure cause of a failed job, the
