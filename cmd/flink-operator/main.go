@@ -121,6 +121,11 @@ func run() error {
 		HealthProbeBindAddress: probeAddr, PprofBindAddress: pprofAddr, LeaderElection: leaderElect, LeaderElectionID: "flinkop.flink.apache.org",
 		MapperProvider: controller.MapperProvider,
 	}
+	given := map[string]bool{}
+	flag.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if err := processOptions(&mgrOpts, flat, given); err != nil {
+		return err
+	}
 	if secureMetrics {
 		mgrOpts.Metrics.FilterProvider = filters.WithAuthenticationAndAuthorization
 	}

@@ -84,3 +84,28 @@ func cacheNamespaces(flagValue string, live *config.Live, flat map[string]string
 		return start.Namespaces, nil
 	}
 }
+
+// processOptions sets the manager's leader election and health probe address from the
+// operator's options (read once at start), unless the flags that say the same were given:
+// --leader-elect and --health-probe-bind-address win over the file.
+func processOptions(opts *ctrl.Options, flat map[string]string, given map[string]bool) error {
+	le, err := config.ReadLeaderElection(flat)
+	if err != nil {
+		return err
+	}
+	if !given["leader-elect"] {
+		opts.LeaderElection = le.Enabled
+	}
+	if le.LeaseName != "" {
+		opts.LeaderElectionID = le.LeaseName
+	}
+	opts.LeaseDuration, opts.RenewDeadline, opts.RetryPeriod = &le.LeaseDuration, &le.RenewDeadline, &le.RetryPeriod
+	addr, set, err := config.HealthProbeAddress(flat)
+	if err != nil {
+		return err
+	}
+	if set && !given["health-probe-bind-address"] {
+		opts.HealthProbeBindAddress = addr
+	}
+	return nil
+}

@@ -3,8 +3,10 @@ package main
 import (
 	"os"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/flinkop/flinkop/operator/config"
 )
@@ -66,3 +68,38 @@ func TestCacheNamespaces(t *testing.T) {
 }
 
 func writeFile(path, content string) error { return os.WriteFile(path, []byte(content), 0o600) }
+
+// TestProcessOptions: the file's leader election and probe options reach the manager unless
+// the flags that say the same were given.
+func TestProcessOptions(t *testing.T) {
+	flat := map[string]string{
+		config.KeyLeaderElection: "true", config.KeyLeaseName: "apache-lease",
+		config.KeyLeaseDuration: "20 s", config.KeyHealthProbePort: "8085",
+	}
+	type got struct {
+		Elect     bool
+		ID, Probe string
+		Lease     time.Duration
+	}
+	for name, tc := range map[string]struct {
+		given map[string]bool
+		want  got
+	}{
+		"from the file": {nil, got{true, "apache-lease", ":8085", 20 * time.Second}},
+		"flags win":     {map[string]bool{"leader-elect": true, "health-probe-bind-address": true}, got{false, "apache-lease", ":8081", 20 * time.Second}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			opts := ctrl.Options{LeaderElection: false, LeaderElectionID: "flinkop.flink.apache.org", HealthProbeBindAddress: ":8081"}
+			if err := processOptions(&opts, flat, tc.given); err != nil {
+				t.Fatal(err)
+			}
+			g := got{opts.LeaderElection, opts.LeaderElectionID, opts.HealthProbeBindAddress, *opts.LeaseDuration}
+			if g != tc.want {
+				t.Errorf("got %+v, want %+v", g, tc.want)
+			}
+		})
+	}
+	if err := processOptions(&ctrl.Options{}, map[string]string{config.KeyLeaderElection: "true"}, nil); err == nil {
+		t.Error("leader election without a lease name was accepted")
+	}
+}

@@ -15,6 +15,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/flinkop/flinkop/harness/fleet"
+	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 )
 
 // fleetBench runs the fleet benchmark (see package harness/fleet) and prints its table.
@@ -27,6 +28,7 @@ func fleetBench(args []string) error {
 	steady := fs.Duration("steady", 0, "steady-state window (0: one reconcile interval)")
 	interval := fs.Duration("reconcile-interval", 0, "the operator's kubernetes.operator.reconcile.interval (0: 60s)")
 	hostile := fs.Bool("hostile", false, fmt.Sprintf("after the steady state, make %d JobManagers answer hostile (20 MiB, endless) and add %d ConfigMaps of 1 MB with Flink's labels, and measure the operator's memory again", fleet.HostileJobManagers, fleet.HostileConfigMaps))
+	mode := fs.String("mode", "", "every deployment's spec.mode: native (the default when unset) or standalone")
 	autoscaled := fs.Bool("autoscaled", false, "run every job under the autoscaler on fakeflink's workload model (its metric collection and state at steady state)")
 	bystanders := fs.Bool("bystanders", false, fmt.Sprintf("at the end, add %d ConfigMaps and %d Pods that are not the operator's and measure its heap again", fleet.BystanderConfigMaps, fleet.BystanderPods))
 	convergeOnly := fs.Bool("converge-only", false, "stop after the steady state (no wave, no latency phases, no single-writer floor): for 10,000 deployments")
@@ -64,7 +66,7 @@ func fleetBench(args []string) error {
 	fmt.Printf("flinksim fleet: %d FlinkDeployments on a real kube-apiserver, %.0f%% hung JobManagers in the last phase\n", *n, *slow)
 	rep, err := fleet.Run(ctx, fleet.Config{
 		N: *n, SlowPercent: *slow, Parallelism: *parallelism, Changes: *changes, Steady: *steady, ReconcileInterval: *interval, Timeout: *timeout, Log: os.Stdout,
-		Bystanders: *bystanders, Hostile: *hostile, Autoscaled: *autoscaled, ConvergeOnly: *convergeOnly, NoWave: *noWave, FreshFloor: *freshFloor, NoSerialFloor: *noSerialFloor, HeapProfile: *heapProfile,
+		Bystanders: *bystanders, Hostile: *hostile, Autoscaled: *autoscaled, Mode: flinkv1beta1.KubernetesDeploymentMode(*mode), ConvergeOnly: *convergeOnly, NoWave: *noWave, FreshFloor: *freshFloor, NoSerialFloor: *noSerialFloor, HeapProfile: *heapProfile,
 		OperatorBinary: *operator, OperatorMemoryLimit: *memLimit, APIServerFlags: apiServerFlags, EtcdFlags: etcdFlags,
 	})
 	if rep != nil {

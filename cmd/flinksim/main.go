@@ -9,7 +9,7 @@
 //	flinksim replay --seed S [--steps A] [--hostile] [--timeline FILE]
 //	flinksim sandbox [--kubeconfig FILE] [--operator-config FILE] [--metrics-bind-address ADDR] [--webhook]
 //	                 [--real-jars [--jar-allowed-hosts h,*.d] [--jar-allowed-cidrs c,c] [--jar-file-root DIR]]
-//	flinksim fleet [--n N] [--slow P] [--parallelism W] [--changes C] [--steady D] [--bystanders] [--autoscaled]
+//	flinksim fleet [--n N] [--slow P] [--parallelism W] [--changes C] [--steady D] [--bystanders] [--autoscaled] [--mode native|standalone]
 //	flinksim services [--n N] [--at 4,16,64,256]
 //	flinksim autoscale [--duration D] [--every D] [--out FILE] [-D key=value]...
 package main
@@ -36,7 +36,7 @@ const usage = `usage:
   flinksim sweep [--seeds N] [--base-seed S] [--workers W] [--steps A]
   flinksim replay --seed S [--steps A] [--hostile] [--timeline FILE]
   flinksim sandbox [--kubeconfig FILE] [--operator-config FILE] [--metrics-bind-address ADDR] [--webhook] [--real-jars ...]
-  flinksim fleet [--n N] [--slow P] [--parallelism W] [--changes C] [--steady D] [--bystanders] [--autoscaled]
+  flinksim fleet [--n N] [--slow P] [--parallelism W] [--changes C] [--steady D] [--bystanders] [--autoscaled] [--mode native|standalone]
   flinksim services [--n N] [--at 4,16,64,256]
   flinksim autoscale [--duration D] [--every D] [--out FILE] [-D key=value]...`
 

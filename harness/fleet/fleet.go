@@ -56,6 +56,8 @@ type Config struct {
 	// model (a constant input its parallelism keeps up with), so the steady state measures
 	// what the autoscaler's metric collection and state cost.
 	Autoscaled bool
+	// Mode is every deployment's spec.mode: "" (native, the default) or "standalone".
+	Mode flinkv1beta1.KubernetesDeploymentMode
 	// ConvergeOnly stops after the steady state (no wave, no latency phases) and measures the
 	// floor with 16 writers only: what a run at 10,000 deployments can afford.
 	ConvergeOnly bool
@@ -288,7 +290,7 @@ func (f *fleet) create(ctx context.Context) error {
 		f.names[i] = fmt.Sprintf("job-%05d", i)
 	}
 	return parallel(ctx, 16, len(f.names), func(ctx context.Context, i int) error {
-		return f.env.Client.Create(ctx, deployment(f.names[i], f.cfg.Autoscaled))
+		return f.env.Client.Create(ctx, deployment(f.names[i], f.cfg.Autoscaled, f.cfg.Mode))
 	})
 }
 

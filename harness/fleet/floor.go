@@ -51,7 +51,7 @@ func floor(ctx context.Context, c client.Client, n int, writes int64, byKind map
 	run := func(prefix string, workers int) (time.Duration, error) {
 		fds := make([]*flinkv1beta1.FlinkDeployment, n)
 		if err := parallel(ctx, 16, n, func(ctx context.Context, i int) error {
-			fds[i] = deployment(fmt.Sprintf("%s-%05d", prefix, i), false)
+			fds[i] = deployment(fmt.Sprintf("%s-%05d", prefix, i), false, "")
 			fds[i].Namespace = floorNamespace
 			return c.Create(ctx, fds[i])
 		}); err != nil {

@@ -211,13 +211,13 @@ func loadavg() string {
 }
 
 // deployment is a savepoint-mode application deployment with checkpoints every 10 s;
-// autoscaled, its job runs fakeflink's workload under the autoscaler.
-func deployment(name string, autoscaled bool) *flinkv1beta1.FlinkDeployment {
+// autoscaled, its job runs fakeflink's workload under the autoscaler; in the given mode.
+func deployment(name string, autoscaled bool, mode flinkv1beta1.KubernetesDeploymentMode) *flinkv1beta1.FlinkDeployment {
 	p := int32(1)
 	d := &flinkv1beta1.FlinkDeployment{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
 		Spec: flinkv1beta1.FlinkDeploymentSpec{
-			Image: "flink:1.20", FlinkVersion: "v1_20",
+			Image: "flink:1.20", FlinkVersion: "v1_20", Mode: mode,
 			FlinkConfiguration: flinkv1beta1.NewFlinkConfiguration(map[string]string{
 				"taskmanager.numberOfTaskSlots": "4", "execution.checkpointing.interval": "10s",
 				"state.checkpoints.dir": "file:///data/cp", "state.savepoints.dir": "file:///data/sp",

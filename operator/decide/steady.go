@@ -63,9 +63,14 @@ func (s *step) markStable() {
 	default:
 		stable = ready && s.st.JobStatus.State == flinkv1beta1.JobStatusRunning
 	}
-	if stable {
+	switch {
+	case stable:
 		rs.LastStableSpec = rs.LastReconciledSpec
-	} else {
+	case s.st.JobManagerDeploymentStatus == flinkv1beta1.JobManagerDeployedNotReady:
+		// The JobManager runs, its REST API does not answer yet: look again after
+		// observer.rest-ready.delay, as Apache reschedules DEPLOYED_NOT_READY.
+		s.requeue(s.in.Options.RestReadyDelay)
+	default:
 		s.requeue(s.in.Options.ProgressCheckInterval)
 	}
 }

@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"context"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -37,12 +38,44 @@ func TestDeploymentMissingFromTheCacheIsConfirmed(t *testing.T) {
 			o := &Observer{Client: cache, Reader: tc.reader}
 			d := d.DeepCopy()
 			d.Status.JobManagerDeploymentStatus = tc.status
-			got, err := o.deployment(t.Context(), d, act.JobManagerName("a"))
+			got, err := o.deployment(t.Context(), d, act.JobManagerName("a"), expectsCluster(d))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if (got != nil) != tc.found {
 				t.Errorf("JobManager Deployment observed: %v, want %v", got != nil, tc.found)
+			}
+		})
+	}
+}
+
+// countingReader counts the reads past the cache, by object name.
+type countingReader struct {
+	client.Reader
+	gets map[string]int
+}
+
+func (r *countingReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	r.gets[key.Name]++
+	return r.Reader.Get(ctx, key, obj, opts...)
+}
+
+// TestNativeClusterHasNoTaskManagerDeploymentToConfirm: a deployed native cluster has no
+// TaskManager Deployment, and its absence is not read again past the cache on every look (at
+// 10,000 deployments, one GET each a reconcile); a standalone cluster's is.
+func TestNativeClusterHasNoTaskManagerDeploymentToConfirm(t *testing.T) {
+	for mode, want := range map[flinkv1beta1.KubernetesDeploymentMode]int{flinkv1beta1.DeploymentModeNative: 0, flinkv1beta1.DeploymentModeStandalone: 1} {
+		t.Run(string(mode), func(t *testing.T) {
+			d := &flinkv1beta1.FlinkDeployment{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ns", UID: "uid-a"}}
+			d.Spec.Mode = mode
+			d.Status.JobManagerDeploymentStatus = flinkv1beta1.JobManagerDeploying
+			r := &countingReader{Reader: fake.NewClientBuilder().Build(), gets: map[string]int{}}
+			o := &Observer{Client: fake.NewClientBuilder().Build(), Reader: r}
+			if _, err := o.Observe(t.Context(), d); err != nil {
+				t.Fatal(err)
+			}
+			if got := r.gets[act.TaskManagerName("a")]; got != want {
+				t.Errorf("%d reads of the TaskManager Deployment past the cache, want %d", got, want)
 			}
 		})
 	}

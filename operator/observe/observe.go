@@ -70,10 +70,12 @@ type Observer struct {
 func (o *Observer) Observe(ctx context.Context, d *flinkv1beta1.FlinkDeployment) (decide.Observation, error) {
 	var obs decide.Observation
 	var err error
-	if obs.JobManager, err = o.deployment(ctx, d, act.JobManagerName(d.Name)); err != nil {
+	if obs.JobManager, err = o.deployment(ctx, d, act.JobManagerName(d.Name), expectsCluster(d)); err != nil {
 		return obs, err
 	}
-	if obs.TaskManager, err = o.deployment(ctx, d, act.TaskManagerName(d.Name)); err != nil {
+	// A native cluster has no TaskManager Deployment: one left by a standalone spec is in the
+	// cache, and an absence is not read again past it on every look.
+	if obs.TaskManager, err = o.deployment(ctx, d, act.TaskManagerName(d.Name), expectsCluster(d) && !d.Spec.Native()); err != nil {
 		return obs, err
 	}
 	if jm := obs.JobManager; jm != nil && (!jm.Available || jm.ReadyReplicas < jm.Replicas) {
@@ -109,12 +111,13 @@ func (o *Observer) Observe(ctx context.Context, d *flinkv1beta1.FlinkDeployment)
 }
 
 // deployment observes one of d's Deployments. One that d does not control is not d's: it
-// counts as absent, and deploying over it fails with act.ErrNotOwned.
-func (o *Observer) deployment(ctx context.Context, d *flinkv1beta1.FlinkDeployment, name string) (*decide.DeploymentState, error) {
+// counts as absent, and deploying over it fails with act.ErrNotOwned. With pastCache, one the
+// cache does not hold is read again past it (a create whose watch event has not arrived).
+func (o *Observer) deployment(ctx context.Context, d *flinkv1beta1.FlinkDeployment, name string, pastCache bool) (*decide.DeploymentState, error) {
 	var dep appsv1.Deployment
 	key := client.ObjectKey{Namespace: d.Namespace, Name: name}
 	err := o.Client.Get(ctx, key, &dep)
-	if apierrors.IsNotFound(err) && o.Reader != nil && expectsCluster(d) {
+	if apierrors.IsNotFound(err) && o.Reader != nil && pastCache {
 		err = o.Reader.Get(ctx, key, &dep)
 	}
 	if err != nil {
