@@ -34,6 +34,7 @@ const (
 	keyRestartDelay        = "restart-strategy.fixed-delay.delay"
 	keyScheduler           = "jobmanager.scheduler"
 	keySlotRequestTimeout  = "slot.request.timeout"
+	keyExceptionHistory    = "web.exception-history-size"
 	keyResourceWait        = "jobmanager.adaptive-scheduler.resource-wait-timeout"
 	keyRestorePath         = "execution.savepoint.path"
 	keyRestorePathV2       = "execution.state-recovery.path"
@@ -70,6 +71,9 @@ type Settings struct {
 	// NoResourceAvailableException: slot.request.timeout (5 min), or the adaptive scheduler's
 	// resource-wait-timeout (5 min; negative: for ever).
 	SlotWait time.Duration
+	// ExceptionHistory is how many of its newest exceptions a job keeps
+	// (web.exception-history-size, 16).
+	ExceptionHistory int
 }
 
 // conf is a flat Flink configuration.
@@ -149,6 +153,12 @@ func ParseSettings(c map[string]string) (Settings, error) {
 	s.Adaptive = strings.EqualFold(cf.first(keyScheduler), "adaptive")
 	if s.StoreDuration, err = cf.durationOr(5*time.Minute, keyStoreDuration); err != nil {
 		return s, err
+	}
+	if s.ExceptionHistory, err = cf.intOr(16, keyExceptionHistory); err != nil {
+		return s, err
+	}
+	if s.ExceptionHistory < 1 {
+		return s, fmt.Errorf("%s must be at least 1", keyExceptionHistory)
 	}
 	waitKey := keySlotRequestTimeout
 	if s.Adaptive {

@@ -2,6 +2,7 @@ package fakeflink
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -215,6 +216,10 @@ func (c *Cluster) recordException(j *Job, class, msg string, now time.Time) {
 	trace := fmt.Sprintf("%s: %s\n\tat org.apache.flink.fake.FakeJob.run(FakeJob.java:42)\n", class, msg)
 	j.FailureCause = class + ": " + msg
 	j.Exceptions = append(j.Exceptions, Exception{Name: class, Message: msg, StackTrace: trace, Time: now})
+	if n := len(j.Exceptions) - c.settings.ExceptionHistory; n > 0 {
+		j.Exceptions = slices.Delete(j.Exceptions, 0, n) // Flink keeps the newest only
+		j.ExceptionsTruncated = true
+	}
 }
 
 // terminated drops the HA metadata of a globally terminal job and records its result, as

@@ -354,3 +354,30 @@ func TestPeriodicSavepointsWithHistoryDisposal(t *testing.T) {
 		}
 	}
 }
+
+// TestRestartLoopIsRestartedAtApacheDefaults: with only the health check turned on (threshold
+// 64 restarts in 2 minutes, Apache's defaults), a job that fails every second is restarted by
+// the operator (a restart every 4/3 s, 90 in two minutes): its restarts are counted from Flink's numRestarts, not from the exception
+// history, which Flink bounds at 16 entries.
+func TestRestartLoopIsRestartedAtApacheDefaults(t *testing.T) {
+	e := newEnv(t)
+	e.createRunning(deployment("loop", flinkv1beta1.UpgradeModeLastState, conf("kubernetes.operator.cluster.health-check.enabled", "true")))
+	for i := range 200 {
+		e.sim.Do(ns, "loop", func(c *fakeflink.Cluster) {
+			for _, j := range c.Jobs() {
+				if j.Status == fakeflink.StatusRunning {
+					_ = c.FailJob(j.ID, "boom")
+				}
+			}
+		})
+		e.clock.Step(time.Second)
+		e.sim.Tick()
+		if i%30 == 0 { // a reconcile lets up to 10 s pass: 30 failures in 40 s
+			e.step("loop")
+		}
+		if e.hasEvent("restart count hit threshold") {
+			return
+		}
+	}
+	t.Errorf("a restart a second and no RestartUnhealthyJob; status.clusterInfo %v", e.get("loop").Status.ClusterInfo)
+}

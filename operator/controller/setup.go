@@ -122,18 +122,19 @@ func (s Setup) Reconciler(c client.Client, rec EventRecorder) *FlinkDeploymentRe
 	rec = boundedEvents{rec}
 	clients := s.clients(c)
 	slots := act.NewServiceSlots(act.DefaultServiceSlots)
-	return &FlinkDeploymentReconciler{
+	observer := &observe.Observer{
+		Client: c, RESTBudget: s.restBudget(), Lister: act.AppLister{Indexed: s.indexed}, Reader: s.APIReader,
+		Snapshots: act.SnapshotLister{Enabled: s.Options.SnapshotResources, Indexed: s.indexed},
+		Flink:     func(d *flinkv1beta1.FlinkDeployment) observe.FlinkAPI { return clients(d) },
+	}
+	r := &FlinkDeploymentReconciler{
 		Client:   c,
 		Recorder: rec,
 		Clock:    s.Clock,
 		Options:  s.Live,
 		Metrics:  s.Metrics,
 		Workers:  s.Parallelism,
-		Observer: &observe.Observer{
-			Client: c, RESTBudget: s.restBudget(), Lister: act.AppLister{Indexed: s.indexed}, Reader: s.APIReader,
-			Snapshots: act.SnapshotLister{Enabled: s.Options.SnapshotResources, Indexed: s.indexed},
-			Flink:     func(d *flinkv1beta1.FlinkDeployment) observe.FlinkAPI { return clients(d) },
-		},
+		Observer: observer,
 		Executor: &act.Executor{
 			Client: c, HASelector: observe.HASelector, Reader: s.APIReader, Lister: act.AppLister{Indexed: s.indexed},
 			Flink:        func(d *flinkv1beta1.FlinkDeployment) act.FlinkAPI { return clients(d) },
@@ -146,6 +147,11 @@ func (s Setup) Reconciler(c client.Client, rec EventRecorder) *FlinkDeploymentRe
 		indexApp:      s.indexed,
 		fence:         writeFence{off: s.NoWriteFence},
 	}
+	observer.HealthCheck = func(d *flinkv1beta1.FlinkDeployment) bool {
+		opts, _ := r.optionsFor(d)
+		return opts.HealthCheck
+	}
+	return r
 }
 
 func (s Setup) withDefaults() Setup {

@@ -17,7 +17,11 @@ func (s *step) clusterInfo() {
 	o := s.in.Observed
 	info := maps.Clone(s.st.ClusterInfo)
 	if v := o.Version; v != nil && v.Version != "" {
+		health, kept := info[ClusterHealthInfoKey]
 		info = map[string]string{flinkv1beta1.ClusterInfoFlinkVersion: v.Version, flinkv1beta1.ClusterInfoFlinkRevision: v.Revision}
+		if kept {
+			info[ClusterHealthInfoKey] = health
+		}
 	}
 	if info == nil || s.last == nil || o.JobManager == nil {
 		return

@@ -112,8 +112,8 @@ func (s *step) restart(reason, msg string) {
 }
 
 // restartUnhealthyJob restarts a running job that the health check finds unhealthy
-// (kubernetes.operator.cluster.health-check.enabled): too many restarts within the window
-// (counted from the job's exception history), or no checkpoint completed within the
+// (kubernetes.operator.cluster.health-check.enabled): more restarts within the window than the
+// threshold (Flink's numRestarts against a baseline, restartsInWindow), or no checkpoint completed within the
 // checkpoint-progress window although checkpointing is on. The restart keeps state as its
 // upgrade mode does.
 func (s *step) restartUnhealthyJob() bool {
@@ -135,15 +135,10 @@ func (s *step) unhealthy() string {
 	if job.State != "RUNNING" && job.State != "RESTARTING" {
 		return ""
 	}
-	since := now.Add(-opts.HealthRestartsWindow).UnixMilli()
-	restarts := 0
-	for _, t := range job.FailureTimes {
-		if t >= since {
-			restarts++
+	if job.NumRestarts != nil {
+		if n := s.restartsInWindow(*job.NumRestarts); n > int64(opts.HealthRestartsThreshold) {
+			return fmt.Sprintf("restart count hit threshold: %d restarts within %s, more than %d", n, opts.HealthRestartsWindow, opts.HealthRestartsThreshold)
 		}
-	}
-	if restarts >= opts.HealthRestartsThreshold {
-		return fmt.Sprintf("%d restarts within %s", restarts, opts.HealthRestartsWindow)
 	}
 	window := opts.HealthCheckpointsWindow
 	if _, checkpointing := s.conf["execution.checkpointing.interval"]; !opts.HealthCheckpoints || !checkpointing || job.State != "RUNNING" ||

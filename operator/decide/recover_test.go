@@ -1,6 +1,7 @@
 package decide
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -223,11 +224,14 @@ func TestRestartUnhealthyJob(t *testing.T) {
 		r := newReconciledSpec(d.Spec, 1, false, RestoreHA)
 		d.Status.ReconciliationStatus.LastReconciledSpec, d.Status.ReconciliationStatus.LastStableSpec = r.Encode(), r.Encode()
 	}
-	failures := func(ago ...time.Duration) func(*Observation) {
-		return func(o *Observation) {
-			for _, a := range ago {
-				o.Job.FailureTimes = append(o.Job.FailureTimes, now.Add(-a).UnixMilli())
-			}
+	restarts := func(n int64) func(*Observation) {
+		return func(o *Observation) { o.Job.NumRestarts = &n }
+	}
+	// baseline is the restart count the health check took ago.
+	baseline := func(n int64, ago time.Duration) func(*flinkv1beta1.FlinkDeployment) {
+		return func(d *flinkv1beta1.FlinkDeployment) {
+			at := now.Add(-ago).UnixMilli()
+			d.Status.ClusterInfo = map[string]string{ClusterHealthInfoKey: fmt.Sprintf(`{"timeStamp":%d,"numRestarts":%d,"numRestartsEvaluationTimeStamp":%d}`, at, n, at)}
 		}
 	}
 	cases := map[string]struct {
@@ -237,11 +241,25 @@ func TestRestartUnhealthyJob(t *testing.T) {
 		wantRestart string // in the event, "" for none
 	}{
 		"restarts over the threshold within the window": {
-			d: deployed(ls), o: cluster(1, "RESTARTING", failures(10*time.Second, 30*time.Second, time.Minute)), opts: healthCheck,
-			wantRestart: "3 restarts within 2m0s",
+			d: deployed(ls, baseline(10, time.Minute)), o: cluster(1, "RESTARTING", restarts(14)), opts: healthCheck,
+			wantRestart: "restart count hit threshold: 4 restarts within 2m0s, more than 3",
 		},
-		"old restarts do not count": {
-			d: deployed(ls, withoutCheckpointing), o: cluster(1, "RUNNING", failures(10*time.Second, 5*time.Minute, 6*time.Minute)), opts: healthCheck,
+		"at the threshold is healthy, as in Apache": {
+			d: deployed(ls, withoutCheckpointing, baseline(10, time.Minute)), o: cluster(1, "RUNNING", restarts(13)), opts: healthCheck,
+		},
+		"an old baseline scales the count down to the window": {
+			d: deployed(ls, withoutCheckpointing, baseline(10, 10*time.Minute)), o: cluster(1, "RUNNING", restarts(20)), opts: healthCheck,
+		},
+		"a first count only takes a baseline": {
+			d: deployed(ls, withoutCheckpointing), o: cluster(1, "RUNNING", restarts(500)), opts: healthCheck,
+		},
+		"a lower count (a new job) takes a new baseline": {
+			d: deployed(ls, withoutCheckpointing, baseline(100, time.Minute)), o: cluster(1, "RUNNING", restarts(5)), opts: healthCheck,
+		},
+		"a baseline that is not the operator's JSON is taken again": {
+			d: deployed(ls, withoutCheckpointing, func(d *flinkv1beta1.FlinkDeployment) {
+				d.Status.ClusterInfo = map[string]string{ClusterHealthInfoKey: `{"numRestarts":-5}`}
+			}), o: cluster(1, "RUNNING", restarts(50)), opts: healthCheck,
 		},
 		"no checkpoint within the window": {
 			d: deployed(ls), o: cluster(1, "RUNNING", startedAgo(time.Hour), checkpoint("file:///cp/chk-1", now.Add(-6*time.Minute).UnixMilli())),
@@ -254,7 +272,7 @@ func TestRestartUnhealthyJob(t *testing.T) {
 			d: deployed(ls, withoutCheckpointing), o: cluster(1, "RUNNING", startedAgo(time.Hour)), opts: healthCheck,
 		},
 		"never with the health check off": {
-			d: deployed(ls), o: cluster(1, "RESTARTING", failures(time.Second, 2*time.Second, 3*time.Second, 4*time.Second)),
+			d: deployed(ls, baseline(0, time.Minute)), o: cluster(1, "RESTARTING", restarts(100)),
 		},
 	}
 	for name, tc := range cases {

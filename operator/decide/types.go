@@ -117,9 +117,9 @@ type JobObservation struct {
 	StartTime int64
 	// FailureCause is the first line of the newest exception of a FAILED job.
 	FailureCause string
-	// FailureTimes are the times (epoch ms) of the failures in the job's exception history
-	// (Flink keeps the newest web.exception-history-size, 16 by default).
-	FailureTimes []int64
+	// NumRestarts is the job's restart count (Flink's numRestarts metric), read while the
+	// health check is on; nil when not read.
+	NumRestarts *int64
 	// Exceptions are the newest entries of the job's exception history, newest first
 	// (JobExceptionEvents reports the new ones).
 	Exceptions []JobException

@@ -87,3 +87,7 @@ func (s *stalling) JobDetails(ctx context.Context, _ string) (*flink.JobDetails,
 func (s *stalling) SubtaskMetrics(ctx context.Context, _, _ string, _, _ []string) ([]flink.AggregatedMetric, error) {
 	return nil, s.wait(ctx)
 }
+
+func (s *stalling) JobMetrics(ctx context.Context, _ string, _ ...string) (map[string]string, error) {
+	return nil, s.wait(ctx)
+}

@@ -32,6 +32,7 @@ type FlinkAPI interface {
 	DashboardConfig(ctx context.Context) (*flink.DashboardConfig, error)
 	JobDetails(ctx context.Context, jobID string) (*flink.JobDetails, error)
 	SubtaskMetrics(ctx context.Context, jobID, vertexID string, names, aggs []string) ([]flink.AggregatedMetric, error)
+	JobMetrics(ctx context.Context, jobID string, names ...string) (map[string]string, error)
 }
 
 // HA ConfigMap labels, as Flink's Kubernetes HA services set them (act.LabelConfigMapType).
@@ -46,6 +47,10 @@ type Observer struct {
 	Client client.Reader
 	// Flink returns the REST client of a deployment's JobManager.
 	Flink func(d *flinkv1beta1.FlinkDeployment) FlinkAPI
+	// HealthCheck says whether the health check is on for a deployment
+	// (kubernetes.operator.cluster.health-check.enabled): its job's restart count is read
+	// then (nil: never).
+	HealthCheck func(d *flinkv1beta1.FlinkDeployment) bool
 	// RESTBudget bounds all REST reads of one observation together (0: only each call's
 	// own timeout), so a JobManager that answers slowly costs its resource one budget per
 	// reconcile, not one timeout per call.

@@ -2,6 +2,7 @@ package observe
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,6 +36,9 @@ func (o *Observer) observeFlink(ctx context.Context, d *flinkv1beta1.FlinkDeploy
 		return
 	}
 	obs.Job, obs.Savepoint, obs.Checkpoint = observeJob(ctx, api, job, &d.Status.JobStatus, adaptive(d))
+	if o.HealthCheck != nil && (job.State == flink.JobRunning || job.State == flink.JobRestarting) && o.HealthCheck(d) {
+		obs.Job.NumRestarts = numRestarts(ctx, api, job.ID)
+	}
 	if a := obs.Autoscaler; a != nil && job.State == flink.JobRunning {
 		c, _ := autoscalerEnabled(d)
 		if a.Collected, err = collectAutoscaler(ctx, api, job.ID, c.BusyAggregator); err != nil {
@@ -178,6 +182,22 @@ func withBudget(ctx context.Context, budget time.Duration) (context.Context, con
 	return context.WithTimeout(ctx, budget)
 }
 
+// numRestarts reads the job's restart count as the Apache operator's health check does: the
+// numRestarts metric, else the older fullRestarts; nil when Flink reports neither (or does not
+// answer), and the health check then skips the restarts.
+func numRestarts(ctx context.Context, api FlinkAPI, jobID string) *int64 {
+	m, err := api.JobMetrics(ctx, jobID, "numRestarts", "fullRestarts")
+	if err != nil {
+		return nil
+	}
+	for _, name := range []string{"numRestarts", "fullRestarts"} {
+		if n, err := strconv.ParseInt(strings.TrimSpace(m[name]), 10, 64); err == nil && n >= 0 {
+			return &n
+		}
+	}
+	return nil
+}
+
 // exceptionsOf says whether a job's exception history is read in a state: in every state in
 // which it may have failed since the last look, as the Apache operator reads it unless the job
 // had ended (a job waiting for slots is CREATED, and its slot request times out there).
@@ -200,7 +220,6 @@ func observeExceptions(ctx context.Context, api FlinkAPI, job *flink.JobOverview
 		j.FailureCause = firstLine(h.Entries[0].StackTrace)
 	}
 	for i, e := range h.Entries {
-		j.FailureTimes = append(j.FailureTimes, e.Timestamp)
 		if i < decide.MaxJobExceptions {
 			j.Exceptions = append(j.Exceptions, decide.NewJobException(e.Timestamp, e.TaskName, e.StackTrace))
 		}
