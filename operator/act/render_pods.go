@@ -49,7 +49,9 @@ func renderJobManager(c Cluster, flinkConf map[string]string, tmpl corev1.PodTem
 	opts.env = append(opts.env, corev1.EnvVar{Name: PodIPEnv, ValueFrom: &corev1.EnvVarSource{
 		FieldRef: &corev1.ObjectFieldSelector{APIVersion: "v1", FieldPath: "status.podIP"},
 	}})
-	dep := deployment(c, JobManagerName(d.Name), ComponentJobManager, replicas, podTemplate(c, ComponentJobManager, tmpl, opts, args, ports, res, reqs))
+	pods := podTemplate(c, ComponentJobManager, tmpl, opts, args, ports, res, reqs)
+	addStartupProbe(&pods, flinkConf)
+	dep := deployment(c, JobManagerName(d.Name), ComponentJobManager, replicas, pods)
 	dep.Labels = mergeMaps(opts.labels, dep.Labels)
 	dep.Annotations = mergeMaps(opts.annotations, map[string]string{AnnotationGeneration: strconv.FormatInt(c.Generation, 10)})
 	if c.Run != "" {

@@ -73,7 +73,7 @@ var OperatorOptions = []Option{
 	{"kubernetes.operator.ingress.manage", "true", Ignored, ""},
 	{KeyJMDeploymentRecovery, "true", Implemented, ""},
 	{"kubernetes.operator.jm-deployment.shutdown-ttl", "1 d", Ignored, ""},
-	{"kubernetes.operator.jm-deployment.startup.probe.enabled", "true", Ignored, ""},
+	{KeyJMStartupProbe, "true", Implemented, "operator-wide, per namespace and per resource; with REST SSL the probe asks in HTTPS, with client authentication there is none"},
 	{"kubernetes.operator.job.drain-on-savepoint-deletion", "false", Ignored, ""},
 	{KeyRestartFailed, "false", Implemented, ""},
 	{KeySavepointOnDeletion, "false", Implemented, ""},

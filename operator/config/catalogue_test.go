@@ -47,7 +47,7 @@ func TestEveryOptionReadIsCatalogued(t *testing.T) {
 		config.KeyWatchedNamespaces, config.KeyLabelSelector, config.KeyDynamicNamespaces,
 		config.KeyIngressAllowedHosts, config.KeyIngressAllowWildcardHosts, config.KeyIngressAllowedAnnotations,
 		config.KeyLeaderElection, config.KeyLeaseName, config.KeyLeaseDuration, config.KeyLeaseRenewDeadline,
-		config.KeyLeaseRetryPeriod, config.KeyHealthProbe, config.KeyHealthProbePort,
+		config.KeyLeaseRetryPeriod, config.KeyHealthProbe, config.KeyHealthProbePort, config.KeyJMStartupProbe,
 		flinkv1beta1.BlueGreenAbortGracePeriod, flinkv1beta1.BlueGreenRescheduleInterval, flinkv1beta1.BlueGreenDeletionDelay,
 	}
 	for _, k := range []string{

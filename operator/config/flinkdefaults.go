@@ -21,10 +21,11 @@ var versionKey = regexp.MustCompile(`^` + regexp.QuoteMeta(VersionPrefix) + `v(\
 // flinkDefault reports whether key, found in the operator's options, is a default of the
 // resources' Flink configuration (as the Apache operator hands its whole configuration to
 // each deployment): Flink's options and the autoscaler's, not the operator's own, but for
-// the one the renderer reads from the resource's configuration (KeyPodTemplateMergeByName).
+// the ones the renderer reads from the resource's configuration (KeyPodTemplateMergeByName,
+// KeyJMStartupProbe).
 func flinkDefault(key string) bool {
 	if rest, ok := strings.CutPrefix(key, OperatorPrefix); ok {
-		return strings.HasPrefix(rest, AutoscalerPrefix) || key == KeyPodTemplateMergeByName
+		return strings.HasPrefix(rest, AutoscalerPrefix) || key == KeyPodTemplateMergeByName || key == KeyJMStartupProbe
 	}
 	return true
 }

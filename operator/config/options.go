@@ -41,6 +41,9 @@ const (
 	// renderer reads it from the resource's configuration, where the operator's file puts it
 	// as a Flink default (flinkDefault).
 	KeyPodTemplateMergeByName = "kubernetes.operator.pod-template.merge-arrays-by-name"
+	// KeyJMStartupProbe gives the JobManager a startup probe on its REST API (true by default).
+	// The renderer reads it from the resource's configuration, as KeyPodTemplateMergeByName.
+	KeyJMStartupProbe = "kubernetes.operator.jm-deployment.startup.probe.enabled"
 )
 
 // Options are the operator options that matter for one resource.
@@ -162,6 +165,8 @@ func (o Options) With(conf map[string]string) (Options, error) {
 	}
 	var mergeByName bool
 	boolean(KeyPodTemplateMergeByName, &mergeByName) // read by the renderer; checked here
+	var startupProbe bool
+	boolean(KeyJMStartupProbe, &startupProbe) // read by the renderer; checked here
 	dur(KeyReconcileInterval, &o.ReconcileInterval)
 	dur(KeyProgressCheckInterval, &o.ProgressCheckInterval)
 	dur(KeyRestReadyDelay, &o.RestReadyDelay)
