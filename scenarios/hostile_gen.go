@@ -66,6 +66,11 @@ var deploymentMutations = map[string]mutation{
 			"kubernetes.operator.flink.client.timeout", "kubernetes.operator.periodic.savepoint.interval")
 		d.Spec.FlinkConfiguration.Set(key, pick(t, "duration", "1", "0", "1ms", "10s", "1h", "99999999999d", "soon"))
 	},
+	"operatorSwitch": func(t *rapid.T, d *flinkv1beta1.FlinkDeployment) {
+		key := pick(t, "switch", "kubernetes.operator.jm-deployment.startup.probe.enabled", "kubernetes.operator.pod-template.merge-arrays-by-name",
+			"kubernetes.operator.cluster.health-check.enabled", "kubernetes.operator.job.restart.failed")
+		d.Spec.FlinkConfiguration.Set(key, pick(t, "switchValue", "true", "FALSE", "maybe", "", "1", "NaN", strings.Repeat("t", 5000)))
+	},
 	"size": func(t *rapid.T, d *flinkv1beta1.FlinkDeployment) {
 		n := pick(t, "bytes", 1<<10, flinkv1beta1.MaxSpecBytes-4096, flinkv1beta1.MaxSpecBytes+1, 700<<10)
 		d.Spec.FlinkConfiguration.Set("env.java.opts.all", strings.Repeat("x", n))
