@@ -33,6 +33,7 @@ const (
 	keyRestartAttempts     = "restart-strategy.fixed-delay.attempts"
 	keyRestartDelay        = "restart-strategy.fixed-delay.delay"
 	keyScheduler           = "jobmanager.scheduler"
+	keySchedulerMode       = "scheduler-mode"
 	keySlotRequestTimeout  = "slot.request.timeout"
 	keyExceptionHistory    = "web.exception-history-size"
 	keyResourceWait        = "jobmanager.adaptive-scheduler.resource-wait-timeout"
@@ -160,11 +161,16 @@ func ParseSettings(c map[string]string) (Settings, error) {
 	if s.ExceptionHistory < 1 {
 		return s, fmt.Errorf("%s must be at least 1", keyExceptionHistory)
 	}
-	waitKey := keySlotRequestTimeout
+	waitKey, wait := keySlotRequestTimeout, 5*time.Minute
 	if s.Adaptive {
 		waitKey = keyResourceWait
 	}
-	if s.SlotWait, err = cf.durationOr(5*time.Minute, waitKey); err != nil {
+	if strings.EqualFold(cf.first(keySchedulerMode), "reactive") {
+		// Reactive mode waits for its resources for ever unless told otherwise
+		// (ReactiveModeUtils#configureClusterForReactiveMode).
+		waitKey, wait = keyResourceWait, -1
+	}
+	if s.SlotWait, err = cf.durationOr(wait, waitKey); err != nil {
 		return s, err
 	}
 	if s.Slots < 1 {

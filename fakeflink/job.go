@@ -138,8 +138,6 @@ type Job struct {
 	FailureCause string
 	// Exceptions is the job's exception history, oldest first.
 	Exceptions []Exception
-	// ExceptionsTruncated says that older exceptions than Exceptions' were dropped.
-	ExceptionsTruncated bool
 }
 
 // Failover is one restart of a job by Flink's restart strategy: it went back to the state it

@@ -120,7 +120,9 @@ func (c *Cluster) schedule(j *Job, now time.Time) {
 		if j.sufficientSince.IsZero() {
 			j.sufficientSince = now
 		}
-		if now.Sub(j.sufficientSince) < AdaptiveStabilization {
+		// The resource timeout ends the wait for more: the job runs with what there is.
+		timedOut := !j.waitingSince.IsZero() && c.settings.SlotWait >= 0 && !now.Before(j.waitingSince.Add(c.settings.SlotWait))
+		if now.Sub(j.sufficientSince) < AdaptiveStabilization && !timedOut {
 			c.waitForSlots(j, now)
 			return
 		}
@@ -218,7 +220,6 @@ func (c *Cluster) recordException(j *Job, class, msg string, now time.Time) {
 	j.Exceptions = append(j.Exceptions, Exception{Name: class, Message: msg, StackTrace: trace, Time: now})
 	if n := len(j.Exceptions) - c.settings.ExceptionHistory; n > 0 {
 		j.Exceptions = slices.Delete(j.Exceptions, 0, n) // Flink keeps the newest only
-		j.ExceptionsTruncated = true
 	}
 }
 

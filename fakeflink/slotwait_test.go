@@ -36,6 +36,10 @@ func TestJobWithoutSlotsFails(t *testing.T) {
 			conf: []string{"jobmanager.scheduler", "adaptive", "jobmanager.adaptive-scheduler.resource-wait-timeout", "2 min"},
 			want: outcome{StatusFailed, NoResourceClass + ": Could not acquire the minimum required resources.", 2*time.Minute + 2*time.Second},
 		},
+		"reactive mode waits for ever": {
+			conf: []string{"scheduler-mode", "reactive"},
+			want: outcome{Status: StatusCreated},
+		},
 		"adaptive scheduler ignores slot.request.timeout": {
 			conf: []string{"jobmanager.scheduler", "adaptive", "slot.request.timeout", "10 s"},
 			want: outcome{StatusFailed, NoResourceClass + ": Could not acquire the minimum required resources.", 5*time.Minute + 2*time.Second},
@@ -91,5 +95,24 @@ func TestJobGetsItsSlotsBeforeTheTimeout(t *testing.T) {
 	w.advance(15*time.Second, c)
 	if n := len(j.Exceptions); n != 2 || j.Exceptions[1].Name != NoResourceClass {
 		t.Errorf("exceptions %v, want the loss and then a slot timeout", j.Exceptions)
+	}
+}
+
+// TestAdaptiveTimeoutRunsWithTheSlotsThereAre: on the adaptive scheduler, a slot that comes
+// just before the resource timeout runs the job with it when the timeout ends (the
+// stabilization wait is cut short), rather than failing it.
+func TestAdaptiveTimeoutRunsWithTheSlotsThereAre(t *testing.T) {
+	w := newWorld(t)
+	conf := statefulConf("jobmanager.scheduler", "adaptive", "parallelism.default", "4")
+	prog, _ := ProgramFromConfig(conf, "local:///job.jar", "", nil)
+	c := w.cluster(ClusterSpec{ID: "late-adaptive", Config: conf, Application: &prog})
+	_ = c.StartJobManager()
+	w.advance(5*time.Minute-3*time.Second, c)
+	c.RegisterTaskManager("tm-1", 2)
+	w.advance(6*time.Second, c)
+	j := onlyJob(t, c)
+	wantStatus(t, j, StatusRunning)
+	if len(j.Exceptions) != 0 || j.Parallelism() != 2 {
+		t.Errorf("exceptions %v, parallelism %d; want none and 2", j.Exceptions, j.Parallelism())
 	}
 }

@@ -94,6 +94,9 @@ func processOptions(opts *ctrl.Options, flat map[string]string, given map[string
 		return err
 	}
 	if !given["leader-elect"] {
+		if err := le.CheckLeaseName(); err != nil {
+			return err
+		}
 		opts.LeaderElection = le.Enabled
 	}
 	if le.LeaseName != "" {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -99,7 +100,11 @@ func TestProcessOptions(t *testing.T) {
 			}
 		})
 	}
-	if err := processOptions(&ctrl.Options{}, map[string]string{config.KeyLeaderElection: "true"}, nil); err == nil {
-		t.Error("leader election without a lease name was accepted")
+	noName := map[string]string{config.KeyLeaderElection: "true"}
+	if err := processOptions(&ctrl.Options{}, noName, nil); err == nil || !strings.Contains(err.Error(), config.KeyLeaseName) {
+		t.Errorf("leader election the file turns on without a lease name: %v, want it refused", err)
+	}
+	if err := processOptions(&ctrl.Options{}, noName, map[string]bool{"leader-elect": true}); err != nil {
+		t.Errorf("with --leader-elect given the file's switch does not decide, its lease name is not needed: %v", err)
 	}
 }

@@ -118,7 +118,7 @@ func (d *Driver) Sync(ctx context.Context, want int) error {
 		if now.Sub(d.excessSince) < d.idle {
 			return nil
 		}
-		slices.SortFunc(held, byAge)
+		slices.SortFunc(held, ByAge)
 		for _, name := range held[want:] {
 			if err := d.delete(ctx, name); err != nil {
 				return err
@@ -195,8 +195,8 @@ func (d *Driver) delete(ctx context.Context, name string) error {
 	return nil
 }
 
-// byAge orders pod names oldest first: by attempt, then by counter.
-func byAge(a, b string) int {
+// ByAge orders TaskManager pod names oldest first: by attempt, then by counter.
+func ByAge(a, b string) int {
 	ka, kb := ageKey(a), ageKey(b)
 	if c := slices.Compare(ka, kb); c != 0 {
 		return c

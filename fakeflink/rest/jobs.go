@@ -38,7 +38,7 @@ func (s *Server) jobRoutes() {
 				"failureLabels": map[string]string{}, "concurrentExceptions": []any{},
 			})
 		}
-		return http.StatusOK, map[string]any{"exceptionHistory": map[string]any{"entries": entries, "truncated": j.ExceptionsTruncated}}, nil
+		return http.StatusOK, map[string]any{"exceptionHistory": map[string]any{"entries": entries, "truncated": false}}, nil
 	}))
 	s.handle("GET /jobs/{jobid}/execution-result", withJob(func(_ *fakeflink.Cluster, j *fakeflink.Job, _ *http.Request) (int, any, error) {
 		if !j.Status.IsGloballyTerminal() {

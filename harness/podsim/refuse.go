@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -22,6 +21,9 @@ import (
 // TaskManager pod away (evicted), so that the resource manager must ask for one. A standalone
 // cluster's TaskManager Deployment keeps its pods: the fault changes nothing there.
 func (s *Sim) RefuseTaskManagerPods(ctx context.Context, namespace, cluster string, d time.Duration) error {
+	if s.Kube != nil {
+		return errors.New("refusing TaskManager pods needs the resource managers' own clientsets (Sim.Kube is set)")
+	}
 	s.mu.Lock()
 	s.refused[namespace+"/"+cluster] = s.clock.Now().Add(d)
 	s.mu.Unlock()
@@ -33,7 +35,7 @@ func (s *Sim) RefuseTaskManagerPods(ctx context.Context, namespace, cluster stri
 	if len(pods.Items) == 0 {
 		return nil
 	}
-	newest := slices.MaxFunc(pods.Items, func(a, b corev1.Pod) int { return strings.Compare(a.Name, b.Name) })
+	newest := slices.MaxFunc(pods.Items, func(a, b corev1.Pod) int { return kuberm.ByAge(a.Name, b.Name) })
 	return client.IgnoreNotFound(s.client.Delete(ctx, &newest, client.GracePeriodSeconds(0)))
 }
 

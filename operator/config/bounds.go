@@ -40,6 +40,8 @@ func (o Options) checkBounds(conf map[string]string) []string {
 			fmt.Sprintf("is shorter than %s (0 turns periodic snapshots off)", MinPeriodicSavepoint))
 	}
 	check(KeyCanaryTimeout, o.CanaryTimeout, o.CanaryTimeout >= MinPollInterval, fmt.Sprintf("is shorter than %s", MinPollInterval))
+	check(KeyRestReadyDelay, o.RestReadyDelay, o.RestReadyDelay >= MinPollInterval, fmt.Sprintf("is shorter than %s", MinPollInterval))
+	check(KeyHealthRestartsWindow, o.HealthRestartsWindow, o.HealthRestartsWindow >= MinPollInterval, fmt.Sprintf("is shorter than %s", MinPollInterval))
 	check(KeyFlinkClientTimeout, o.FlinkClientTimeout, o.FlinkClientTimeout >= MinClientTimeout && o.FlinkClientTimeout <= MaxClientTimeout,
 		fmt.Sprintf("is not between %s and %s", MinClientTimeout, MaxClientTimeout))
 	return errs

@@ -65,6 +65,9 @@ func TestWithBounds(t *testing.T) {
 		KeyReconcileInterval + "=99999999999999999d": "longer than",
 		KeyReconcileInterval + "=1s":                 "",
 		KeyPeriodicSavepoint + "=0":                  "",
+		KeyRestReadyDelay + "=0":                     KeyRestReadyDelay,
+		KeyHealthRestartsWindow + "=0":               KeyHealthRestartsWindow,
+		KeyRestReadyDelay + "=2 s":                   "",
 	} {
 		k, v, _ := strings.Cut(conf, "=")
 		got, err := Defaults().With(map[string]string{k: v})

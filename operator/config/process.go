@@ -31,10 +31,18 @@ type LeaderElection struct {
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 }
 
+// CheckLeaseName refuses an election the options turn on without its lease's name, as Apache
+// does (an election the --leader-elect flag turns on takes the operator's own lease name).
+func (le LeaderElection) CheckLeaseName() error {
+	if le.Enabled && le.LeaseName == "" {
+		return fmt.Errorf("invalid operator options: %s must be defined when operator leader election is enabled", KeyLeaseName)
+	}
+	return nil
+}
+
 // ReadLeaderElection reads the leader-election options from the operator's flat options,
-// with the Apache operator's defaults. As there, an election needs its lease's name; the
-// durations must let a leader renew in time (lease duration > renew deadline > 1.2 × retry
-// period, client-go's rule).
+// with the Apache operator's defaults. The durations must let a leader renew in time (lease
+// duration > renew deadline > 1.2 × retry period, client-go's rule).
 func ReadLeaderElection(flat map[string]string) (LeaderElection, error) {
 	le := LeaderElection{LeaseDuration: defaultLeaseDuration, RenewDeadline: defaultLeaseRenewDeadline, RetryPeriod: defaultLeaseRetryPeriod}
 	var errs []string
@@ -46,21 +54,20 @@ func ReadLeaderElection(flat map[string]string) (LeaderElection, error) {
 		le.Enabled = b
 	}
 	le.LeaseName = strings.TrimSpace(flat[KeyLeaseName])
-	for key, dst := range map[string]*time.Duration{KeyLeaseDuration: &le.LeaseDuration, KeyLeaseRenewDeadline: &le.RenewDeadline, KeyLeaseRetryPeriod: &le.RetryPeriod} {
-		if v, ok := flat[key]; ok {
-			d, err := ParseDuration(v)
-			if err != nil || d <= 0 {
-				errs = append(errs, fmt.Sprintf("%s: %q is not a positive duration", key, v))
+	for _, d := range []struct {
+		key string
+		dst *time.Duration
+	}{{KeyLeaseDuration, &le.LeaseDuration}, {KeyLeaseRenewDeadline, &le.RenewDeadline}, {KeyLeaseRetryPeriod, &le.RetryPeriod}} {
+		if v, ok := flat[d.key]; ok {
+			parsed, err := ParseDuration(v)
+			if err != nil || parsed <= 0 {
+				errs = append(errs, fmt.Sprintf("%s: %q is not a positive duration", d.key, v))
 				continue
 			}
-			*dst = d
+			*d.dst = parsed
 		}
 	}
-	switch {
-	case len(errs) > 0:
-	case le.Enabled && le.LeaseName == "":
-		errs = append(errs, KeyLeaseName+" must be defined when operator leader election is enabled")
-	case le.LeaseDuration <= le.RenewDeadline || le.RenewDeadline*5 <= le.RetryPeriod*6:
+	if len(errs) == 0 && (le.LeaseDuration <= le.RenewDeadline || le.RenewDeadline*5 <= le.RetryPeriod*6) {
 		errs = append(errs, fmt.Sprintf("%s (%s) must exceed %s (%s), which must exceed 1.2 × %s (%s)",
 			KeyLeaseDuration, le.LeaseDuration, KeyLeaseRenewDeadline, le.RenewDeadline, KeyLeaseRetryPeriod, le.RetryPeriod))
 	}

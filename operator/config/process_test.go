@@ -22,9 +22,8 @@ func TestReadLeaderElection(t *testing.T) {
 			flat: map[string]string{config.KeyLeaderElection: "true", config.KeyLeaseName: "flink-operator-lease", config.KeyLeaseDuration: "30 s", config.KeyLeaseRenewDeadline: "20 s", config.KeyLeaseRetryPeriod: "5 s"},
 			want: config.LeaderElection{Enabled: true, LeaseName: "flink-operator-lease", LeaseDuration: 30 * time.Second, RenewDeadline: 20 * time.Second, RetryPeriod: 5 * time.Second},
 		},
-		"enabled without a lease name": {flat: map[string]string{config.KeyLeaderElection: "true"}, wantErr: config.KeyLeaseName + " must be defined"},
-		"not a boolean":                {flat: map[string]string{config.KeyLeaderElection: "yes please"}, wantErr: config.KeyLeaderElection},
-		"not a duration":               {flat: map[string]string{config.KeyLeaseDuration: "NaN"}, wantErr: config.KeyLeaseDuration},
+		"not a boolean":  {flat: map[string]string{config.KeyLeaderElection: "yes please"}, wantErr: config.KeyLeaderElection},
+		"not a duration": {flat: map[string]string{config.KeyLeaseDuration: "NaN"}, wantErr: config.KeyLeaseDuration},
 		"renewal slower than the lease": {
 			flat: map[string]string{config.KeyLeaseDuration: "10 s", config.KeyLeaseRenewDeadline: "15 s"}, wantErr: "must exceed",
 		},

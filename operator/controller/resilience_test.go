@@ -356,9 +356,11 @@ func TestPeriodicSavepointsWithHistoryDisposal(t *testing.T) {
 }
 
 // TestRestartLoopIsRestartedAtApacheDefaults: with only the health check turned on (threshold
-// 64 restarts in 2 minutes, Apache's defaults), a job that fails every second is restarted by
-// the operator (a restart every 4/3 s, 90 in two minutes): its restarts are counted from Flink's numRestarts, not from the exception
-// history, which Flink bounds at 16 entries.
+// 64 restarts in 2 minutes, Apache's defaults), a job that keeps failing is restarted by the
+// operator: it fails each second between two reconciles 30 s apart (each of which lets up to
+// 10 s pass without failures), 30 restarts in 40 s, 90 in two minutes. Its restarts are
+// counted from Flink's numRestarts, not from the exception history, which Flink bounds at 16
+// entries.
 func TestRestartLoopIsRestartedAtApacheDefaults(t *testing.T) {
 	e := newEnv(t)
 	e.createRunning(deployment("loop", flinkv1beta1.UpgradeModeLastState, conf("kubernetes.operator.cluster.health-check.enabled", "true")))
@@ -372,7 +374,7 @@ func TestRestartLoopIsRestartedAtApacheDefaults(t *testing.T) {
 		})
 		e.clock.Step(time.Second)
 		e.sim.Tick()
-		if i%30 == 0 { // a reconcile lets up to 10 s pass: 30 failures in 40 s
+		if i%30 == 0 {
 			e.step("loop")
 		}
 		if e.hasEvent("restart count hit threshold") {

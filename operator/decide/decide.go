@@ -250,6 +250,9 @@ func (s *step) event(t EventType, reason, msg string) {
 
 // requeue asks to look again after at most d.
 func (s *step) requeue(d time.Duration) {
+	if d <= 0 {
+		d = immediately // a zero RequeueAfter would stop polling: "now" is at once
+	}
 	if s.res.RequeueAfter == 0 || d < s.res.RequeueAfter {
 		s.res.RequeueAfter = d
 	}

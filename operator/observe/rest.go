@@ -199,8 +199,9 @@ func numRestarts(ctx context.Context, api FlinkAPI, jobID string) *int64 {
 }
 
 // exceptionsOf says whether a job's exception history is read in a state: in every state in
-// which it may have failed since the last look, as the Apache operator reads it unless the job
-// had ended (a job waiting for slots is CREATED, and its slot request times out there).
+// which it may have failed since the last look (FAILED included), as the Apache operator reads
+// it while the job had not ended at the last look (a job waiting for slots is CREATED, and its
+// slot request times out there).
 func exceptionsOf(s flink.JobState) bool {
 	switch s {
 	case flink.JobInitializing, flink.JobFinished, flink.JobCanceled, flink.JobSuspended:
@@ -209,8 +210,8 @@ func exceptionsOf(s flink.JobState) bool {
 	return true
 }
 
-// observeExceptions reads a job's exception history: the failure cause of a failed job, the
-// failure times (the health check) and the newest entries (JobException Events).
+// observeExceptions reads a job's exception history: the failure cause of a failed job and the
+// newest entries (JobException Events).
 func observeExceptions(ctx context.Context, api FlinkAPI, job *flink.JobOverview, j *decide.JobObservation) {
 	h, err := api.JobExceptions(ctx, job.ID)
 	if err != nil || len(h.Entries) == 0 {
