@@ -73,7 +73,7 @@ type Settings struct {
 	// resource-wait-timeout (5 min; negative: for ever).
 	SlotWait time.Duration
 	// ExceptionHistory is how many of its newest exceptions a job keeps
-	// (web.exception-history-size, 16).
+	// (web.exception-history-size, 16; 0 keeps none).
 	ExceptionHistory int
 }
 
@@ -158,8 +158,8 @@ func ParseSettings(c map[string]string) (Settings, error) {
 	if s.ExceptionHistory, err = cf.intOr(16, keyExceptionHistory); err != nil {
 		return s, err
 	}
-	if s.ExceptionHistory < 1 {
-		return s, fmt.Errorf("%s must be at least 1", keyExceptionHistory)
+	if s.ExceptionHistory < 0 {
+		return s, fmt.Errorf("%s must be at least 0", keyExceptionHistory) // BoundedFIFOQueue's rule
 	}
 	waitKey, wait := keySlotRequestTimeout, 5*time.Minute
 	if s.Adaptive {

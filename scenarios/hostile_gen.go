@@ -71,6 +71,10 @@ var deploymentMutations = map[string]mutation{
 			"kubernetes.operator.cluster.health-check.enabled", "kubernetes.operator.job.restart.failed")
 		d.Spec.FlinkConfiguration.Set(key, pick(t, "switchValue", "true", "FALSE", "maybe", "", "1", "NaN", strings.Repeat("t", 5000)))
 	},
+	"flinkLimit": func(t *rapid.T, d *flinkv1beta1.FlinkDeployment) {
+		key := pick(t, "limit", "slot.request.timeout", "jobmanager.adaptive-scheduler.resource-wait-timeout", "web.exception-history-size")
+		d.Spec.FlinkConfiguration.Set(key, pick(t, "limitValue", "30 s", "16", "soon", "-1", "0", "NaN", "99999999999999999999d"))
+	},
 	"size": func(t *rapid.T, d *flinkv1beta1.FlinkDeployment) {
 		n := pick(t, "bytes", 1<<10, flinkv1beta1.MaxSpecBytes-4096, flinkv1beta1.MaxSpecBytes+1, 700<<10)
 		d.Spec.FlinkConfiguration.Set("env.java.opts.all", strings.Repeat("x", n))

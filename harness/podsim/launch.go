@@ -97,6 +97,18 @@ func failureMessage(f *image.Failure) string {
 	return strings.Join(f.Log, "\n")
 }
 
+// configFailure is how a JobManager exits on a configuration value Flink refuses at start.
+func configFailure(err error) *image.Failure {
+	msg := err.Error()
+	return &image.Failure{
+		ExitCode: 1, Class: "org.apache.flink.configuration.IllegalConfigurationException", Message: msg,
+		Log: []string{
+			"ERROR org.apache.flink.runtime.entrypoint.ClusterEntrypoint [] - Could not start cluster entrypoint.",
+			"org.apache.flink.configuration.IllegalConfigurationException: " + msg,
+		},
+	}
+}
+
 // setFailure records (or clears) the container failure of a Deployment's pods.
 func (s *Sim) setFailure(key string, f *image.Failure) {
 	s.mu.Lock()

@@ -447,9 +447,18 @@ func (s *Sim) startJobManager(dep *appsv1.Deployment, conf map[string]string, ha
 		n.broken = "CrashLoopBackOff"
 	}
 	ha := &kubeha.ConfigMapHA{Client: s.client, Namespace: dep.Namespace}
-	c, err := fakeflink.NewCluster(spec, fakeflink.Options{Clock: s.clock, Rand: r, Store: s.Store, HA: ha})
+	opts := fakeflink.Options{Clock: s.clock, Rand: r, Store: s.Store, HA: ha}
+	c, err := fakeflink.NewCluster(spec, opts)
 	if err != nil {
-		return nil, err
+		// Flink refuses the configuration at start: the process exits, the pod crash-loops
+		// with why, and no cluster runs (one is kept, never started, for the node's shape).
+		l.failure = configFailure(err)
+		s.setFailure(key, l.failure)
+		n.broken = "CrashLoopBackOff"
+		spec = fakeflink.ClusterSpec{ID: spec.ID, Config: map[string]string{"taskmanager.numberOfTaskSlots": "1"}}
+		if c, err = fakeflink.NewCluster(spec, opts); err != nil {
+			return nil, err
+		}
 	}
 	s.mu.Lock()
 	delay := s.StartDelay + s.delays[key]
