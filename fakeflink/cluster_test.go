@@ -58,10 +58,7 @@ func TestJobWaitsForSlots(t *testing.T) {
 // joins; with no slot at all it waits in CREATED.
 func TestAdaptiveSchedulerRunsWithTheSlotsThereAre(t *testing.T) {
 	w := newWorld(t)
-	conf := statefulConf("parallelism.default", "4", "jobmanager.scheduler", "adaptive")
-	prog, _ := ProgramFromConfig(conf, "local:///job.jar", "", nil)
-	c := w.cluster(ClusterSpec{ID: "adaptive", Config: conf, Application: &prog})
-	_ = c.StartJobManager()
+	c := w.bareApp("adaptive", statefulConf("parallelism.default", "4", "jobmanager.scheduler", "adaptive"))
 	w.advance(5*time.Second, c)
 	j := onlyJob(t, c)
 	wantStatus(t, j, StatusCreated) // no TaskManager yet

@@ -48,15 +48,7 @@ func TestJobWithoutSlotsFails(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			w := newWorld(t)
-			conf := statefulConf(tc.conf...)
-			prog, err := ProgramFromConfig(conf, "local:///job.jar", "", nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c := w.cluster(ClusterSpec{ID: "noslots", Config: conf, Application: &prog})
-			if err := c.StartJobManager(); err != nil {
-				t.Fatal(err)
-			}
+			c := w.bareApp("noslots", statefulConf(tc.conf...))
 			start := w.clock.Now()
 			w.advance(6*time.Minute, c)
 			j := onlyJob(t, c)
@@ -77,10 +69,7 @@ func TestJobWithoutSlotsFails(t *testing.T) {
 // counts from its own beginning.
 func TestJobGetsItsSlotsBeforeTheTimeout(t *testing.T) {
 	w := newWorld(t)
-	conf := statefulConf("slot.request.timeout", "60 s")
-	prog, _ := ProgramFromConfig(conf, "local:///job.jar", "", nil)
-	c := w.cluster(ClusterSpec{ID: "late", Config: conf, Application: &prog})
-	_ = c.StartJobManager()
+	c := w.bareApp("late", statefulConf("slot.request.timeout", "60 s"))
 	w.advance(50*time.Second, c)
 	c.RegisterTaskManager("tm-1", 2)
 	w.advance(2*time.Second, c)
@@ -103,10 +92,7 @@ func TestJobGetsItsSlotsBeforeTheTimeout(t *testing.T) {
 // stabilization wait is cut short), rather than failing it.
 func TestAdaptiveTimeoutRunsWithTheSlotsThereAre(t *testing.T) {
 	w := newWorld(t)
-	conf := statefulConf("jobmanager.scheduler", "adaptive", "parallelism.default", "4")
-	prog, _ := ProgramFromConfig(conf, "local:///job.jar", "", nil)
-	c := w.cluster(ClusterSpec{ID: "late-adaptive", Config: conf, Application: &prog})
-	_ = c.StartJobManager()
+	c := w.bareApp("late-adaptive", statefulConf("jobmanager.scheduler", "adaptive", "parallelism.default", "4"))
 	w.advance(5*time.Minute-3*time.Second, c)
 	c.RegisterTaskManager("tm-1", 2)
 	w.advance(6*time.Second, c)

@@ -47,16 +47,35 @@ var haKeys = []string{"high-availability.type", "kubernetes", "high-availability
 // app starts an application cluster with one TaskManager and ticks it until the job runs.
 func (w *testWorld) app(id string, conf map[string]string) *Cluster {
 	w.t.Helper()
+	c := w.application(id, conf)
+	c.RegisterTaskManager(id+"-tm-1", 2)
+	w.start(c)
+	return c
+}
+
+// bareApp starts an application cluster without any TaskManager.
+func (w *testWorld) bareApp(id string, conf map[string]string) *Cluster {
+	w.t.Helper()
+	c := w.application(id, conf)
+	w.start(c)
+	return c
+}
+
+// application is an application cluster of the image's job jar, not started.
+func (w *testWorld) application(id string, conf map[string]string) *Cluster {
+	w.t.Helper()
 	prog, err := ProgramFromConfig(conf, "local:///job.jar", "", nil)
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	c := w.cluster(ClusterSpec{ID: id, Config: conf, Application: &prog})
-	c.RegisterTaskManager(id+"-tm-1", 2)
+	return w.cluster(ClusterSpec{ID: id, Config: conf, Application: &prog})
+}
+
+func (w *testWorld) start(c *Cluster) {
+	w.t.Helper()
 	if err := c.StartJobManager(); err != nil {
 		w.t.Fatal(err)
 	}
-	return c
 }
 
 func (w *testWorld) cluster(spec ClusterSpec) *Cluster {
