@@ -41,10 +41,15 @@ func (s *Sim) RefuseTaskManagerPods(ctx context.Context, namespace, cluster stri
 
 // refusing is the API's refusal of a TaskManager pod of a cluster, while one is injected.
 func (s *Sim) refusing(namespace, cluster, pod string) error {
+	key := namespace + "/" + cluster
 	s.mu.Lock()
-	until, ok := s.refused[namespace+"/"+cluster]
+	until, ok := s.refused[key]
+	if ok && !s.clock.Now().Before(until) {
+		delete(s.refused, key) // the window is over: nothing kept per cluster
+		ok = false
+	}
 	s.mu.Unlock()
-	if !ok || !s.clock.Now().Before(until) {
+	if !ok {
 		return nil
 	}
 	return apierrors.NewForbidden(corev1.Resource("pods"), pod, errors.New("exceeded quota: compute-resources, requested: pods=1, used: pods=10, limited: pods=10"))
