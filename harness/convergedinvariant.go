@@ -27,10 +27,11 @@ func (c *Checker) Converged(name string) (bool, string) {
 	}
 	st := d.Status
 	if st.Error != "" {
-		if why := untrueRefusal(st.Error, st.JobStatus.State); why != "" {
+		msg := flinkv1beta1.ErrorMessage(st.Error)
+		if why := untrueRefusal(msg, st.JobStatus.State); why != "" {
 			return false, why
 		}
-		return c.hasWarning(name, st.Error), "refused: " + st.Error
+		return c.hasWarning(name, msg), "refused: " + msg
 	}
 	if cron.IsTemplate(d) {
 		return st.ObservedGeneration == d.Generation && st.LifecycleState == flinkv1beta1.LifecycleStable,

@@ -239,7 +239,7 @@ func (c *Checker) SessionJobConverged(name string) (bool, string) {
 	}
 	st := j.Status
 	if st.Error != "" {
-		return c.hasWarning(name, st.Error), "refused: " + st.Error
+		return c.hasWarning(name, flinkv1beta1.ErrorMessage(st.Error)), "refused: " + flinkv1beta1.ErrorMessage(st.Error)
 	}
 	if st.ObservedGeneration != j.Generation || st.ReconciliationStatus.State != flinkv1beta1.ReconciliationDeployed {
 		return false, fmt.Sprintf("generation %d observed %d, reconciliation %s", j.Generation, st.ObservedGeneration, st.ReconciliationStatus.State)

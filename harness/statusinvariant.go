@@ -20,7 +20,7 @@ import (
 func (c *Checker) statusConsistent(d *flinkv1beta1.FlinkDeployment) []string {
 	var out []string
 	st := d.Status
-	if st.Error != "" && !c.hasWarning(d.Name, st.Error) {
+	if st.Error != "" && !c.hasWarning(d.Name, flinkv1beta1.ErrorMessage(st.Error)) {
 		out = append(out, fmt.Sprintf("%s: status.error %.300q has no Warning event (invariant 3)", d.Name, st.Error))
 	}
 	if st.ObservedGeneration < c.lastGen[d.Name] {

@@ -145,15 +145,21 @@ func statusErrorsBounded(w *World) []string {
 	return out
 }
 
-// statusErrorProblem says what is wrong with a status.error ("" when nothing).
+// statusErrorProblem says what is wrong with a status.error ("" when nothing): Apache's JSON
+// at most flinkv1beta1.MaxErrorBytes long, or a plain message (the blue/green and snapshot
+// kinds'), whose message is at most clip.Status bytes.
 func statusErrorProblem(e string) string {
+	parsed, isJSON := flinkv1beta1.ParseError(e)
+	msg := parsed.Message
 	switch {
-	case len(e) > clip.Status:
-		return fmt.Sprintf("is %d bytes, over %d", len(e), clip.Status)
-	case !utf8.ValidString(e):
+	case isJSON && len(e) > flinkv1beta1.MaxErrorBytes:
+		return fmt.Sprintf("is %d bytes of JSON, over %d", len(e), flinkv1beta1.MaxErrorBytes)
+	case len(msg) > clip.Status:
+		return fmt.Sprintf("has a message of %d bytes, over %d", len(msg), clip.Status)
+	case !utf8.ValidString(msg) || !utf8.ValidString(e):
 		return "is not valid UTF-8"
-	case strings.ContainsFunc(e, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\t' }):
-		return fmt.Sprintf("holds control characters: %.80q", e)
+	case strings.ContainsFunc(msg, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\t' }):
+		return fmt.Sprintf("holds control characters: %.80q", msg)
 	}
 	return ""
 }

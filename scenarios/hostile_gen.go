@@ -63,13 +63,18 @@ var deploymentMutations = map[string]mutation{
 	},
 	"operatorOption": func(t *rapid.T, d *flinkv1beta1.FlinkDeployment) {
 		key := pick(t, "option", "kubernetes.operator.reconcile.interval", "kubernetes.operator.observer.progress-check.interval",
-			"kubernetes.operator.flink.client.timeout", "kubernetes.operator.periodic.savepoint.interval")
+			"kubernetes.operator.flink.client.timeout", "kubernetes.operator.periodic.savepoint.interval", "kubernetes.operator.flink.client.cancel.timeout",
+			"kubernetes.operator.job.submission.timeout", "kubernetes.operator.jm-deployment.shutdown-ttl", "kubernetes.operator.savepoint.history.max.age.threshold")
 		d.Spec.FlinkConfiguration.Set(key, pick(t, "duration", "1", "0", "1ms", "10s", "1h", "99999999999d", "soon"))
 	},
 	"operatorSwitch": func(t *rapid.T, d *flinkv1beta1.FlinkDeployment) {
 		key := pick(t, "switch", "kubernetes.operator.jm-deployment.startup.probe.enabled", "kubernetes.operator.pod-template.merge-arrays-by-name",
-			"kubernetes.operator.cluster.health-check.enabled", "kubernetes.operator.job.restart.failed")
-		d.Spec.FlinkConfiguration.Set(key, pick(t, "switchValue", "true", "FALSE", "maybe", "", "1", "NaN", strings.Repeat("t", 5000)))
+			"kubernetes.operator.cluster.health-check.enabled", "kubernetes.operator.job.restart.failed",
+			"kubernetes.operator.job.upgrade.ignore-pending-savepoint", "kubernetes.operator.checkpoint.type", "kubernetes.operator.ingress.manage",
+			"kubernetes.operator.job.drain-on-savepoint-deletion", "kubernetes.operator.job.upgrade.last-state.job-cancel.enabled",
+			"kubernetes.operator.job.upgrade.inplace-scaling.enabled", "kubernetes.operator.session.deletion.block-on-unmanaged-jobs")
+		d.Spec.FlinkConfiguration.Set(key, pick(t, "switchValue", "true", "FALSE", "maybe", "", "1", "NaN", strings.Repeat("t", 5000),
+			"incremental", "UNKNOWN"))
 	},
 	"flinkLimit": func(t *rapid.T, d *flinkv1beta1.FlinkDeployment) {
 		key := pick(t, "limit", "slot.request.timeout", "jobmanager.adaptive-scheduler.resource-wait-timeout", "web.exception-history-size")

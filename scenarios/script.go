@@ -366,7 +366,7 @@ func (s *Script) status(name string) string {
 			len(sp.SavepointHistory), stored, len(s.w.Sim.Store.List(savepointDir)))
 	}
 	if st.Error != "" {
-		out += "error: " + st.Error + "\n"
+		out += "error: " + flinkv1beta1.ErrorMessage(st.Error) + "\n"
 	}
 	return out
 }

@@ -107,7 +107,7 @@ func (s *Script) sessionJobStatus(name string) string {
 		out += "restore path: " + p + "\n"
 	}
 	if st.Error != "" {
-		out += "error: " + st.Error + "\n"
+		out += "error: " + flinkv1beta1.ErrorMessage(st.Error) + "\n"
 	}
 	return out
 }

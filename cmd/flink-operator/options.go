@@ -85,8 +85,8 @@ func cacheNamespaces(flagValue string, live *config.Live, flat map[string]string
 	}
 }
 
-// processOptions sets the manager's leader election and health probe address from the
-// operator's options (read once at start), unless the flags that say the same were given:
+// processOptions sets the manager's leader election, health probe address, shutdown timeout
+// and cache sync timeout from the operator's options (read once at start), unless the flags that say the same were given:
 // --leader-elect and --health-probe-bind-address win over the file.
 func processOptions(opts *ctrl.Options, flat map[string]string, given map[string]bool) error {
 	le, err := config.ReadLeaderElection(flat)
@@ -110,5 +110,10 @@ func processOptions(opts *ctrl.Options, flat map[string]string, given map[string
 	if set && !given["health-probe-bind-address"] {
 		opts.HealthProbeBindAddress = addr
 	}
+	lc, err := config.ReadLifecycle(flat)
+	if err != nil {
+		return err
+	}
+	opts.GracefulShutdownTimeout, opts.Controller.CacheSyncTimeout = &lc.TerminationTimeout, lc.CacheSyncTimeout
 	return nil
 }

@@ -76,29 +76,42 @@ func TestProcessOptions(t *testing.T) {
 	flat := map[string]string{
 		config.KeyLeaderElection: "true", config.KeyLeaseName: "apache-lease",
 		config.KeyLeaseDuration: "20 s", config.KeyHealthProbePort: "8085",
+		config.KeyTerminationTimeout: "3 s", config.KeyStopOnInformerError: "false",
 	}
 	type got struct {
-		Elect     bool
-		ID, Probe string
-		Lease     time.Duration
+		Elect           bool
+		ID, Probe       string
+		Lease, Shutdown time.Duration
+		CacheSync       time.Duration
 	}
 	for name, tc := range map[string]struct {
 		given map[string]bool
 		want  got
 	}{
-		"from the file": {nil, got{true, "apache-lease", ":8085", 20 * time.Second}},
-		"flags win":     {map[string]bool{"leader-elect": true, "health-probe-bind-address": true}, got{false, "apache-lease", ":8081", 20 * time.Second}},
+		"from the file": {nil, got{true, "apache-lease", ":8085", 20 * time.Second, 3 * time.Second, config.MaxDuration}},
+		"flags win": {
+			map[string]bool{"leader-elect": true, "health-probe-bind-address": true},
+			got{false, "apache-lease", ":8081", 20 * time.Second, 3 * time.Second, config.MaxDuration},
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			opts := ctrl.Options{LeaderElection: false, LeaderElectionID: "flinkop.flink.apache.org", HealthProbeBindAddress: ":8081"}
 			if err := processOptions(&opts, flat, tc.given); err != nil {
 				t.Fatal(err)
 			}
-			g := got{opts.LeaderElection, opts.LeaderElectionID, opts.HealthProbeBindAddress, *opts.LeaseDuration}
+			g := got{opts.LeaderElection, opts.LeaderElectionID, opts.HealthProbeBindAddress, *opts.LeaseDuration, *opts.GracefulShutdownTimeout, opts.Controller.CacheSyncTimeout}
 			if g != tc.want {
 				t.Errorf("got %+v, want %+v", g, tc.want)
 			}
 		})
+	}
+	defaults := ctrl.Options{}
+	if err := processOptions(&defaults, map[string]string{}, nil); err != nil || *defaults.GracefulShutdownTimeout != 10*time.Second ||
+		defaults.Controller.CacheSyncTimeout != 2*time.Minute {
+		t.Errorf("defaults: shutdown %v, cache sync %s (%v); want Apache's 10 s and 2 min", defaults.GracefulShutdownTimeout, defaults.Controller.CacheSyncTimeout, err)
+	}
+	if err := processOptions(&ctrl.Options{}, map[string]string{config.KeyTerminationTimeout: "soon"}, nil); err == nil || !strings.Contains(err.Error(), config.KeyTerminationTimeout) {
+		t.Errorf("a malformed termination timeout: %v, want it refused by name", err)
 	}
 	noName := map[string]string{config.KeyLeaderElection: "true"}
 	if err := processOptions(&ctrl.Options{}, noName, nil); err == nil || !strings.Contains(err.Error(), config.KeyLeaseName) {

@@ -43,7 +43,18 @@ type Model struct {
 	at, down time.Time
 	// rate is the throughput over the last step, in records per second.
 	rate float64
+	// recent are the steps of the current run that processed in its last BusySpan of
+	// processing, oldest first; recentSeconds their time.
+	recent        []work
+	recentSeconds float64
 }
+
+// work is one step of Advance that processed: its time, in seconds, and the records it moved.
+type work struct{ seconds, moved float64 }
+
+// BusySpan is the time Flink's busyTimeMsPerSecond averages over: its TimerGauge's default
+// time span (12 updates of 5 s).
+const BusySpan = time.Minute
 
 // New starts a job at started, restored to position (the input it had consumed) of an input
 // that began at began: it processes nothing for spec.RestartTime.
@@ -58,6 +69,7 @@ func (m *Model) Restart(t time.Time, p []int) error {
 		return err
 	}
 	m.down, m.runStart = t.Add(m.spec.RestartTime), m.position
+	m.recent, m.recentSeconds = nil, 0
 	return nil
 }
 
@@ -106,12 +118,37 @@ func (m *Model) Advance(now time.Time, p []int) error {
 		if working := next.Sub(maxTime(m.at, m.down)); working > 0 && capacity > 0 {
 			arrived := m.spec.Input.Arrived(next.Sub(m.began))
 			moved = max(min(m.position+capacity*working.Seconds(), arrived)-m.position, 0)
+			m.remember(work{working.Seconds(), moved})
 		}
 		m.position += moved
 		m.rate = moved / dt
 		m.at = next
 	}
 	return nil
+}
+
+// remember keeps a step that processed, and forgets those older than BusySpan.
+func (m *Model) remember(s work) {
+	m.recent, m.recentSeconds = append(m.recent, s), m.recentSeconds+s.seconds
+	for len(m.recent) > 1 && m.recentSeconds-m.recent[0].seconds >= BusySpan.Seconds() {
+		m.recentSeconds -= m.recent[0].seconds
+		m.recent = m.recent[1:]
+	}
+}
+
+// BusyTimeMsPerSecond is vertex i's busyTimeMsPerSecond with parallelism p as Flink reports it:
+// its TimerGauge averages the busy time over the last BusySpan, or over the time the current
+// run has processed when that is shorter (0 before it processed at all). Unlike Metrics'
+// busy time (the last step's), a sample of it every BusySpan sees all the time between them.
+func (m *Model) BusyTimeMsPerSecond(i int, p []int) float64 {
+	if m.recentSeconds <= 0 || p[i] < 1 {
+		return 0
+	}
+	moved := 0.0
+	for _, s := range m.recent {
+		moved += s.moved
+	}
+	return min(1000*moved/m.recentSeconds/(float64(p[i])*m.spec.Vertices[i].Capacity), 1000)
 }
 
 func maxTime(a, b time.Time) time.Time {

@@ -81,6 +81,38 @@ func TestModel(t *testing.T) {
 	}
 }
 
+// Busy time as Flink's gauge reports it spans the last minute of the run's processing: the
+// catch-up after a restart shows in it for a minute, not a second, and a restart begins it anew.
+func TestModelBusyTimeSpansAMinute(t *testing.T) {
+	m := New(chain(t, "constant:600", 30*time.Second), t0, t0, 0)
+	p := []int{2, 2}
+	for _, tc := range []struct {
+		at           time.Duration
+		restart      bool
+		source, sink float64
+	}{
+		{at: 20 * time.Second}, // still restarting: nothing processed yet
+		// 45 s of catch-up at the sink's 1,000 records/s, then 15 s of the input's 600.
+		{at: 90 * time.Second, source: 450, sink: 900},
+		{at: 150 * time.Second, source: 300, sink: 600},
+		// Restarted at 150 s, processing again from 180 s: 10 s of catch-up at capacity.
+		{at: 190 * time.Second, restart: true, source: 500, sink: 1000},
+	} {
+		if tc.restart {
+			if err := m.Restart(t0.Add(150*time.Second), p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := m.Advance(t0.Add(tc.at), p); err != nil {
+			t.Fatal(err)
+		}
+		got := []float64{m.BusyTimeMsPerSecond(0, p), m.BusyTimeMsPerSecond(1, p)}
+		if diff := cmp.Diff([]float64{tc.source, tc.sink}, got, cmpopts.EquateApprox(0, 1e-6)); diff != "" {
+			t.Errorf("at %v: busy time (-want +got):\n%s", tc.at, diff)
+		}
+	}
+}
+
 // Whatever the input, parallelism and restarts: the input is conserved (consumed plus
 // backlog is what arrived), the position never goes back, the throughput never exceeds the
 // chain's capacity, and each vertex's times add up to a second.

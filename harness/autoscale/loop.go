@@ -178,7 +178,7 @@ func (r Run) look(model *workload.Model, ids []string, p []int, began time.Time,
 	sample := autoscaler.Sample{Time: now, Vertices: map[string]autoscaler.VertexSample{}}
 	for i, vm := range m {
 		pt.Utilization = append(pt.Utilization, vm.BusyTimeMsPerSecond/1000)
-		vs := autoscaler.VertexSample{Busy: vm.BusyTimeMsPerSecond, AccumulatedBusy: model.AccumulatedBusyMs(i), RecordsIn: model.Position(), RecordsOut: model.Position(), Pending: nan}
+		vs := autoscaler.VertexSample{Busy: model.BusyTimeMsPerSecond(i, p), AccumulatedBusy: model.AccumulatedBusyMs(i), RecordsIn: model.Position(), RecordsOut: model.Position(), Pending: nan}
 		if i == 0 {
 			vs.Pending = model.Backlog()
 		}

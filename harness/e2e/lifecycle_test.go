@@ -54,9 +54,9 @@ func TestBadImageErrorsThenRollsBack(t *testing.T) {
 	update(t, d, func(d *flinkv1beta1.FlinkDeployment) { d.Spec.Image = "flinkop/fakeflink:does-not-exist" })
 	d = waitFor(t, d, "ERROR for the image", 2*time.Minute, func(d *flinkv1beta1.FlinkDeployment) bool {
 		return d.Status.JobManagerDeploymentStatus == flinkv1beta1.JobManagerError &&
-			(strings.Contains(d.Status.Error, "ErrImagePull") || strings.Contains(d.Status.Error, "ImagePullBackOff"))
+			(strings.Contains(flinkv1beta1.ErrorMessage(d.Status.Error), "ErrImagePull") || strings.Contains(flinkv1beta1.ErrorMessage(d.Status.Error), "ImagePullBackOff"))
 	})
-	step("%s: error reported: %s", d.Name, d.Status.Error)
+	step("%s: error reported: %s", d.Name, flinkv1beta1.ErrorMessage(d.Status.Error))
 
 	d = waitFor(t, d, "ROLLED_BACK and RUNNING", 3*time.Minute, func(d *flinkv1beta1.FlinkDeployment) bool {
 		return d.Status.LifecycleState == flinkv1beta1.LifecycleRolledBack && d.Status.JobStatus.State == flinkv1beta1.JobStatusRunning &&

@@ -99,7 +99,7 @@ func TestWebhookDownTheOperatorStillRefuses(t *testing.T) {
 	step("%s: stored with the webhook down", d.Name)
 	scale("1")
 	waitFor(t, d, "refused by the operator in status.error", 3*time.Minute, func(d *flinkv1beta1.FlinkDeployment) bool {
-		return strings.Contains(d.Status.Error, "spec.job.jarURI")
+		return strings.Contains(flinkv1beta1.ErrorMessage(d.Status.Error), "spec.job.jarURI")
 	})
 	// Events are posted asynchronously: poll for the Warning.
 	warned := false

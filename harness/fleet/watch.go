@@ -120,7 +120,7 @@ func (t *tracker) stuck(names []string, gen int64) string {
 		case d == nil:
 			counts["not seen"]++
 		case !done(d, gen):
-			msg := d.Status.Error
+			msg := flinkv1beta1.ErrorMessage(d.Status.Error)
 			if len(msg) > 120 {
 				msg = msg[:120] + "…"
 			}

@@ -65,13 +65,13 @@ func (e *Executor) Execute(ctx context.Context, d *flinkv1beta1.FlinkDeployment,
 		}
 		return wrap("cancel job", err)
 	case decide.ActStopWithSavepoint:
-		_, err := e.Flink(d).StopWithSavepoint(ctx, a.JobID, flink.StopRequest{TriggerID: a.TriggerID, FormatType: a.FormatType})
+		_, err := e.Flink(d).StopWithSavepoint(ctx, a.JobID, flink.StopRequest{TriggerID: a.TriggerID, FormatType: a.FormatType, Drain: a.Drain})
 		return wrap("stop with savepoint", err)
 	case decide.ActTriggerSavepoint:
 		_, err := e.Flink(d).TriggerSavepoint(ctx, a.JobID, flink.SavepointRequest{TriggerID: a.TriggerID, FormatType: a.FormatType})
 		return wrap("trigger savepoint", err)
 	case decide.ActTriggerCheckpoint:
-		_, err := e.Flink(d).TriggerCheckpoint(ctx, a.JobID, "FULL", a.TriggerID)
+		_, err := e.Flink(d).TriggerCheckpoint(ctx, a.JobID, checkpointType(a.FormatType), a.TriggerID)
 		return wrap("trigger checkpoint", err)
 	case decide.ActScale:
 		return e.scale(ctx, d, a)
@@ -273,4 +273,12 @@ func cm(ns, name string) *corev1.ConfigMap {
 	c := &corev1.ConfigMap{}
 	c.Namespace, c.Name = ns, name
 	return c
+}
+
+// checkpointType is the type a checkpoint action asks Flink for (its FormatType; "": FULL).
+func checkpointType(t string) string {
+	if t == "" {
+		return "FULL"
+	}
+	return t
 }

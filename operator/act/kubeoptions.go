@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/flinkop/flinkop/operator/config"
 )
 
 // Flink's own kubernetes.* options that shape the pods and Services, applied as Flink's
@@ -47,7 +49,7 @@ func parseSharedOptions(conf map[string]string) (roleOptions, error) {
 	if err := o.secrets(conf); err != nil {
 		errs = append(errs, err.Error())
 	}
-	secrets, err := splitEscaped(conf["kubernetes.container.image.pull-secrets"], ';')
+	secrets, err := config.SplitEscaped(conf["kubernetes.container.image.pull-secrets"], ';')
 	if err != nil {
 		errs = append(errs, fmt.Sprintf("kubernetes.container.image.pull-secrets: %v", err))
 	}
@@ -79,7 +81,7 @@ func parseRoleOptions(conf map[string]string, role string, shared roleOptions) (
 	}
 	var errs []string
 	mapOf := func(key string) map[string]string {
-		m, err := parseFlinkMap(conf[key])
+		m, err := config.ParseFlinkMap(conf[key])
 		if err != nil {
 			errs = append(errs, fmt.Sprintf("%s: %v", key, err))
 		}
@@ -130,7 +132,7 @@ func optionErrors(errs []string) error {
 // secrets reads kubernetes.secrets (secret:mount path, …: a Secret volume <secret>-volume
 // mounted there) and kubernetes.env.secretKeyRef (env:NAME,secret:s,key:k;…).
 func (o *roleOptions) secrets(conf map[string]string) error {
-	mounts, err := parseFlinkMap(conf["kubernetes.secrets"])
+	mounts, err := config.ParseFlinkMap(conf["kubernetes.secrets"])
 	if err != nil {
 		return fmt.Errorf("kubernetes.secrets: %w", err)
 	}
@@ -139,7 +141,7 @@ func (o *roleOptions) secrets(conf map[string]string) error {
 		o.volumes = append(o.volumes, corev1.Volume{Name: vol, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: name}}})
 		o.mounts = append(o.mounts, corev1.VolumeMount{Name: vol, MountPath: mounts[name]})
 	}
-	refs, err := parseFlinkMapList(conf["kubernetes.env.secretKeyRef"])
+	refs, err := config.ParseFlinkMapList(conf["kubernetes.env.secretKeyRef"])
 	if err != nil {
 		return fmt.Errorf("kubernetes.env.secretKeyRef: %w", err)
 	}
@@ -157,7 +159,7 @@ func (o *roleOptions) secrets(conf map[string]string) error {
 // tolerations parses Flink's tolerations: key:k,operator:Equal,value:v,effect:NoSchedule,
 // tolerationSeconds:30;… (keys in any case, as Flink reads them).
 func tolerations(s string) ([]corev1.Toleration, error) {
-	list, err := parseFlinkMapList(s)
+	list, err := config.ParseFlinkMapList(s)
 	if err != nil {
 		return nil, err
 	}
@@ -221,7 +223,7 @@ func (o roleOptions) apply(tmpl *corev1.PodTemplateSpec, main int) {
 // ClusterIP, the Apache operator's default, NodePort, LoadBalancer or Headless_ClusterIP) and
 // annotations (kubernetes.rest-service.annotations).
 func restServiceOptions(conf map[string]string) (corev1.ServiceType, bool, map[string]string, error) {
-	ann, err := parseFlinkMap(conf["kubernetes.rest-service.annotations"])
+	ann, err := config.ParseFlinkMap(conf["kubernetes.rest-service.annotations"])
 	if err != nil {
 		return "", false, nil, fmt.Errorf("flinkConfiguration: kubernetes.rest-service.annotations: %w", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/config"
 )
 
 // Cluster is what Render needs to render one deployment of a FlinkDeployment.
@@ -73,7 +74,7 @@ func Render(c Cluster) (*Objects, error) {
 	jmOpts, jmErr := parseRoleOptions(flinkConf, "jobmanager", shared)
 	tmOpts, tmErr := parseRoleOptions(flinkConf, "taskmanager", shared)
 	restType, restHeadless, restAnn, restErr := restServiceOptions(flinkConf)
-	internalAnn, internalErr := parseFlinkMap(flinkConf["kubernetes.internal-service.annotations"])
+	internalAnn, internalErr := config.ParseFlinkMap(flinkConf["kubernetes.internal-service.annotations"])
 	if internalErr != nil {
 		internalErr = fmt.Errorf("flinkConfiguration: kubernetes.internal-service.annotations: %w", internalErr)
 	}

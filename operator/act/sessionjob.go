@@ -75,13 +75,13 @@ func (e *SessionJobExecutor) Execute(ctx context.Context, j *flinkv1beta1.FlinkS
 		}
 		return wrap("cancel job", err)
 	case decide.ActStopWithSavepoint:
-		_, err := api.StopWithSavepoint(ctx, a.JobID, flink.StopRequest{TriggerID: a.TriggerID, FormatType: a.FormatType})
+		_, err := api.StopWithSavepoint(ctx, a.JobID, flink.StopRequest{TriggerID: a.TriggerID, FormatType: a.FormatType, Drain: a.Drain})
 		return wrap("stop with savepoint", err)
 	case decide.ActTriggerSavepoint:
 		_, err := api.TriggerSavepoint(ctx, a.JobID, flink.SavepointRequest{TriggerID: a.TriggerID, FormatType: a.FormatType})
 		return wrap("trigger savepoint", err)
 	case decide.ActTriggerCheckpoint:
-		_, err := api.TriggerCheckpoint(ctx, a.JobID, "FULL", a.TriggerID)
+		_, err := api.TriggerCheckpoint(ctx, a.JobID, checkpointType(a.FormatType), a.TriggerID)
 		return wrap("trigger checkpoint", err)
 	case decide.ActDisposeSavepoint:
 		// Flink deletes the files asynchronously; a refused request keeps the history entry.

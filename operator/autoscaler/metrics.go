@@ -70,7 +70,8 @@ type Window []Sample
 
 // utilization is a vertex's busy share over the window: from its accumulated busy time when
 // the window's ends report it, else the mean of the samples' busy time per second after the
-// first (each describes the second before its sample, so the first lies outside the window).
+// first (each describes the time before its sample, Flink's last minute, so the first lies
+// outside the window).
 func utilization(v Vertex, w Window, dt float64) (float64, bool) {
 	a, b := w[0].Vertices[v.ID], w[len(w)-1].Vertices[v.ID]
 	if d := b.AccumulatedBusy - a.AccumulatedBusy; d >= 0 && v.Parallelism > 0 {

@@ -34,6 +34,16 @@ func IngressHash(spec *flinkv1beta1.IngressSpec, child string) string {
 // Warning say why, and the switch goes on without it.
 func (s *step) syncIngress(c flinkv1beta1.BlueGreenColor) bool {
 	want, seen := s.bg.Spec.Ingress, s.in.Ingress
+	if s.in.IngressPolicy.Unmanaged {
+		switch {
+		case want != nil && s.st.Error != config.UnmanagedWarning && s.st.Error == "":
+			s.event(decide.Warning, "IngressManagement", config.UnmanagedWarning)
+			s.st.Error = config.UnmanagedWarning // not s.fail: the job is not FAILING for it
+		case want == nil && s.st.Error == config.UnmanagedWarning:
+			s.st.Error = ""
+		}
+		return false
+	}
 	refused := s.in.IngressPolicy.Refusal(want, s.bg.Name, s.bg.Namespace)
 	if refused == "" && strings.HasPrefix(s.st.Error, config.IngressRefusalPrefix) {
 		s.st.Error = "" // the spec or the policy changed since

@@ -61,6 +61,14 @@ func TestIngressPolicy(t *testing.T) {
 		"the policy allows it now: applied, the refusal cleared": {
 			bg: active(others, refused), want: want{ActApplyIngress, flinkv1beta1.Blue, "", flinkv1beta1.JobStatusRunning, nil},
 		},
+		"ingress.manage false: not created, warned once": {
+			bg: active(own, ""), policy: config.IngressPolicy{Unmanaged: true},
+			want: want{ActNone, "", config.UnmanagedWarning, flinkv1beta1.JobStatusRunning, []string{"IngressManagement"}},
+		},
+		"ingress.manage false: an Ingress there is neither moved nor deleted": {
+			bg: active(nil, config.UnmanagedWarning), seen: &IngressSeen{Hash: "old"}, policy: config.IngressPolicy{Unmanaged: true},
+			want: want{ActNone, "", "", flinkv1beta1.JobStatusRunning, nil},
+		},
 		"a cut-over goes on without the refused Ingress": {
 			bg: cutOver, green: true, seen: &IngressSeen{Hash: IngressHash(own, "bg-blue")}, policy: tenant,
 			want: want{ActDelete, flinkv1beta1.Blue, "", flinkv1beta1.JobStatusRunning, []string{ReasonIngressRefused}},

@@ -70,7 +70,7 @@ func childError(d *flinkv1beta1.FlinkDeployment) string {
 	if d.Status.Error == "" {
 		return ""
 	}
-	return " (its status.error: " + d.Status.Error + ")"
+	return " (its status.error: " + flinkv1beta1.ErrorMessage(d.Status.Error) + ")"
 }
 
 // cutOver makes the ready child t active: the old child cur is deleted once t has been ready

@@ -18,6 +18,9 @@ const (
 	// MinClientTimeout and MaxClientTimeout bound one Flink REST call.
 	MinClientTimeout = time.Second
 	MaxClientTimeout = 5 * time.Minute
+	// MaxSubmissionTimeout bounds a jar's run call, and a job's cancel call: each holds a
+	// reconcile worker while it lasts.
+	MaxSubmissionTimeout = 30 * time.Minute
 	// MaxExceptionEvents and MaxStackLines bound the JobException Events of a reconcile and
 	// the stack trace lines of each (an Event holds 1,024 bytes).
 	MaxExceptionEvents = 50

@@ -107,10 +107,16 @@ func TestCheck(t *testing.T) {
 		"known, pattern and Flink keys": {conf: map[string]string{
 			config.KeyReconcileInterval: "1 min", "kubernetes.operator.leader-election.enabled": "true",
 			"kubernetes.operator.default-configuration.namespace.team-a.kubernetes.operator.reconcile.interval": "2 min",
-			"kubernetes.operator.metrics.reporter.prom.port":                                                    "9999", "job.autoscaler.enabled": "true",
-			"kubernetes.operator.job.autoscaler.metrics.window": "5 min", "job.autoscaler.metrics.custom-evaluator.x.class": "X",
+			"job.autoscaler.enabled": "true", "kubernetes.operator.job.autoscaler.metrics.window": "5 min",
 			"taskmanager.numberOfTaskSlots": "2", "kubernetes.operator": "x-outside-the-prefix",
 		}},
+		"not applicable": {
+			conf: map[string]string{"kubernetes.operator.metrics.reporter.prom.port": "9999", "job.autoscaler.metrics.custom-evaluator.x.class": "X"},
+			want: []string{
+				"job.autoscaler.metrics.custom-evaluator.x.class is not applicable here (no Java plugins: a custom evaluator is a Java class); it has no effect",
+				"kubernetes.operator.metrics.reporter.prom.port is not applicable here (no Flink metric reporters: metrics are served in Prometheus format at --metrics-bind-address); it has no effect",
+			},
+		},
 		"typos": {
 			conf: map[string]string{
 				"kubernetes.operator.savepoint.histroy.max.count":                                                    "3",

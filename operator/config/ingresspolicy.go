@@ -19,6 +19,9 @@ const (
 	KeyIngressAllowedHosts       = "kubernetes.operator.ingress.allowed-hosts"
 	KeyIngressAllowWildcardHosts = "kubernetes.operator.ingress.allow-wildcard-hosts"
 	KeyIngressAllowedAnnotations = "kubernetes.operator.ingress.allowed-annotations"
+	// KeyIngressManage is Apache's: false leaves every Ingress alone (none created, updated or
+	// deleted), and a spec.ingress is warned about.
+	KeyIngressManage = "kubernetes.operator.ingress.manage"
 )
 
 // IngressRefusalPrefix starts every message of IngressPolicy.Refusal.
@@ -41,7 +44,12 @@ type IngressPolicy struct {
 	// RESTServiceTypes are the REST Service types a resource may choose, comma-separated
 	// (KeyRESTServiceAllowedTypes). Empty: any.
 	RESTServiceTypes string
+	// Unmanaged is KeyIngressManage false.
+	Unmanaged bool
 }
+
+// UnmanagedWarning is the Warning's message for a spec.ingress the operator does not manage.
+const UnmanagedWarning = IngressRefusalPrefix + "not applied: Ingress management is turned off (" + KeyIngressManage + " is false); no Ingress is created, updated or deleted"
 
 // IngressRefusal is one rule of an IngressPolicy that an Ingress breaks.
 type IngressRefusal struct {
@@ -56,7 +64,7 @@ type IngressRefusal struct {
 // IsIngressPolicyKey reports whether key is one of the Ingress policy's.
 func IsIngressPolicyKey(key string) bool {
 	return key == KeyIngressAllowedHosts || key == KeyIngressAllowWildcardHosts || key == KeyIngressAllowedAnnotations ||
-		key == KeyRESTServiceAllowedTypes
+		key == KeyRESTServiceAllowedTypes || key == KeyIngressManage
 }
 
 // read overrides p with the Ingress policy's keys of conf; it returns an error for each
@@ -77,6 +85,14 @@ func (p *IngressPolicy) read(conf map[string]string) []string {
 			errs = append(errs, fmt.Sprintf("%s: %q is not true or false", KeyIngressAllowWildcardHosts, v))
 		} else {
 			p.NoWildcardHosts = !b
+		}
+	}
+	if v, ok := conf[KeyIngressManage]; ok {
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("%s: %q is not true or false", KeyIngressManage, v))
+		} else {
+			p.Unmanaged = !b
 		}
 	}
 	if v, ok := conf[KeyIngressAllowedAnnotations]; ok {

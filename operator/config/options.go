@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -20,12 +21,22 @@ const (
 	KeyLastStateMaxCheckpointAge = "kubernetes.operator.job.upgrade.last-state.max.allowed.checkpoint.age"
 	KeySavepointOnDeletion       = "kubernetes.operator.job.savepoint-on-deletion"
 	KeySavepointFormat           = "kubernetes.operator.savepoint.format.type"
+	KeyCheckpointType            = "kubernetes.operator.checkpoint.type"
 	KeyDeploymentReadyTimeout    = "kubernetes.operator.deployment.readiness.timeout"
 	KeyRollbackEnabled           = "kubernetes.operator.deployment.rollback.enabled"
 	KeyJMDeploymentRecovery      = "kubernetes.operator.jm-deployment-recovery.enabled"
 	KeyPeriodicSavepoint         = "kubernetes.operator.periodic.savepoint.interval"
 	KeyPeriodicCheckpoint        = "kubernetes.operator.periodic.checkpoint.interval"
 	KeyFlinkClientTimeout        = "kubernetes.operator.flink.client.timeout"
+	KeyFlinkCancelTimeout        = "kubernetes.operator.flink.client.cancel.timeout"
+	KeyJobSubmissionTimeout      = "kubernetes.operator.job.submission.timeout"
+	KeyIgnorePendingSavepoint    = "kubernetes.operator.job.upgrade.ignore-pending-savepoint"
+	KeyDrainOnSavepoint          = "kubernetes.operator.job.drain-on-savepoint-deletion"
+	KeyLastStateJobCancel        = "kubernetes.operator.job.upgrade.last-state.job-cancel.enabled"
+	KeyInPlaceScaling            = "kubernetes.operator.job.upgrade.inplace-scaling.enabled"
+	KeyBlockOnSessionJobs        = "kubernetes.operator.session.deletion.block-on-session-jobs"
+	KeyBlockOnUnmanagedJobs      = "kubernetes.operator.session.deletion.block-on-unmanaged-jobs"
+	KeyJMShutdownTTL             = "kubernetes.operator.jm-deployment.shutdown-ttl"
 	KeyRestartFailed             = "kubernetes.operator.job.restart.failed"
 	KeySavepointCleanup          = "kubernetes.operator.savepoint.cleanup.enabled"
 	KeySnapshotResources         = "kubernetes.operator.snapshot.resource.enabled"
@@ -59,16 +70,45 @@ type Options struct {
 	// SavepointHistoryMaxCount and SavepointHistoryMaxAge trim the savepoint history.
 	SavepointHistoryMaxCount int
 	SavepointHistoryMaxAge   time.Duration
+	// SavepointHistoryMaxCountThreshold and SavepointHistoryMaxAgeThreshold cap them
+	// (operator-wide; 0: no cap).
+	SavepointHistoryMaxCountThreshold int
+	SavepointHistoryMaxAgeThreshold   time.Duration
 	// LastStateFallback lets a savepoint upgrade of a job that is not running fall back to
 	// last-state when HA metadata is available.
 	LastStateFallback bool
 	// LastStateMaxCheckpointAge makes a last-state upgrade of a running job whose newest
 	// checkpoint is older than this take a savepoint instead (0: no limit).
 	LastStateMaxCheckpointAge time.Duration
+	// DrainOnSavepoint drains a job (MAX_WATERMARK) before every stop-with-savepoint: on
+	// deletion, upgrade and suspend, as Apache reads it despite its name.
+	DrainOnSavepoint bool
+	// LastStateJobCancel makes a last-state upgrade of a running job cancel it and restore its
+	// newest checkpoint, instead of deleting the cluster and recovering from HA metadata.
+	LastStateJobCancel bool
+	// InPlaceScaling applies a new parallelism to a running job on the adaptive scheduler
+	// through Flink's resource requirements API; off, a parallelism change is an upgrade.
+	InPlaceScaling bool
+	// BlockOnSessionJobs holds a session cluster's deletion while FlinkSessionJobs target it;
+	// off, the cluster goes at once and its session jobs release their finalizers without
+	// cancelling their jobs. BlockOnUnmanagedJobs (only with BlockOnSessionJobs) also holds it
+	// while the cluster runs a job no FlinkSessionJob manages.
+	BlockOnSessionJobs   bool
+	BlockOnUnmanagedJobs bool
+	// IgnorePendingSavepoint lets an upgrade or suspend go ahead while a manual or periodic
+	// savepoint is in flight (the savepoint is abandoned); by default it waits for it.
+	IgnorePendingSavepoint bool
+	// JMShutdownTTL is how long the JobManager Deployment of an application whose job ended
+	// for good (FINISHED, FAILED, CANCELED) is kept after the job's last status change; then
+	// it is deleted, HA metadata kept.
+	JMShutdownTTL time.Duration
 	// SavepointOnDeletion takes a savepoint (stop-with-savepoint) before deleting a job.
 	SavepointOnDeletion bool
 	// SavepointFormat is CANONICAL or NATIVE.
 	SavepointFormat string
+	// CheckpointType is FULL or INCREMENTAL: the type of the checkpoints a job's
+	// checkpointTriggerNonce and periodic checkpoints ask for.
+	CheckpointType string
 	// DeploymentReadyTimeout bounds how long a new spec may take to become stable.
 	DeploymentReadyTimeout time.Duration
 	// RollbackEnabled, JMDeploymentRecovery and PeriodicSavepoint are read for the
@@ -78,8 +118,11 @@ type Options struct {
 	PeriodicSavepoint    Periodic
 	// PeriodicCheckpoint takes a full checkpoint when due while the job runs (zero: never).
 	PeriodicCheckpoint Periodic
-	// FlinkClientTimeout bounds every Flink REST call.
-	FlinkClientTimeout time.Duration
+	// FlinkClientTimeout bounds every Flink REST call but a job's cancel (FlinkCancelTimeout)
+	// and a session job's jar run (JobSubmissionTimeout). Operator-wide.
+	FlinkClientTimeout   time.Duration
+	FlinkCancelTimeout   time.Duration
+	JobSubmissionTimeout time.Duration
 	// RestartFailedJobs restarts a FAILED job with its upgrade mode.
 	RestartFailedJobs bool
 	// SavepointCleanup disposes the savepoints trimmed from the history.
@@ -110,6 +153,8 @@ type Options struct {
 	ExceptionStackLines  int
 	// Ingress bounds the Ingress spec.ingress renders (operator-wide or per namespace only).
 	Ingress IngressPolicy
+	// Exceptions shape status.error's JSON (operator-wide or per namespace only).
+	Exceptions ExceptionOptions
 }
 
 // Defaults are the Apache operator's defaults.
@@ -117,10 +162,10 @@ func Defaults() Options {
 	return Options{
 		ReconcileInterval: time.Minute, ProgressCheckInterval: 10 * time.Second, RestReadyDelay: 10 * time.Second,
 		SavepointHistoryMaxCount: 10, SavepointHistoryMaxAge: 24 * time.Hour, LastStateFallback: true,
-		SavepointFormat: "CANONICAL", DeploymentReadyTimeout: 5 * time.Minute, JMDeploymentRecovery: true,
-		FlinkClientTimeout: 10 * time.Second, SavepointCleanup: true, SnapshotResources: true,
+		SavepointFormat: "CANONICAL", CheckpointType: "FULL", DeploymentReadyTimeout: 5 * time.Minute, JMShutdownTTL: 24 * time.Hour, InPlaceScaling: true, BlockOnSessionJobs: true, BlockOnUnmanagedJobs: true, JMDeploymentRecovery: true,
+		FlinkClientTimeout: 10 * time.Second, FlinkCancelTimeout: time.Minute, JobSubmissionTimeout: 10 * time.Minute, SavepointCleanup: true, SnapshotResources: true,
 		HealthRestartsThreshold: 64, HealthRestartsWindow: 2 * time.Minute, HealthCheckpoints: true, HealthCheckpointsWindow: 5 * time.Minute,
-		CanaryTimeout: time.Minute, ExceptionEventsLimit: 10, ExceptionStackLines: 5,
+		CanaryTimeout: time.Minute, ExceptionEventsLimit: 10, ExceptionStackLines: 5, Exceptions: DefaultExceptionOptions(),
 	}
 }
 
@@ -186,8 +231,17 @@ func (o Options) With(conf map[string]string) (Options, error) {
 	periodic(KeyPeriodicCheckpoint, &o.PeriodicCheckpoint)
 	dur(KeyLastStateMaxCheckpointAge, &o.LastStateMaxCheckpointAge)
 	dur(KeyFlinkClientTimeout, &o.FlinkClientTimeout)
+	dur(KeyFlinkCancelTimeout, &o.FlinkCancelTimeout)
+	dur(KeyJobSubmissionTimeout, &o.JobSubmissionTimeout)
 	boolean(KeyLastStateFallback, &o.LastStateFallback)
 	boolean(KeySavepointOnDeletion, &o.SavepointOnDeletion)
+	boolean(KeyIgnorePendingSavepoint, &o.IgnorePendingSavepoint)
+	boolean(KeyDrainOnSavepoint, &o.DrainOnSavepoint)
+	boolean(KeyLastStateJobCancel, &o.LastStateJobCancel)
+	boolean(KeyInPlaceScaling, &o.InPlaceScaling)
+	boolean(KeyBlockOnSessionJobs, &o.BlockOnSessionJobs)
+	boolean(KeyBlockOnUnmanagedJobs, &o.BlockOnUnmanagedJobs)
+	dur(KeyJMShutdownTTL, &o.JMShutdownTTL)
 	boolean(KeyRollbackEnabled, &o.RollbackEnabled)
 	boolean(KeyJMDeploymentRecovery, &o.JMDeploymentRecovery)
 	boolean(KeyRestartFailed, &o.RestartFailedJobs)
@@ -202,6 +256,7 @@ func (o Options) With(conf map[string]string) (Options, error) {
 	dur(KeyCanaryTimeout, &o.CanaryTimeout)
 	errs = append(errs, o.checkBounds(conf)...)
 	errs = append(errs, o.Ingress.read(conf)...)
+	errs = append(errs, o.Exceptions.read(conf)...)
 	positive := func(key string, dst *int) {
 		if v, ok := conf[key]; ok {
 			n, err := strconv.Atoi(strings.TrimSpace(v))
@@ -213,32 +268,47 @@ func (o Options) With(conf map[string]string) (Options, error) {
 		}
 	}
 	positive(KeySavepointHistoryMaxCount, &o.SavepointHistoryMaxCount)
+	positive(KeySavepointHistoryMaxCountThreshold, &o.SavepointHistoryMaxCountThreshold)
+	dur(KeySavepointHistoryMaxAgeThreshold, &o.SavepointHistoryMaxAgeThreshold)
+	if v, ok := conf[KeySavepointHistoryMaxAgeThreshold]; ok && o.SavepointHistoryMaxAgeThreshold <= 0 {
+		errs = append(errs, fmt.Sprintf("%s: %q is not a positive duration", KeySavepointHistoryMaxAgeThreshold, v))
+	}
+	o.capHistory()
 	positive(KeyHealthRestartsThreshold, &o.HealthRestartsThreshold)
 	positive(KeyExceptionEventsLimit, &o.ExceptionEventsLimit)
 	positive(KeyExceptionStackLines, &o.ExceptionStackLines)
 	if o.ExceptionEventsLimit > MaxExceptionEvents || o.ExceptionStackLines > MaxStackLines {
 		errs = append(errs, fmt.Sprintf("%s is at most %d and %s at most %d", KeyExceptionEventsLimit, MaxExceptionEvents, KeyExceptionStackLines, MaxStackLines))
 	}
-	if v, ok := conf[KeySavepointFormat]; ok {
-		switch f := strings.ToUpper(strings.TrimSpace(v)); f {
-		case "CANONICAL", "NATIVE":
-			o.SavepointFormat = f
-		default:
-			errs = append(errs, fmt.Sprintf("%s: %q is not CANONICAL or NATIVE", KeySavepointFormat, v))
-		}
-	}
+	errs = append(errs, enum(conf, KeySavepointFormat, &o.SavepointFormat, "CANONICAL", "NATIVE")...)
+	errs = append(errs, enum(conf, KeyCheckpointType, &o.CheckpointType, "FULL", "INCREMENTAL")...)
 	if len(errs) > 0 {
 		return base, fmt.Errorf("invalid operator options: %s", strings.Join(errs, "; "))
 	}
 	return o, nil
 }
 
+// enum reads key of conf into dst, upper-cased, when it is one of values; else it returns
+// the error naming the key.
+func enum(conf map[string]string, key string, dst *string, values ...string) []string {
+	v, ok := conf[key]
+	if !ok {
+		return nil
+	}
+	if u := strings.ToUpper(strings.TrimSpace(v)); slices.Contains(values, u) {
+		*dst = u
+		return nil
+	}
+	return []string{fmt.Sprintf("%s: %q is not %s", key, v, strings.Join(values, " or "))}
+}
+
 // OperatorKeys returns the kubernetes.operator.* entries of conf (a resource's configuration)
-// that a resource may set: all but the Ingress policy's (IsIngressPolicyKey).
+// that a resource may set: all but those read from the operator's configuration only
+// (IsOperatorWideKey).
 func OperatorKeys(conf map[string]string) map[string]string {
 	out := map[string]string{}
 	for k, v := range conf {
-		if strings.HasPrefix(k, "kubernetes.operator.") && !IsIngressPolicyKey(k) {
+		if strings.HasPrefix(k, "kubernetes.operator.") && !IsOperatorWideKey(k) {
 			out[k] = v
 		}
 	}

@@ -99,3 +99,51 @@ func HealthProbeAddress(flat map[string]string) (addr string, set bool, err erro
 	}
 	return ":" + strconv.Itoa(port), set, nil
 }
+
+// Keys of the manager's start and stop, read at start.
+const (
+	KeyTerminationTimeout  = "kubernetes.operator.termination.timeout"
+	KeyStopOnInformerError = "kubernetes.operator.startup.stop-on-informer-error"
+	// DefaultTerminationTimeout is Apache's: how long reconciles in flight may finish when the
+	// operator stops.
+	DefaultTerminationTimeout = 10 * time.Second
+	// DefaultCacheSyncTimeout is how long the caches may take to fill at start before the
+	// operator stops (controller-runtime's, as Apache's informers wait 2 min).
+	DefaultCacheSyncTimeout = 2 * time.Minute
+)
+
+// Lifecycle is how the operator's process starts and stops.
+type Lifecycle struct {
+	// TerminationTimeout bounds how long the reconciles in flight may finish at stop (0: none
+	// waited for).
+	TerminationTimeout time.Duration
+	// CacheSyncTimeout is how long the caches may take to fill at start: DefaultCacheSyncTimeout
+	// when an informer error stops the operator, else MaxDuration (informers retry for ever).
+	CacheSyncTimeout time.Duration
+}
+
+// ReadLifecycle reads KeyTerminationTimeout and KeyStopOnInformerError, with Apache's defaults.
+func ReadLifecycle(flat map[string]string) (Lifecycle, error) {
+	lc := Lifecycle{TerminationTimeout: DefaultTerminationTimeout, CacheSyncTimeout: DefaultCacheSyncTimeout}
+	var errs []string
+	if v, ok := flat[KeyTerminationTimeout]; ok {
+		d, err := ParseDuration(v)
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("%s: %v", KeyTerminationTimeout, err))
+		}
+		lc.TerminationTimeout = d
+	}
+	if v, ok := flat[KeyStopOnInformerError]; ok {
+		stop, err := strconv.ParseBool(strings.TrimSpace(v))
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("%s: %q is not true or false", KeyStopOnInformerError, v))
+		}
+		if !stop {
+			lc.CacheSyncTimeout = MaxDuration
+		}
+	}
+	if len(errs) > 0 {
+		return Lifecycle{}, fmt.Errorf("invalid operator options: %s", strings.Join(errs, "; "))
+	}
+	return lc, nil
+}

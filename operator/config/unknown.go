@@ -80,6 +80,8 @@ func Check(conf map[string]string) []string {
 			out = append(out, msg+"; it has no effect")
 		case o.Support == Deprecated:
 			out = append(out, fmt.Sprintf("%s is an older name of %s%s; this operator reads only the current name, so it has no effect", key, scope, o.Note))
+		case o.Support == NotApplicable:
+			out = append(out, fmt.Sprintf("%s is not applicable here (%s); it has no effect", key, o.Note))
 		}
 	}
 	return out

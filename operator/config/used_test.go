@@ -18,6 +18,9 @@ import (
 // package (the method's name), not by name.
 var readThrough = map[string]string{
 	"SnapshotAllowedPathPrefixes": "SnapshotPathPrefixes",
+	// The caps are applied to the limits they cap when the options are read.
+	"SavepointHistoryMaxCountThreshold": "SavepointHistoryMaxCount",
+	"SavepointHistoryMaxAgeThreshold":   "SavepointHistoryMaxAge",
 }
 
 // TestEveryParsedOptionIsUsed: each field of Options, which an option marked read fills, is

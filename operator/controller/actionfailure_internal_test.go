@@ -29,11 +29,11 @@ func TestActionFailureStatusIsCut(t *testing.T) {
 	c := fake.NewClientBuilder().WithScheme(s).WithObjects(d).WithStatusSubresource(&flinkv1beta1.FlinkDeployment{}).Build()
 	decided := clip.String("invalid spec: "+strings.Repeat("k", 4000), clip.Status)
 	failure := fmt.Errorf("HA ConfigMap a-cluster-config-map: %w", act.ErrNotOwned)
-	_ = reportActionFailure(context.Background(), c, record.NewFakeRecorder(10), time.Unix(0, 0), d, &d.Status.Error, decided, "Deploy", failure)
-	if n := len(d.Status.Error); n == 0 || n > clip.Status {
+	_ = reportActionFailure(context.Background(), c, record.NewFakeRecorder(10), time.Unix(0, 0), d, &d.Status.Error, decided, "Deploy", failure, nil)
+	if n := len(flinkv1beta1.ErrorMessage(d.Status.Error)); n == 0 || n > clip.Status {
 		t.Errorf("status.error is %d bytes; want 1 to %d", n, clip.Status)
 	}
-	if !strings.Contains(d.Status.Error, "Deploy failed: HA ConfigMap") {
-		t.Errorf("status.error lost the action's failure: …%s", d.Status.Error[max(0, len(d.Status.Error)-200):])
+	if !strings.Contains(flinkv1beta1.ErrorMessage(d.Status.Error), "Deploy failed: HA ConfigMap") {
+		t.Errorf("status.error lost the action's failure: …%s", flinkv1beta1.ErrorMessage(d.Status.Error)[max(0, len(flinkv1beta1.ErrorMessage(d.Status.Error))-200):])
 	}
 }

@@ -70,7 +70,7 @@ func TestAutoscalerScalesTheJobInPlace(t *testing.T) {
 	if p := source(); p > 2 {
 		t.Errorf("source parallelism %d at 400 records/s, want it scaled back down\n%s", p, strings.Join(e.events, "\n"))
 	}
-	if d := e.get("as"); d.Status.JobStatus.State != flinkv1beta1.JobStatusRunning || d.Status.Error != "" {
-		t.Errorf("job %s, error %q", d.Status.JobStatus.State, d.Status.Error)
+	if d := e.get("as"); d.Status.JobStatus.State != flinkv1beta1.JobStatusRunning || flinkv1beta1.ErrorMessage(d.Status.Error) != "" {
+		t.Errorf("job %s, error %q", d.Status.JobStatus.State, flinkv1beta1.ErrorMessage(d.Status.Error))
 	}
 }

@@ -65,7 +65,7 @@ func TestManagerCachesOnlyItsObjects(t *testing.T) {
 		return c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "basic"}, &basic) == nil &&
 			basic.Status.JobStatus.State == flinkv1beta1.JobStatusRunning &&
 			c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "taken"}, &taken) == nil &&
-			strings.Contains(taken.Status.Error, "is not controlled by this resource")
+			strings.Contains(flinkv1beta1.ErrorMessage(taken.Status.Error), "is not controlled by this resource")
 	})
 	cms := act.ConfigMapMetadataList()
 	pods := act.PodMetadataList()

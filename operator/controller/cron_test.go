@@ -198,8 +198,8 @@ func TestCronTemplateErrorsAndDeletion(t *testing.T) {
 	e := newEnv(t)
 	e.create(cronTemplate("bad", func(d *flinkv1beta1.FlinkDeployment) { d.Annotations[cron.AnnotationSchedule] = "61 * * * *" }))
 	e.stepAll()
-	if d := e.get("bad"); !strings.Contains(d.Status.Error, "is not a cron expression") || d.Status.LifecycleState != flinkv1beta1.LifecycleFailed {
-		t.Errorf("bad expression: error %q, lifecycle %s", d.Status.Error, d.Status.LifecycleState)
+	if d := e.get("bad"); !strings.Contains(flinkv1beta1.ErrorMessage(d.Status.Error), "is not a cron expression") || d.Status.LifecycleState != flinkv1beta1.LifecycleFailed {
+		t.Errorf("bad expression: error %q, lifecycle %s", flinkv1beta1.ErrorMessage(d.Status.Error), d.Status.LifecycleState)
 	}
 	if !e.hasEvent("Warning InvalidCron") {
 		t.Errorf("no InvalidCron warning: %v", e.events)
@@ -237,8 +237,8 @@ func TestCronAnnotationOnARunningDeploymentIsIgnoredWithAWarning(t *testing.T) {
 	}
 	e.step("app")
 	got := e.get("app")
-	if !strings.Contains(got.Status.Error, "is ignored") || got.Status.JobStatus.State != flinkv1beta1.JobStatusRunning {
-		t.Errorf("error %q, job %s: want the annotation ignored with an error and the job still running", got.Status.Error, got.Status.JobStatus.State)
+	if !strings.Contains(flinkv1beta1.ErrorMessage(got.Status.Error), "is ignored") || got.Status.JobStatus.State != flinkv1beta1.JobStatusRunning {
+		t.Errorf("error %q, job %s: want the annotation ignored with an error and the job still running", flinkv1beta1.ErrorMessage(got.Status.Error), got.Status.JobStatus.State)
 	}
 }
 

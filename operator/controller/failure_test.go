@@ -52,7 +52,7 @@ func TestFailedUpgradeSavepointWithoutCheckpointIsRefused(t *testing.T) {
 
 	e.update("refuse", setParallelism(4))
 	e.until("refuse", 30, "refused with an error", func(d *flinkv1beta1.FlinkDeployment) bool {
-		return strings.Contains(d.Status.Error, "upgrade savepoint failed")
+		return strings.Contains(flinkv1beta1.ErrorMessage(d.Status.Error), "upgrade savepoint failed")
 	})
 	e.advance("refuse", 2*time.Minute)
 	d := e.get("refuse")
@@ -70,9 +70,16 @@ func TestFailedUpgradeSavepointWithoutCheckpointIsRefused(t *testing.T) {
 	}
 }
 
-func TestLastStateWithoutHAMetadataIsRefused(t *testing.T) {
+// lastStateWithoutHA runs a last-state deployment (checkpointing, or none) whose HA metadata
+// vanishes, then changes its image.
+func lastStateWithoutHA(t *testing.T, checkpoints bool) *env {
+	t.Helper()
 	e := newEnv(t)
-	e.createRunning(deployment("noha", flinkv1beta1.UpgradeModeLastState))
+	e.createRunning(deployment("noha", flinkv1beta1.UpgradeModeLastState, func(d *flinkv1beta1.FlinkDeployment) {
+		if !checkpoints {
+			delete(d.Spec.FlinkConfiguration, "execution.checkpointing.interval")
+		}
+	}))
 	e.advance("noha", 15*time.Second)
 	// The HA metadata vanishes (a Kubernetes-level fault).
 	if err := e.client.DeleteAllOf(e.ctx, &corev1.ConfigMap{}, client.InNamespace(ns),
@@ -80,8 +87,32 @@ func TestLastStateWithoutHAMetadataIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.update("noha", func(d *flinkv1beta1.FlinkDeployment) { d.Spec.Image = "flink:1.20.1" })
+	return e
+}
+
+// TestLastStateWithoutHAMetadataCancelsAndRestoresTheCheckpoint: a last-state upgrade whose HA
+// metadata vanished cancels the running job and restores its newest checkpoint, as Apache's
+// operator does.
+func TestLastStateWithoutHAMetadataCancelsAndRestoresTheCheckpoint(t *testing.T) {
+	e := lastStateWithoutHA(t, true)
+	e.until("noha", 30, "upgraded", func(d *flinkv1beta1.FlinkDeployment) bool {
+		return e.jmGeneration("noha") == "2" && d.Status.JobStatus.State == flinkv1beta1.JobStatusRunning
+	})
+	starts := e.cluster("noha").Starts()
+	if len(starts) == 0 || !strings.Contains(starts[len(starts)-1].RestorePath, "/chk-") {
+		t.Errorf("job starts %+v, want the new job restored from the old job's newest checkpoint", starts)
+	}
+	if !e.hasEvent("Normal Suspended") {
+		t.Errorf("no Suspended event: %v", e.events)
+	}
+}
+
+// TestLastStateWithoutHAMetadataOrCheckpointIsRefused: a job with no checkpoint to restore is
+// not cancelled: the upgrade is refused and the old job runs on.
+func TestLastStateWithoutHAMetadataOrCheckpointIsRefused(t *testing.T) {
+	e := lastStateWithoutHA(t, false)
 	d := e.until("noha", 20, "refused", func(d *flinkv1beta1.FlinkDeployment) bool {
-		return strings.Contains(d.Status.Error, "needs HA metadata")
+		return strings.Contains(flinkv1beta1.ErrorMessage(d.Status.Error), "needs HA metadata")
 	})
 	if got := e.jmGeneration("noha"); got != "1" {
 		t.Errorf("JobManager of generation %s, want the old one untouched", got)
@@ -181,8 +212,8 @@ func TestCrashLoopingJobManagerIsAnError(t *testing.T) {
 	d := e.until("crash", 20, "ERROR", func(d *flinkv1beta1.FlinkDeployment) bool {
 		return d.Status.JobManagerDeploymentStatus == flinkv1beta1.JobManagerError
 	})
-	if !strings.Contains(d.Status.Error, "CrashLoopBackOff") {
-		t.Errorf("status.error %q does not name the reason", d.Status.Error)
+	if !strings.Contains(flinkv1beta1.ErrorMessage(d.Status.Error), "CrashLoopBackOff") {
+		t.Errorf("status.error %q does not name the reason", flinkv1beta1.ErrorMessage(d.Status.Error))
 	}
 	if !e.hasEvent("Warning CrashLoopBackOff") {
 		t.Errorf("no Warning event: %v", e.events)
@@ -200,7 +231,7 @@ func TestInvalidSpecKeepsTheLastValidRunning(t *testing.T) {
 		d.Spec.Image = "flink:2.0"
 	})
 	e.until("valid", 10, "reporting the validation error", func(d *flinkv1beta1.FlinkDeployment) bool {
-		return strings.Contains(d.Status.Error, "last-state needs high availability")
+		return strings.Contains(flinkv1beta1.ErrorMessage(d.Status.Error), "last-state needs high availability")
 	})
 	e.advance("valid", time.Minute)
 	d := e.get("valid")

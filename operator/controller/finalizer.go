@@ -13,6 +13,7 @@ import (
 	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
 	"github.com/flinkop/flinkop/operator/clip"
+	"github.com/flinkop/flinkop/operator/config"
 	"github.com/flinkop/flinkop/operator/decide"
 	"github.com/flinkop/flinkop/operator/metrics"
 )
@@ -62,17 +63,24 @@ func failReady(obj client.Object, now time.Time, reason string) {
 }
 
 // reportActionFailure records a failed action as an ActionFailed Warning and, when the
-// failure is permanent (act.IsPermanent), also in status.error (statusError, in obj) and in
+// failure is permanent (act.IsPermanent), also in status.error (statusError, in obj: Apache's
+// JSON shaped by ex for the kinds that write it, else the message) and in
 // the Ready condition (failReady), so that it is visible where
 // users look while the reconcile retries with backoff. decided is the error the decision
 // itself reported (an invalid spec, say), which leads the message: it is usually what the
 // user must fix first. Only the error changes: the state machine does not advance past the
 // action that failed. It returns the error to retry with.
-func reportActionFailure(ctx context.Context, c client.Client, rec EventRecorder, now time.Time, obj client.Object, statusError *string, decided, kind string, err error) error {
-	msg := withDecided(decided, fmt.Sprintf("%s failed: %v", kind, err))
+func reportActionFailure(ctx context.Context, c client.Client, rec EventRecorder, now time.Time, obj client.Object, statusError *string, decided, kind string, err error,
+	ex *config.ExceptionOptions,
+) error {
+	msg := withDecided(flinkv1beta1.ErrorMessage(decided), fmt.Sprintf("%s failed: %v", kind, err))
 	rec.Event(obj, corev1.EventTypeWarning, "ActionFailed", msg)
-	if act.IsPermanent(err) && *statusError != msg {
-		*statusError = msg
+	value := msg
+	if ex != nil {
+		value = decide.ErrorJSON("ActionFailed", msg, *ex)
+	}
+	if act.IsPermanent(err) && *statusError != value {
+		*statusError = value
 		failReady(obj, now, "ActionFailed")
 		if werr := c.Status().Update(ctx, obj); werr != nil {
 			return fmt.Errorf("%s: %w (and status: %w)", kind, err, werr)

@@ -87,7 +87,7 @@ func (r *FlinkBlueGreenDeploymentReconciler) Reconcile(ctx context.Context, req 
 	if err := r.Executor.Execute(ctx, &bg, res.Action); err != nil {
 		log.FromContext(ctx).Error(err, "action failed", "action", res.Action.Kind)
 		r.Metrics.ReconcileError(string(res.Action.Kind))
-		return ctrl.Result{}, reportActionFailure(ctx, r.Client, r.Recorder, r.Clock.Now(), &bg, &bg.Status.Error, res.Status.Error, string(res.Action.Kind), err)
+		return ctrl.Result{}, reportActionFailure(ctx, r.Client, r.Recorder, r.Clock.Now(), &bg, &bg.Status.Error, res.Status.Error, string(res.Action.Kind), err, nil)
 	}
 	recordEvents(r.Recorder, r.Metrics, &bg, res.Events)
 	if !equality.Semantic.DeepEqual(bg.Status, res.Status) {

@@ -145,13 +145,13 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	exceptions, reported := r.exceptions.events(req.NamespacedName, obs.Job, opts)
 	res.Events = append(res.Events, exceptions...)
 	if optErr != nil && res.Status.Error == "" {
-		res.Status.Error = optErr.Error()
+		res.Status.Error = decide.ErrorJSON("InvalidOptions", optErr.Error(), opts.Exceptions)
 		res.Events = append(res.Events, decide.Event{Type: decide.Warning, Reason: "InvalidOptions", Message: optErr.Error()})
 		decide.FailReady(&res.Status.CommonStatus, d.Status.Conditions, d.Generation, now, "InvalidOptions")
 	}
 	if why := cron.Ignored(&d); why != "" && res.Status.Error == "" {
-		res.Status.Error = why
-		if d.Status.Error != why {
+		res.Status.Error = decide.ErrorJSON("InvalidCron", why, opts.Exceptions)
+		if d.Status.Error != res.Status.Error {
 			res.Events = append(res.Events, decide.Event{Type: decide.Warning, Reason: "InvalidCron", Message: why})
 		}
 		decide.FailReady(&res.Status.CommonStatus, d.Status.Conditions, d.Generation, now, "InvalidCron")
@@ -172,7 +172,7 @@ func (r *FlinkDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		}
 		log.FromContext(ctx).Error(err, "action failed", "action", res.Action.Kind)
 		r.Metrics.ReconcileError(string(res.Action.Kind))
-		return ctrl.Result{}, reportActionFailure(ctx, r.Client, r.Recorder, r.Clock.Now(), &d, &d.Status.Error, res.Status.Error, string(res.Action.Kind), err)
+		return ctrl.Result{}, reportActionFailure(ctx, r.Client, r.Recorder, r.Clock.Now(), &d, &d.Status.Error, res.Status.Error, string(res.Action.Kind), err, &opts.Exceptions)
 	}
 	recordEvents(r.Recorder, r.Metrics, &d, res.Events)
 	r.autoscaled(req.NamespacedName, res)

@@ -46,8 +46,8 @@ func TestDeployReachesRunning(t *testing.T) {
 			t.Errorf("no %q event in %v", want, e.events)
 		}
 	}
-	if d.Status.Error != "" {
-		t.Errorf("status.error = %q", d.Status.Error)
+	if flinkv1beta1.ErrorMessage(d.Status.Error) != "" {
+		t.Errorf("status.error = %q", flinkv1beta1.ErrorMessage(d.Status.Error))
 	}
 }
 

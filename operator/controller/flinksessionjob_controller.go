@@ -114,7 +114,7 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	exceptions, reported := r.exceptions.events(req.NamespacedName, obs.Job, opts)
 	res.Events = append(res.Events, exceptions...)
 	if optErr != nil && res.Status.Error == "" {
-		res.Status.Error = optErr.Error()
+		res.Status.Error = decide.ErrorJSON("InvalidOptions", optErr.Error(), opts.Exceptions)
 		r.Recorder.Event(&j, corev1.EventTypeWarning, "InvalidOptions", optErr.Error())
 		decide.FailReady(&res.Status.CommonStatus, j.Status.Conditions, j.Generation, now, "InvalidOptions")
 	}
@@ -127,11 +127,11 @@ func (r *FlinkSessionJobReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		return ctrl.Result{}, err
 	}
 	if err := r.Executor.Execute(ctx, &j, cluster, res.Action); fetchStopped(err) {
-		return r.fetchWait(ctx, &j, res.Status.Error, string(res.Action.Kind), err)
+		return r.fetchWait(ctx, &j, res.Status.Error, string(res.Action.Kind), err, opts.Exceptions)
 	} else if err != nil {
 		log.FromContext(ctx).Error(err, "action failed", "action", res.Action.Kind)
 		r.Metrics.ReconcileError(string(res.Action.Kind))
-		return ctrl.Result{}, reportActionFailure(ctx, r.Client, r.Recorder, r.Clock.Now(), &j, &j.Status.Error, res.Status.Error, string(res.Action.Kind), err)
+		return ctrl.Result{}, reportActionFailure(ctx, r.Client, r.Recorder, r.Clock.Now(), &j, &j.Status.Error, res.Status.Error, string(res.Action.Kind), err, &opts.Exceptions)
 	}
 	recordEvents(r.Recorder, r.Metrics, &j, res.Events)
 	reported()

@@ -91,7 +91,7 @@ func (r *FlinkStateSnapshotReconciler) Reconcile(ctx context.Context, req ctrl.R
 	if err := r.Executor.Execute(ctx, cluster, res.Action); err != nil {
 		log.FromContext(ctx).Error(err, "action failed", "action", res.Action.Kind)
 		r.Metrics.ReconcileError(string(res.Action.Kind))
-		return ctrl.Result{}, reportActionFailure(ctx, r.Client, r.Recorder, r.Clock.Now(), &s, &s.Status.Error, res.Status.Error, string(res.Action.Kind), err)
+		return ctrl.Result{}, reportActionFailure(ctx, r.Client, r.Recorder, r.Clock.Now(), &s, &s.Status.Error, res.Status.Error, string(res.Action.Kind), err, nil)
 	}
 	recordEvents(r.Recorder, r.Metrics, &s, res.Events)
 	if !equality.Semantic.DeepEqual(s.Status, res.Status) {

@@ -57,7 +57,7 @@ func TestUnreachableJobManagerIsReportedAndBackedOff(t *testing.T) {
 			t.Fatal(err)
 		}
 		requeues = append(requeues, res.RequeueAfter)
-		errs = append(errs, strings.Contains(e.get("job").Status.Error, "does not answer"))
+		errs = append(errs, strings.Contains(flinkv1beta1.ErrorMessage(e.get("job").Status.Error), "does not answer"))
 		e.clock.Step(res.RequeueAfter)
 	}
 	e.drainEvents()
@@ -78,8 +78,8 @@ func TestUnreachableJobManagerIsReportedAndBackedOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.drainEvents()
-	if d := e.get("job"); d.Status.Error != "" || res.RequeueAfter != 30*s || e.countEvents("JobManagerReachable") != 1 {
-		t.Errorf("after it answers: error %q, requeue %s, events %v", d.Status.Error, res.RequeueAfter, e.events)
+	if d := e.get("job"); flinkv1beta1.ErrorMessage(d.Status.Error) != "" || res.RequeueAfter != 30*s || e.countEvents("JobManagerReachable") != 1 {
+		t.Errorf("after it answers: error %q, requeue %s, events %v", flinkv1beta1.ErrorMessage(d.Status.Error), res.RequeueAfter, e.events)
 	}
 }
 

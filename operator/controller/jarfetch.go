@@ -17,6 +17,8 @@ import (
 
 	"github.com/flinkop/flinkop/operator/act"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/config"
+	"github.com/flinkop/flinkop/operator/decide"
 )
 
 // minFetchRetry is the soonest a job waiting out a fetch back-off is looked at again.
@@ -42,7 +44,9 @@ func fetchStopped(err error) bool {
 // The job is looked at again when its back-off ends, not retried as an error, which would
 // take the slot again within seconds. decided is the decision's own error, which leads the
 // message (as in reportActionFailure).
-func (r *FlinkSessionJobReconciler) fetchWait(ctx context.Context, j *flinkv1beta1.FlinkSessionJob, decided, kind string, err error) (ctrl.Result, error) {
+func (r *FlinkSessionJobReconciler) fetchWait(ctx context.Context, j *flinkv1beta1.FlinkSessionJob, decided, kind string, err error,
+	ex config.ExceptionOptions,
+) (ctrl.Result, error) {
 	var later *act.RetryLaterError
 	var backoff *act.FetchBackoffError
 	switch {
@@ -56,14 +60,14 @@ func (r *FlinkSessionJobReconciler) fetchWait(ctx context.Context, j *flinkv1bet
 		return ctrl.Result{}, err
 	}
 	now := r.Clock.Now()
-	msg := withDecided(decided, fmt.Sprintf("%s failed: %v", kind, backoff))
+	msg := withDecided(flinkv1beta1.ErrorMessage(decided), fmt.Sprintf("%s failed: %v", kind, backoff))
 	if !backoff.Waiting {
 		log.FromContext(ctx).Info("jar fetch failed", "action", kind, "error", msg)
 		r.Recorder.Event(j, corev1.EventTypeWarning, "ActionFailed", msg)
 		r.Metrics.ReconcileError(kind)
 	}
-	if j.Status.Error != msg {
-		j.Status.Error = msg
+	if value := decide.ErrorJSON("ActionFailed", msg, ex); j.Status.Error != value {
+		j.Status.Error = value
 		failReady(j, now, "ActionFailed")
 		if werr := r.Client.Status().Update(ctx, j); werr != nil {
 			statusTooLarge(r.Recorder, j, werr)

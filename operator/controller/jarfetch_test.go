@@ -29,20 +29,20 @@ func TestSessionJobJarFetchFailureBacksOff(t *testing.T) {
 	failedAt := s.clock.Now().Add(-time.Second) // stepJob moved the clock on
 	j := s.getJob("etl")
 	want := "HTTP 404 Not Found; the next try is at " + failedAt.Add(10*time.Second).UTC().Format(time.RFC3339) + " (back-off 10s)"
-	if !strings.Contains(j.Status.Error, want) {
-		t.Fatalf("status.error = %q, want it to say %q", j.Status.Error, want)
+	if !strings.Contains(flinkv1beta1.ErrorMessage(j.Status.Error), want) {
+		t.Fatalf("status.error = %q, want it to say %q", flinkv1beta1.ErrorMessage(j.Status.Error), want)
 	}
 	for range 8 {
 		if err := s.stepJob("etl"); err != nil {
 			t.Fatalf("a reconcile while the job backs off: %v, want no error", err)
 		}
 	}
-	if n := fetches(); n != 1 || s.getJob("etl").Status.Error != j.Status.Error {
-		t.Fatalf("within the back-off: %d fetches and status.error %q, want 1 and %q", n, s.getJob("etl").Status.Error, j.Status.Error)
+	if n := fetches(); n != 1 || flinkv1beta1.ErrorMessage(s.getJob("etl").Status.Error) != flinkv1beta1.ErrorMessage(j.Status.Error) {
+		t.Fatalf("within the back-off: %d fetches and status.error %q, want 1 and %q", n, flinkv1beta1.ErrorMessage(s.getJob("etl").Status.Error), flinkv1beta1.ErrorMessage(j.Status.Error))
 	}
 	j = s.untilJob("etl", 4, "fetched again after 10s", func(*flinkv1beta1.FlinkSessionJob) bool { return fetches() == 2 })
-	if !strings.Contains(j.Status.Error, "(back-off 20s)") {
-		t.Errorf("after the second failure status.error = %q, want a back-off of 20s", j.Status.Error)
+	if !strings.Contains(flinkv1beta1.ErrorMessage(j.Status.Error), "(back-off 20s)") {
+		t.Errorf("after the second failure status.error = %q, want a back-off of 20s", flinkv1beta1.ErrorMessage(j.Status.Error))
 	}
 	if n := s.countEvents("Warning ActionFailed"); n != 2 || !s.hasEvent("the next try is at") {
 		t.Errorf("%d ActionFailed Warnings, want one a failure saying when it tries again: %v", n, s.events)
@@ -60,8 +60,8 @@ func TestSessionJobHostileReasonPhrase(t *testing.T) {
 	})
 	s.startCluster(sessionCluster("sess"))
 	s.createJob(sessionJob("etl", "sess", flinkv1beta1.UpgradeModeStateless, func(j *flinkv1beta1.FlinkSessionJob) { j.Spec.Job.JarURI = hostile }))
-	j := s.untilJob("etl", 10, "failed", func(j *flinkv1beta1.FlinkSessionJob) bool { return j.Status.Error != "" })
-	if msg := j.Status.Error; len(msg) > flink.MaxFetchError+256 || !strings.Contains(msg, "HTTP 500 ?[31mx") || strings.Contains(msg, "\x1b") {
+	j := s.untilJob("etl", 10, "failed", func(j *flinkv1beta1.FlinkSessionJob) bool { return flinkv1beta1.ErrorMessage(j.Status.Error) != "" })
+	if msg := flinkv1beta1.ErrorMessage(j.Status.Error); len(msg) > flink.MaxFetchError+256 || !strings.Contains(msg, "HTTP 500 ?[31mx") || strings.Contains(msg, "\x1b") {
 		t.Errorf("status.error of %d bytes: %.400q; want the jar server's words cut short and printable", len(msg), msg)
 	}
 	for _, ev := range s.events {

@@ -31,7 +31,9 @@ func (e *env) deleteAndWait(name string) {
 }
 
 func hasError(substr string) func(d *flinkv1beta1.FlinkDeployment) bool {
-	return func(d *flinkv1beta1.FlinkDeployment) bool { return strings.Contains(d.Status.Error, substr) }
+	return func(d *flinkv1beta1.FlinkDeployment) bool {
+		return strings.Contains(flinkv1beta1.ErrorMessage(d.Status.Error), substr)
+	}
 }
 
 // A FlinkDeployment named like an existing Deployment it does not own reports an error and

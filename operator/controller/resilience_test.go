@@ -82,8 +82,8 @@ func TestRollbackDisabledLeavesTheFailingSpec(t *testing.T) {
 	if d.Status.ReconciliationStatus.State != flinkv1beta1.ReconciliationDeployed || e.jmGeneration("norb") != "2" || e.hasEvent("Rollback") {
 		t.Errorf("state %s, JobManager generation %s: without rollback.enabled the failing spec stays", d.Status.ReconciliationStatus.State, e.jmGeneration("norb"))
 	}
-	if !strings.Contains(d.Status.Error, "ImagePullBackOff") {
-		t.Errorf("status.error %q, want the pull failure", d.Status.Error)
+	if !strings.Contains(flinkv1beta1.ErrorMessage(d.Status.Error), "ImagePullBackOff") {
+		t.Errorf("status.error %q, want the pull failure", flinkv1beta1.ErrorMessage(d.Status.Error))
 	}
 }
 
@@ -104,9 +104,9 @@ func TestJobManagerDeploymentNotRecoveredWithoutHA(t *testing.T) {
 	e := newEnv(t)
 	e.createRunning(deployment("nojmr", flinkv1beta1.UpgradeModeSavepoint))
 	e.deleteJobManagerDeployment("nojmr")
-	d := e.until("nojmr", 20, "refused", func(d *flinkv1beta1.FlinkDeployment) bool { return d.Status.Error != "" })
-	if !strings.Contains(d.Status.Error, "high availability is not enabled") || !e.hasEvent("Warning JobManagerDeploymentMissing") {
-		t.Errorf("status.error %q, events %v", d.Status.Error, e.events)
+	d := e.until("nojmr", 20, "refused", func(d *flinkv1beta1.FlinkDeployment) bool { return flinkv1beta1.ErrorMessage(d.Status.Error) != "" })
+	if !strings.Contains(flinkv1beta1.ErrorMessage(d.Status.Error), "high availability is not enabled") || !e.hasEvent("Warning JobManagerDeploymentMissing") {
+		t.Errorf("status.error %q, events %v", flinkv1beta1.ErrorMessage(d.Status.Error), e.events)
 	}
 	e.advance("nojmr", time.Minute)
 	if got := e.jmGeneration("nojmr"); got != "missing" {
@@ -164,8 +164,8 @@ func TestSessionClusterLifecycleAndDeletionWaitsForSessionJobs(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.advance("sess", 30*time.Second)
-	if got := e.get("sess"); !strings.Contains(got.Status.Error, "etl") || e.jmGeneration("sess") != "2" {
-		t.Fatalf("status.error %q, JobManager %s: deletion must wait for session job etl with the cluster up", got.Status.Error, e.jmGeneration("sess"))
+	if got := e.get("sess"); !strings.Contains(flinkv1beta1.ErrorMessage(got.Status.Error), "etl") || e.jmGeneration("sess") != "2" {
+		t.Fatalf("status.error %q, JobManager %s: deletion must wait for session job etl with the cluster up", flinkv1beta1.ErrorMessage(got.Status.Error), e.jmGeneration("sess"))
 	}
 	if !e.hasEvent("Warning SessionJobsExist") {
 		t.Errorf("no SessionJobsExist warning: %v", e.events)

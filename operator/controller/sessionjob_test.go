@@ -11,14 +11,17 @@ import (
 	"time"
 
 	"github.com/jarcoal/httpmock"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	"github.com/flinkop/flinkop/fakeflink"
 	"github.com/flinkop/flinkop/harness/fixtures"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/config"
 	"github.com/flinkop/flinkop/operator/sessionjob"
 )
 
@@ -66,7 +69,7 @@ func TestSessionJobWaitsForItsSessionCluster(t *testing.T) {
 	s := newSessionEnv(t)
 	s.createJob(sessionJob("etl", "later", flinkv1beta1.UpgradeModeStateless))
 	j := s.untilJob("etl", 5, "waiting", func(j *flinkv1beta1.FlinkSessionJob) bool {
-		return strings.Contains(j.Status.Error, "waiting for session cluster later")
+		return strings.Contains(flinkv1beta1.ErrorMessage(j.Status.Error), "waiting for session cluster later")
 	})
 	if j.Status.JobStatus.JobID != "" && s.hasEvent("Normal Submit ") && len(s.sim.Store.List("")) > 0 {
 		t.Errorf("something ran without a cluster")
@@ -83,7 +86,7 @@ func TestSessionJobOnAnApplicationClusterIsAnError(t *testing.T) {
 	s.createRunning(deployment("app", flinkv1beta1.UpgradeModeStateless))
 	s.createJob(sessionJob("etl", "app", flinkv1beta1.UpgradeModeStateless))
 	s.untilJob("etl", 5, "refused", func(j *flinkv1beta1.FlinkSessionJob) bool {
-		return strings.Contains(j.Status.Error, "runs an application job")
+		return strings.Contains(flinkv1beta1.ErrorMessage(j.Status.Error), "runs an application job")
 	})
 	if !s.hasEvent("Warning NotASessionCluster") {
 		t.Errorf("no NotASessionCluster warning: %v", s.events)
@@ -266,8 +269,8 @@ func TestSessionJobLocalJarRunsFromTheImage(t *testing.T) {
 	// The failure is permanent: status.error says it, and Ready names it.
 	missing := s.getJob("missing")
 	ready := meta.FindStatusCondition(missing.Status.Conditions, "Ready")
-	if missing.Status.Error == "" || ready == nil || ready.Status != metav1.ConditionFalse || ready.Reason != "ActionFailed" || ready.Message != missing.Status.Error {
-		t.Errorf("status.error %q, Ready %+v; want Ready false with reason ActionFailed and the error", missing.Status.Error, ready)
+	if missing.Status.Error == "" || ready == nil || ready.Status != metav1.ConditionFalse || ready.Reason != "ActionFailed" || ready.Message != flinkv1beta1.ErrorMessage(missing.Status.Error) {
+		t.Errorf("status.error %q, Ready %+v; want Ready false with reason ActionFailed and the error", flinkv1beta1.ErrorMessage(missing.Status.Error), ready)
 	}
 }
 
@@ -394,8 +397,8 @@ func (s *sessionEnv) checkSubmitted(want *flinkv1beta1.FlinkSessionJob) {
 		return j.Status.ReconciliationStatus.State == flinkv1beta1.ReconciliationDeployed && j.Status.JobStatus.JobID != ""
 	})
 	fj := s.flinkJob(got.Status.JobStatus.JobID)
-	if fj == nil || got.Status.Error != "" {
-		s.t.Fatalf("%s: job %s not on the cluster (error %q)", want.Name, got.Status.JobStatus.JobID, got.Status.Error)
+	if fj == nil || flinkv1beta1.ErrorMessage(got.Status.Error) != "" {
+		s.t.Fatalf("%s: job %s not on the cluster (error %q)", want.Name, got.Status.JobStatus.JobID, flinkv1beta1.ErrorMessage(got.Status.Error))
 	}
 	if p := want.Spec.Job.Parallelism; p != nil && fj.Parallelism() != int(*p) {
 		s.t.Errorf("%s: parallelism %d, want %d", want.Name, fj.Parallelism(), *p)
@@ -403,4 +406,89 @@ func (s *sessionEnv) checkSubmitted(want *flinkv1beta1.FlinkSessionJob) {
 	if fj.Program.EntryClass != want.Spec.Job.EntryClass {
 		s.t.Errorf("%s: entry class %q, want %q", want.Name, fj.Program.EntryClass, want.Spec.Job.EntryClass)
 	}
+}
+
+// TestSessionClusterDeletionBlocks: a deleted session cluster waits for the jobs it runs that
+// no FlinkSessionJob manages (cancelled by hand, it goes), unless
+// kubernetes.operator.session.deletion.block-on-unmanaged-jobs is false; with
+// block-on-session-jobs false it goes while its session jobs still run, and they then release
+// their finalizers without cancelling their jobs.
+func TestSessionClusterDeletionBlocks(t *testing.T) {
+	gone := func(s *sessionEnv, name string) bool {
+		var d flinkv1beta1.FlinkDeployment
+		return apierrors.IsNotFound(s.client.Get(s.ctx, client.ObjectKey{Namespace: ns, Name: name}, &d))
+	}
+	t.Run("an unmanaged job holds the deletion until it is cancelled", func(t *testing.T) {
+		s := newSessionEnv(t)
+		s.startCluster(sessionCluster("sess"))
+		var jobID string
+		s.sim.Do(ns, "sess", func(c *fakeflink.Cluster) {
+			jar, err := c.UploadJar("mine.jar", []byte("PK\x03\x04 a jar"))
+			if err == nil {
+				jobID, err = c.RunJar(jar.ID, fakeflink.RunRequest{Parallelism: 1})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+		if err := s.client.Delete(s.ctx, s.get("sess")); err != nil {
+			t.Fatal(err)
+		}
+		for range 5 {
+			s.step("sess")
+		}
+		if gone(s, "sess") || !s.hasEvent("Warning UnmanagedJobsExist") {
+			t.Fatalf("deleted with job %s running, or not told: %v", jobID, s.events)
+		}
+		s.sim.Do(ns, "sess", func(c *fakeflink.Cluster) { _ = c.CancelJob(jobID) })
+		s.advance("sess", 30*time.Second)
+		if !gone(s, "sess") {
+			t.Errorf("still there once its job was cancelled: %+v", flinkv1beta1.ErrorMessage(s.get("sess").Status.Error))
+		}
+	})
+	t.Run("block-on-unmanaged-jobs false: deleted at once", func(t *testing.T) {
+		s := newSessionEnv(t)
+		d := sessionCluster("sess")
+		d.Spec.FlinkConfiguration.Set(config.KeyBlockOnUnmanagedJobs, "false")
+		s.startCluster(d)
+		s.sim.Do(ns, "sess", func(c *fakeflink.Cluster) {
+			jar, _ := c.UploadJar("mine.jar", []byte("PK\x03\x04 a jar"))
+			_, _ = c.RunJar(jar.ID, fakeflink.RunRequest{Parallelism: 1})
+		})
+		if err := s.client.Delete(s.ctx, s.get("sess")); err != nil {
+			t.Fatal(err)
+		}
+		s.advance("sess", 30*time.Second)
+		if !gone(s, "sess") {
+			t.Errorf("still there: %q", flinkv1beta1.ErrorMessage(s.get("sess").Status.Error))
+		}
+	})
+	t.Run("block-on-session-jobs false: the cluster goes first, its session job follows", func(t *testing.T) {
+		s := newSessionEnv(t)
+		d := sessionCluster("sess")
+		d.Spec.FlinkConfiguration.Set(config.KeyBlockOnSessionJobs, "false")
+		s.startCluster(d)
+		s.createJob(sessionJob("a", "sess", flinkv1beta1.UpgradeModeStateless, func(j *flinkv1beta1.FlinkSessionJob) {
+			p := int32(1)
+			j.Spec.Job.Parallelism = &p
+			j.Spec.FlinkConfiguration = flinkv1beta1.FlinkConfiguration{}
+			j.Spec.FlinkConfiguration.Set(config.KeyBlockOnSessionJobs, "false")
+		}))
+		s.untilJob("a", 20, "running", jobRunning(1))
+		if err := s.client.Delete(s.ctx, s.getJob("a")); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.client.Delete(s.ctx, s.get("sess")); err != nil {
+			t.Fatal(err)
+		}
+		_ = s.stepJob("a")
+		var left flinkv1beta1.FlinkSessionJobList
+		if err := s.client.List(s.ctx, &left); err != nil || len(left.Items) != 0 {
+			t.Errorf("session job left: %d (%v); want it released without cancelling", len(left.Items), err)
+		}
+		s.advance("sess", 30*time.Second)
+		if !gone(s, "sess") {
+			t.Errorf("cluster still there: %q", flinkv1beta1.ErrorMessage(s.get("sess").Status.Error))
+		}
+	})
 }

@@ -231,7 +231,11 @@ func (s Setup) restBudget() time.Duration {
 // serves REST over SSL (see deployedRESTSSL, which reads through c). s has its defaults.
 func (s Setup) clients(c client.Reader) func(d *flinkv1beta1.FlinkDeployment) *flink.Client {
 	return func(d *flinkv1beta1.FlinkDeployment) *flink.Client {
-		opts := []flink.Option{flink.WithTimeout(s.Options.FlinkClientTimeout), flink.WithAnswerBudget(s.AnswerBudget, d.Namespace)}
+		o := s.Live.Options()
+		opts := []flink.Option{
+			flink.WithTimeout(o.FlinkClientTimeout), flink.WithCancelTimeout(o.FlinkCancelTimeout), flink.WithSubmitTimeout(o.JobSubmissionTimeout),
+			flink.WithAnswerBudget(s.AnswerBudget, d.Namespace),
+		}
 		base := s.Resolver(d)
 		ssl := deployedRESTSSL(c, d)
 		if ssl.Enabled {

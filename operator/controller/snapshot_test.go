@@ -208,8 +208,8 @@ func TestSnapshotOfAJobThatDoesNotRunIsAbandoned(t *testing.T) {
 		t.Fatal(err)
 	}
 	sn := s.untilSnap("app", "sp", 5, "abandoned", inSnapshotState(flinkv1beta1.SnapshotAbandoned))
-	if !strings.Contains(sn.Status.Error, "is not running") || !s.hasEvent("Warning SnapshotAbandoned") {
-		t.Errorf("error %q, events %v", sn.Status.Error, s.events)
+	if !strings.Contains(flinkv1beta1.ErrorMessage(sn.Status.Error), "is not running") || !s.hasEvent("Warning SnapshotAbandoned") {
+		t.Errorf("error %q, events %v", flinkv1beta1.ErrorMessage(sn.Status.Error), s.events)
 	}
 }
 
@@ -239,8 +239,8 @@ func TestSnapshotDeletionDisposesOfItsSavepoint(t *testing.T) {
 	if _, ok := s.sim.Store.Get(path); !ok {
 		t.Fatalf("the savepoint the deployment would restore from was disposed of")
 	}
-	if sn := s.getSnap("sp"); !strings.Contains(sn.Status.Error, "would restore from it") || !s.hasEvent("Warning CleanupFailed") {
-		t.Errorf("error %q, events %v", sn.Status.Error, s.events)
+	if sn := s.getSnap("sp"); !strings.Contains(flinkv1beta1.ErrorMessage(sn.Status.Error), "would restore from it") || !s.hasEvent("Warning CleanupFailed") {
+		t.Errorf("error %q, events %v", flinkv1beta1.ErrorMessage(sn.Status.Error), s.events)
 	}
 
 	d = s.get("app")

@@ -55,8 +55,8 @@ func (s *snapEnv) kept(name, path, wantError string) {
 		s.t.Fatalf("savepoint %s was disposed of", path)
 	}
 	sn := s.getSnap(name)
-	if !strings.Contains(sn.Status.Error, wantError) || !s.hasEvent("Warning CleanupFailed") || !controllerutilContains(sn.Finalizers, controller.SnapshotFinalizer) {
-		s.t.Errorf("error %q (want %q), finalizers %v, events %v", sn.Status.Error, wantError, sn.Finalizers, s.events)
+	if !strings.Contains(flinkv1beta1.ErrorMessage(sn.Status.Error), wantError) || !s.hasEvent("Warning CleanupFailed") || !controllerutilContains(sn.Finalizers, controller.SnapshotFinalizer) {
+		s.t.Errorf("error %q (want %q), finalizers %v, events %v", flinkv1beta1.ErrorMessage(sn.Status.Error), wantError, sn.Finalizers, s.events)
 	}
 }
 
@@ -80,8 +80,8 @@ func TestSnapshotDisposalKeepsAnotherNamespacesRestorePoint(t *testing.T) {
 	}
 	s.reconcileSnap("sp", 3)
 	s.kept("sp", path, "while a FlinkDeployment of another namespace (its upgrade or last savepoint) would restore from it")
-	if sn := s.getSnap("sp"); strings.Contains(sn.Status.Error, "twin") {
-		t.Errorf("the error names the other namespace's job: %q", sn.Status.Error)
+	if sn := s.getSnap("sp"); strings.Contains(flinkv1beta1.ErrorMessage(sn.Status.Error), "twin") {
+		t.Errorf("the error names the other namespace's job: %q", flinkv1beta1.ErrorMessage(sn.Status.Error))
 	}
 
 	s.setUpgradeSavepoint("other", "twin", "")
@@ -134,8 +134,8 @@ func TestSnapshotPathsStayInTheNamespacesDirectories(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.reconcileSnap("rec", 2)
-	if rec := s.getSnap("rec"); rec.Status.State != flinkv1beta1.SnapshotTriggerPending || !strings.Contains(rec.Status.Error, "Not recording the existing savepoint: "+path) ||
-		!strings.Contains(rec.Status.Error, option) || !s.hasEvent("Warning ValidationError") {
+	if rec := s.getSnap("rec"); rec.Status.State != flinkv1beta1.SnapshotTriggerPending || !strings.Contains(flinkv1beta1.ErrorMessage(rec.Status.Error), "Not recording the existing savepoint: "+path) ||
+		!strings.Contains(flinkv1beta1.ErrorMessage(rec.Status.Error), option) || !s.hasEvent("Warning ValidationError") {
 		t.Errorf("record: status %+v, events %v", rec.Status, s.events)
 	}
 

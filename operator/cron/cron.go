@@ -325,7 +325,7 @@ func (s *step) requeue(d time.Duration) {
 // finish reports the error and sets the lifecycle state and conditions.
 func (s *step) finish() {
 	st := s.st
-	s.report.Write(&st.CommonStatus, &s.res.Events)
+	s.report.Write(&st.CommonStatus, &s.res.Events, s.in.Options.Exceptions)
 	switch {
 	case s.d.DeletionTimestamp != nil:
 		st.LifecycleState = flinkv1beta1.LifecycleDeleting
@@ -334,7 +334,7 @@ func (s *step) finish() {
 	default:
 		st.LifecycleState = flinkv1beta1.LifecycleStable
 	}
-	msg := st.Error
+	msg := flinkv1beta1.ErrorMessage(st.Error)
 	if msg == "" {
 		msg = "cron template " + s.cron.Schedule
 	}

@@ -57,7 +57,7 @@ type outcome struct {
 }
 
 func summarize(res cron.Result) outcome {
-	o := outcome{Action: res.Action.Kind, Error: res.Status.Error != "", Released: res.RemoveFinalizer}
+	o := outcome{Action: res.Action.Kind, Error: flinkv1beta1.ErrorMessage(res.Status.Error) != "", Released: res.RemoveFinalizer}
 	switch {
 	case res.Action.Run != nil:
 		o.Target = res.Action.Run.Name
@@ -179,7 +179,7 @@ func TestDecide(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			res := cron.Decide(cron.Input{Template: tc.d, Runs: tc.runs, Options: config.Defaults(), Now: tc.now})
 			if diff := cmp.Diff(tc.want, summarize(res)); diff != "" {
-				t.Errorf("(-want +got)\n%s\nerror: %s\nevents: %+v", diff, res.Status.Error, res.Events)
+				t.Errorf("(-want +got)\n%s\nerror: %s\nevents: %+v", diff, flinkv1beta1.ErrorMessage(res.Status.Error), res.Events)
 			}
 			if res.Status.JobStatus.State != flinkv1beta1.JobStatusCronScheduled {
 				t.Errorf("template job state %s, want CRON_SCHEDULED", res.Status.JobStatus.State)

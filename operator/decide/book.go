@@ -16,6 +16,10 @@ type Book struct {
 	Now time.Time
 	// Format is the savepoint format type of new triggers.
 	Format string
+	// Drain drains a job stopped with a savepoint first.
+	Drain bool
+	// CheckpointType is the type of new checkpoint triggers (FULL or INCREMENTAL; "": FULL).
+	CheckpointType string
 	// Events collects the events the book records.
 	Events *[]Event
 	// Records collects the snapshot resources to write (nil: none).
@@ -77,7 +81,15 @@ func (b Book) LoseSavepoint(label, then string) {
 func (b Book) SetCheckpointTrigger(id string, t flinkv1beta1.SnapshotTriggerType) {
 	cp := b.Checkpoints()
 	now := b.Now.UnixMilli()
-	cp.TriggerID, cp.TriggerTimestamp, cp.TriggerType, cp.FormatType = id, &now, t, "FULL"
+	cp.TriggerID, cp.TriggerTimestamp, cp.TriggerType, cp.FormatType = id, &now, t, flinkv1beta1.CheckpointFormatType(b.checkpointType())
+}
+
+// checkpointType is the type of new checkpoint triggers.
+func (b Book) checkpointType() string {
+	if b.CheckpointType == "" {
+		return "FULL"
+	}
+	return b.CheckpointType
 }
 
 // ClearCheckpointTrigger forgets the pending checkpoint.
@@ -154,6 +166,15 @@ func (b Book) Poll(sp, cp *OperationObservation, job *flinkv1beta1.JobSpec) bool
 	return pending
 }
 
+// AbandonSavepoint forgets the savepoint in flight, which may still complete in Flink
+// without being recorded, and warns why.
+func (b Book) AbandonSavepoint(why string) {
+	if sp := b.JS.SavepointInfo; sp != nil && sp.TriggerID != "" {
+		b.event(Warning, "SavepointError", "Savepoint "+sp.TriggerID+" was abandoned: "+why)
+		b.ClearTrigger()
+	}
+}
+
 // DropTriggers clears savepoint and checkpoint triggers whose JobManager (or job) is gone:
 // they can neither complete nor be asked about.
 func (b Book) DropTriggers(why string) {
@@ -217,7 +238,7 @@ func (b Book) Trigger(n Nonce, uid, jobID string, running bool) Action {
 	b.event(Normal, reason+"Triggered", "Triggering a "+what+" for nonce "+itoa(n.Value))
 	if n.Kind == ActTriggerCheckpoint {
 		b.SetCheckpointTrigger(id, flinkv1beta1.SnapshotTriggerManual)
-		return Action{Kind: ActTriggerCheckpoint, JobID: jobID, TriggerID: id}
+		return Action{Kind: ActTriggerCheckpoint, JobID: jobID, TriggerID: id, FormatType: b.checkpointType()}
 	}
 	b.SetTrigger(id, flinkv1beta1.SnapshotTriggerManual)
 	return Action{Kind: ActTriggerSavepoint, JobID: jobID, TriggerID: id, FormatType: b.Format}
@@ -252,5 +273,5 @@ func (b Book) DeletionSavepoint(op *OperationObservation, deletedAt time.Time, u
 	id := TriggerID(uid, "delete", generation)
 	b.SetTrigger(id, flinkv1beta1.SnapshotTriggerUpgrade)
 	b.event(Normal, "Cleanup", "Stopping job with a savepoint before deletion")
-	return Action{Kind: ActStopWithSavepoint, JobID: job.ID, TriggerID: id, FormatType: b.Format}, true
+	return Action{Kind: ActStopWithSavepoint, JobID: job.ID, TriggerID: id, FormatType: b.Format, Drain: b.Drain}, true
 }

@@ -82,7 +82,7 @@ func (s *step) reconcile() {
 		s.rollBack()
 		return
 	}
-	if s.beginRollbackIfUnstable() || s.recoverJobManager() || s.restartFailedJob() || (valid && s.restartUnhealthyJob()) {
+	if s.beginRollbackIfUnstable() || s.recoverJobManager() || s.restartFailedJob() || (valid && s.restartUnhealthyJob()) || s.shutdownEndedJobManager() {
 		return
 	}
 	s.steady(valid)
@@ -127,7 +127,7 @@ func (s *step) validate() bool {
 // the spec runs all the same.
 func UnknownOptionEvents(conf map[string]string) []Event {
 	var out []Event
-	for _, w := range config.Check(conf) {
+	for _, w := range config.CheckResource(conf) {
 		out = append(out, Event{Type: Warning, Reason: ReasonUnknownOption, Message: "flinkConfiguration: " + w})
 	}
 	return out

@@ -226,8 +226,8 @@ func TestSteadyState(t *testing.T) {
 				t.Errorf("action %s lifecycle %s JM %s; want %s %s %s", got.Action.Kind, got.Status.LifecycleState,
 					got.Status.JobManagerDeploymentStatus, tc.wantAction, tc.wantLife, tc.wantJM)
 			}
-			if !strings.Contains(got.Status.Error, tc.wantError) || (tc.wantError == "" && got.Status.Error != "") {
-				t.Errorf("status.error %q, want %q", got.Status.Error, tc.wantError)
+			if !strings.Contains(flinkv1beta1.ErrorMessage(got.Status.Error), tc.wantError) || (tc.wantError == "" && flinkv1beta1.ErrorMessage(got.Status.Error) != "") {
+				t.Errorf("status.error %q, want %q", flinkv1beta1.ErrorMessage(got.Status.Error), tc.wantError)
 			}
 			if tc.wantError != "" && !hasEvent(got.Events, tc.wantError) {
 				t.Errorf("status.error without a Warning event: %+v", got.Events)

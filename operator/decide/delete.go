@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/config"
 )
 
 // delete takes a deleted resource down: optionally a savepoint first, then the job is
@@ -13,11 +14,7 @@ import (
 func (s *step) delete() {
 	s.observeStatus()
 	o := s.in.Observed
-	if len(o.SessionJobs) > 0 {
-		// The session cluster stays up until its jobs are gone: their own finalizers need it
-		// to cancel their jobs, so waiting here never deadlocks.
-		s.fail("SessionJobsExist", fmt.Sprintf("deletion waits: FlinkSessionJob(s) %s still run on this session cluster; delete them first",
-			strings.Join(o.SessionJobs, ", ")))
+	if s.sessionDeletionBlocked() {
 		s.requeue(s.in.Options.ProgressCheckInterval)
 		return
 	}
@@ -53,4 +50,29 @@ func (s *step) deletionSavepoint() bool {
 		s.act(a)
 	}
 	return wait
+}
+
+// MaxListedJobs bounds the job ids a session cluster's deletion lists as still running.
+const MaxListedJobs = 20
+
+// sessionDeletionBlocked holds a session cluster's deletion, as Apache's operator does: while
+// FlinkSessionJobs target it (kubernetes.operator.session.deletion.block-on-session-jobs),
+// since their finalizers need it to cancel their jobs, so waiting never deadlocks; and, with
+// kubernetes.operator.session.deletion.block-on-unmanaged-jobs as well, while it runs jobs
+// no FlinkSessionJob manages, which the user cancels first.
+func (s *step) sessionDeletionBlocked() bool {
+	o, opts := s.in.Observed, s.in.Options
+	switch {
+	case !opts.BlockOnSessionJobs:
+		return false
+	case len(o.SessionJobs) > 0:
+		s.fail("SessionJobsExist", fmt.Sprintf("deletion waits: FlinkSessionJob(s) %s still run on this session cluster; delete them first (or set %s to false)",
+			strings.Join(o.SessionJobs, ", "), config.KeyBlockOnSessionJobs))
+		return true
+	case opts.BlockOnUnmanagedJobs && len(o.UnmanagedJobs) > 0:
+		s.fail("UnmanagedJobsExist", fmt.Sprintf("deletion waits: the session cluster runs job(s) %s that no FlinkSessionJob manages; cancel them first (or set %s to false)",
+			strings.Join(o.UnmanagedJobs, ", "), config.KeyBlockOnUnmanagedJobs))
+		return true
+	}
+	return false
 }

@@ -198,5 +198,5 @@ func (b Book) PeriodicCheckpoint(every config.Periodic, job *JobObservation, rea
 	b.SetCheckpointTrigger(id, flinkv1beta1.SnapshotTriggerPeriodic)
 	b.Checkpoints().LastPeriodicCheckpointTimestamp = b.Now.UnixMilli()
 	b.event(Normal, "CheckpointTriggered", fmt.Sprintf("Triggering a periodic checkpoint (every %s)", every))
-	return Action{Kind: ActTriggerCheckpoint, JobID: job.ID, TriggerID: id}, 0
+	return Action{Kind: ActTriggerCheckpoint, JobID: job.ID, TriggerID: id, FormatType: b.checkpointType()}, 0
 }

@@ -193,7 +193,11 @@ func TestPeriodicCheckpoint(t *testing.T) {
 	}{
 		"due on Flink 1.20": {
 			d: deployed(sp, version("v1_20")), opts: hourly,
-			want: Action{Kind: ActTriggerCheckpoint, JobID: "job-1", TriggerID: TriggerID("uid-1", "periodic-checkpoint", started)},
+			want: Action{Kind: ActTriggerCheckpoint, JobID: "job-1", TriggerID: TriggerID("uid-1", "periodic-checkpoint", started), FormatType: "FULL"},
+		},
+		"incremental with kubernetes.operator.checkpoint.type": {
+			d: deployed(sp, version("v1_20")), opts: func(in *Input) { hourly(in); in.Options.CheckpointType = "INCREMENTAL" },
+			want: Action{Kind: ActTriggerCheckpoint, JobID: "job-1", TriggerID: TriggerID("uid-1", "periodic-checkpoint", started), FormatType: "INCREMENTAL"},
 		},
 		"never on Flink 1.16 (no REST trigger)": {d: deployed(sp, version("v1_16")), opts: hourly, want: None},
 		"never without the option":              {d: deployed(sp, version("v1_20")), want: None},
@@ -208,7 +212,8 @@ func TestPeriodicCheckpoint(t *testing.T) {
 			}
 			if tc.want.Kind == ActTriggerCheckpoint {
 				info := got.Status.JobStatus.CheckpointInfo
-				if info.TriggerType != flinkv1beta1.SnapshotTriggerPeriodic || info.LastPeriodicCheckpointTimestamp != now.UnixMilli() {
+				if info.TriggerType != flinkv1beta1.SnapshotTriggerPeriodic || info.LastPeriodicCheckpointTimestamp != now.UnixMilli() ||
+					string(info.FormatType) != tc.want.FormatType {
 					t.Errorf("checkpoint info %+v", info)
 				}
 			}

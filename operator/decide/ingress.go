@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/config"
 )
 
 // IngressHash identifies an ingress spec; the rendered Ingress carries it, so an outdated one
@@ -23,6 +24,9 @@ func IngressHash(spec *flinkv1beta1.IngressSpec) string {
 // Ingress policy refuses is neither created nor updated (an Ingress already there stays as it
 // is); ingressPolicy says why.
 func (s *step) syncIngress(valid bool) bool {
+	if s.in.Options.Ingress.Unmanaged {
+		return false
+	}
 	want := s.d.Spec.Ingress
 	if !valid {
 		want = s.deployedSpec().Spec.Ingress
@@ -60,8 +64,14 @@ func (s *step) ingressRefusal(spec *flinkv1beta1.IngressSpec) string {
 // say more); so the message stays put rather than come and go with the steps that reach
 // syncIngress.
 func (s *step) ingressPolicy() {
-	if dep := s.res.Action.Deploy; dep != nil && s.ingressRefusal(dep.Spec.Ingress) != "" {
+	if dep := s.res.Action.Deploy; dep != nil && (s.in.Options.Ingress.Unmanaged || s.ingressRefusal(dep.Spec.Ingress) != "") {
 		dep.Spec.Ingress = nil
+	}
+	if s.in.Options.Ingress.Unmanaged {
+		if s.d.Spec.Ingress != nil && s.d.Status.ObservedGeneration < s.d.Generation && s.d.DeletionTimestamp == nil {
+			s.event(Warning, "IngressManagement", config.UnmanagedWarning)
+		}
+		return
 	}
 	if s.report.msg != "" || s.d.DeletionTimestamp != nil {
 		return

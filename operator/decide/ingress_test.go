@@ -87,7 +87,7 @@ func TestIngressPolicy(t *testing.T) {
 			if got.Action.Kind != tc.wantAction {
 				t.Errorf("action %s, want %s", got.Action.Kind, tc.wantAction)
 			}
-			if diff := cmp.Diff(tc.wantError, got.Status.Error); diff != "" {
+			if diff := cmp.Diff(tc.wantError, flinkv1beta1.ErrorMessage(got.Status.Error)); diff != "" {
 				t.Errorf("status.error (-want +got):\n%s", diff)
 			}
 			if tc.wantError == "" {
@@ -105,8 +105,8 @@ func TestIngressPolicy(t *testing.T) {
 			// The next reconcile reports it again, without a second Warning.
 			tc.d.Status = got.Status
 			again := Decide(inputWith(tc.d, tc.o, tc.opts))
-			if again.Status.Error != tc.wantError || len(warnings(again.Events)) != 0 {
-				t.Errorf("next reconcile: status.error %q, warnings %+v", again.Status.Error, warnings(again.Events))
+			if flinkv1beta1.ErrorMessage(again.Status.Error) != tc.wantError || len(warnings(again.Events)) != 0 {
+				t.Errorf("next reconcile: status.error %q, warnings %+v", flinkv1beta1.ErrorMessage(again.Status.Error), warnings(again.Events))
 			}
 		})
 	}
@@ -154,7 +154,7 @@ func TestDeployCarriesOnlyAnAllowedIngress(t *testing.T) {
 			if d.Spec.Ingress == nil {
 				t.Error("the resource's spec.ingress was changed")
 			}
-			if diff := cmp.Diff(tc.wantError, got.Status.Error); diff != "" {
+			if diff := cmp.Diff(tc.wantError, flinkv1beta1.ErrorMessage(got.Status.Error)); diff != "" {
 				t.Errorf("status.error (-want +got):\n%s", diff)
 			}
 		})
@@ -173,9 +173,47 @@ func TestRESTServicePolicyRefusesTheSpec(t *testing.T) {
 		in := input(d, cluster(1, "RUNNING"))
 		in.Options.Ingress.RESTServiceTypes = "ClusterIP,Headless_ClusterIP"
 		got := Decide(in)
-		isRefused := strings.Contains(got.Status.Error, "kubernetes.operator.rest-service.allowed-exposed-types")
+		isRefused := strings.Contains(flinkv1beta1.ErrorMessage(got.Status.Error), "kubernetes.operator.rest-service.allowed-exposed-types")
 		if isRefused != refused || (refused && got.Action.Kind != ActNone) {
-			t.Errorf("%s: status.error %q, action %s; want refused %t (and no action)", typ, got.Status.Error, got.Action.Kind, refused)
+			t.Errorf("%s: status.error %q, action %s; want refused %t (and no action)", typ, flinkv1beta1.ErrorMessage(got.Status.Error), got.Action.Kind, refused)
 		}
+	}
+}
+
+// TestUnmanagedIngress: with kubernetes.operator.ingress.manage false no Ingress is created,
+// carried by a deploy, updated or deleted, and a new generation with spec.ingress is warned
+// about once.
+func TestUnmanagedIngress(t *testing.T) {
+	unmanaged := func(in *Input) { in.Options.Ingress.Unmanaged = true }
+	withIngress := func(d *flinkv1beta1.FlinkDeployment) {
+		d.Spec.Ingress = &flinkv1beta1.IngressSpec{Template: "{{name}}.example.com"}
+	}
+	stale := func(o *Observation) { o.Ingress = &IngressState{Hash: "old"} }
+	warned := func(res Result) bool {
+		for _, e := range res.Events {
+			if e.Reason == "IngressManagement" && e.Type == Warning {
+				return true
+			}
+		}
+		return false
+	}
+	if got := Decide(inputWith(deployed(sp, withIngress), cluster(1, "RUNNING"), unmanaged)); got.Action.Kind != ActNone || warned(got) {
+		t.Errorf("spec.ingress, none there: action %s warned %v; want none, no Warning for an observed generation", got.Action.Kind, warned(got))
+	}
+	if got := Decide(inputWith(deployed(sp, withIngress), cluster(1, "RUNNING", stale), unmanaged)); got.Action.Kind != ActNone {
+		t.Errorf("an outdated Ingress there: action %s, want none", got.Action.Kind)
+	}
+	if got := Decide(inputWith(deployed(sp), cluster(1, "RUNNING", stale), unmanaged)); got.Action.Kind != ActNone {
+		t.Errorf("spec.ingress removed, an Ingress there: action %s, want none", got.Action.Kind)
+	}
+	d := fresh(withIngress)
+	d.Status = Decide(inputWith(d, Observation{}, unmanaged)).Status
+	got := Decide(inputWith(d, Observation{}, unmanaged))
+	if got.Action.Kind != ActDeploy || got.Action.Deploy.Spec.Ingress != nil {
+		t.Errorf("first deploy: action %s, want a deploy without the Ingress", got.Action.Kind)
+	}
+	first := Decide(inputWith(fresh(withIngress), Observation{}, unmanaged))
+	if !warned(first) {
+		t.Errorf("a new generation with spec.ingress: no IngressManagement Warning in %v", first.Events)
 	}
 }

@@ -46,6 +46,7 @@ func (s *step) lastStateTeardown() {
 		s.last.Metadata.Restore = RestoreSavepoint
 		s.save()
 		s.event(Normal, "CheckpointTooOld", CheckpointTooOldMessage(s.in.Options.LastStateMaxCheckpointAge))
+	case s.lastStateByCancel():
 	case !o.HAMetadata:
 		s.refuse("last-state upgrade needs HA metadata, but none was found for this cluster; refusing to start from empty state (restore it, or use savepointRedeployNonce with initialSavepointPath)")
 	case o.Job == nil && s.recentSavepointWait() > 0:
@@ -91,4 +92,26 @@ func CheckpointTooOld(job *JobObservation, reachable bool, limit time.Duration, 
 func CheckpointTooOldMessage(limit time.Duration) string {
 	return fmt.Sprintf("The job's newest checkpoint is older than %s (%s); upgrading with a savepoint instead of last-state",
 		limit, config.KeyLastStateMaxCheckpointAge)
+}
+
+// lastStateByCancel turns a last-state upgrade of a running job into a cancel that restores
+// the job's newest snapshot, read once the job has ended (checkpointFallback), as Apache's
+// operator does: with kubernetes.operator.job.upgrade.last-state.job-cancel.enabled, and
+// whatever the option when the HA metadata is gone but the job still runs. It needs the
+// job's REST API and a snapshot to restore: cancelling a job with none would lose its state.
+func (s *step) lastStateByCancel() bool {
+	o := s.in.Observed
+	if o.Job == nil || !o.RESTReachable || o.Job.State == "RECONCILING" || jobState(o.Job.State).globallyTerminal() ||
+		(o.HAMetadata && !s.in.Options.LastStateJobCancel) || NewestSnapshot(o.Job, &s.st.JobStatus) == nil {
+		return false
+	}
+	s.last.Metadata.Restore = RestoreSavepoint
+	s.last.Metadata.CheckpointFallback = true
+	s.save()
+	why := "kubernetes.operator.job.upgrade.last-state.job-cancel.enabled is true"
+	if !o.HAMetadata {
+		why = "its HA metadata is gone"
+	}
+	s.event(Normal, "Suspended", "Cancelling job "+o.Job.ID+" to restore its newest checkpoint ("+why+")")
+	return true
 }

@@ -73,7 +73,7 @@ func TestRecoverJobManager(t *testing.T) {
 				t.Errorf("action (-want +got):\n%s", diff)
 			}
 			if got.Status.Error == "" != (tc.wantError == "") || !hasEvent(got.Events, tc.wantError) {
-				t.Errorf("status.error %q, want one containing %q with a Warning event (events %+v)", got.Status.Error, tc.wantError, got.Events)
+				t.Errorf("status.error %q, want one containing %q with a Warning event (events %+v)", flinkv1beta1.ErrorMessage(got.Status.Error), tc.wantError, got.Events)
 			}
 			if tc.wantEvent != "" && !hasEvent(got.Events, tc.wantEvent) {
 				t.Errorf("no %q event: %+v", tc.wantEvent, got.Events)
@@ -158,24 +158,37 @@ func TestDeletingASessionClusterWaitsForItsJobs(t *testing.T) {
 		d.DeletionTimestamp = &metav1.Time{Time: now}
 	}
 	cases := map[string]struct {
-		jobs       []string
-		wantAction ActionKind
-		wantError  string
+		jobs, unmanaged []string
+		// noBlockJobs and noBlockUnmanaged turn the session.deletion.block-on-* options off.
+		noBlockJobs, noBlockUnmanaged bool
+		wantAction                    ActionKind
+		wantError                     string
 	}{
 		"session jobs still target it: nothing is torn down, the user is told which": {
 			jobs: []string{"etl", "report"}, wantAction: ActNone, wantError: "FlinkSessionJob(s) etl, report",
+		},
+		"session jobs, block-on-session-jobs false: the cluster is deleted": {
+			jobs: []string{"etl"}, unmanaged: []string{"j1"}, noBlockJobs: true, wantAction: ActDeleteAll,
+		},
+		"a job no session job manages: nothing is torn down, the user is told which": {
+			unmanaged: []string{"j1"}, wantAction: ActNone, wantError: "runs job(s) j1 that no FlinkSessionJob manages",
+		},
+		"a job no session job manages, block-on-unmanaged-jobs false: the cluster is deleted": {
+			unmanaged: []string{"j1"}, noBlockUnmanaged: true, wantAction: ActDeleteAll,
 		},
 		"no session jobs: the cluster is deleted": {wantAction: ActDeleteAll},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			o := cluster(1, "", func(o *Observation) { o.SessionJobs = tc.jobs })
-			got := Decide(input(deployed(sp, session), o))
+			o := cluster(1, "", func(o *Observation) { o.SessionJobs, o.UnmanagedJobs = tc.jobs, tc.unmanaged })
+			got := Decide(inputWith(deployed(sp, session), o, func(in *Input) {
+				in.Options.BlockOnSessionJobs, in.Options.BlockOnUnmanagedJobs = !tc.noBlockJobs, !tc.noBlockUnmanaged
+			}))
 			if got.Action.Kind != tc.wantAction || got.RemoveFinalizer {
 				t.Errorf("action %s, finalizer released %v; want %s and the finalizer kept", got.Action.Kind, got.RemoveFinalizer, tc.wantAction)
 			}
-			if tc.wantError != "" && (!strings.Contains(got.Status.Error, tc.wantError) || !hasEvent(got.Events, tc.wantError)) {
-				t.Errorf("status.error %q, events %+v; want %q", got.Status.Error, got.Events, tc.wantError)
+			if tc.wantError != "" && (!strings.Contains(flinkv1beta1.ErrorMessage(got.Status.Error), tc.wantError) || !hasEvent(got.Events, tc.wantError)) {
+				t.Errorf("status.error %q, events %+v; want %q", flinkv1beta1.ErrorMessage(got.Status.Error), got.Events, tc.wantError)
 			}
 		})
 	}

@@ -117,11 +117,11 @@ func TestRollbackConditions(t *testing.T) {
 					t.Error("the reconciled spec must keep the spec that failed")
 				}
 			}
-			if tc.wantError != "" && (!strings.Contains(got.Status.Error, tc.wantError) || !hasEvent(got.Events, tc.wantError)) {
-				t.Errorf("status.error %q, want it to say %q with a Warning event", got.Status.Error, tc.wantError)
+			if tc.wantError != "" && (!strings.Contains(flinkv1beta1.ErrorMessage(got.Status.Error), tc.wantError) || !hasEvent(got.Events, tc.wantError)) {
+				t.Errorf("status.error %q, want it to say %q with a Warning event", flinkv1beta1.ErrorMessage(got.Status.Error), tc.wantError)
 			}
-			if tc.wantError == "" && strings.Contains(got.Status.Error, "rolled back") {
-				t.Errorf("status.error %q", got.Status.Error)
+			if tc.wantError == "" && strings.Contains(flinkv1beta1.ErrorMessage(got.Status.Error), "rolled back") {
+				t.Errorf("status.error %q", flinkv1beta1.ErrorMessage(got.Status.Error))
 			}
 		})
 	}

@@ -42,7 +42,7 @@ func (s *step) scaleInPlace(diff DiffType, fields []string) bool {
 			return false // not enough slots: the upgrade path says so
 		}
 	}
-	if parallelismChanged && (spec.Job == nil || !flinkv1beta1.AdaptiveScheduler(conf) || !rescaleAPI(spec.FlinkVersion)) {
+	if parallelismChanged && (spec.Job == nil || !s.in.Options.InPlaceScaling || !flinkv1beta1.AdaptiveScheduler(conf) || !rescaleAPI(spec.FlinkVersion)) {
 		return false
 	}
 	// The same cluster and job keep running: only the spec and its generation change.

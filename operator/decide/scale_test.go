@@ -48,6 +48,8 @@ func TestScaleInPlace(t *testing.T) {
 		wantInPlace     bool
 		wantParallelism int32
 		wantOverrides   map[string]int32
+		// noInPlace sets kubernetes.operator.job.upgrade.inplace-scaling.enabled false.
+		noInPlace bool
 	}{
 		"more TaskManagers: resized in place": {
 			d: standalone(false, replicas(3)), o: cluster(1, "RUNNING"), wantInPlace: true,
@@ -60,6 +62,12 @@ func TestScaleInPlace(t *testing.T) {
 				s.FlinkConfiguration.Set(KeyParallelismOverrides, "vertex-a:1, vertex-b:2")
 			}),
 			o: cluster(1, "RUNNING"), wantInPlace: true, wantParallelism: 2, wantOverrides: map[string]int32{"vertex-a": 1, "vertex-b": 2},
+		},
+		"parallelism with in-place scaling off: a full upgrade": {
+			d: standalone(true, par(6)), o: cluster(1, "RUNNING"), noInPlace: true,
+		},
+		"more TaskManagers with in-place scaling off: still resized in place": {
+			d: standalone(false, replicas(3)), o: cluster(1, "RUNNING"), noInPlace: true, wantInPlace: true,
 		},
 		"parallelism without the adaptive scheduler: a full upgrade": {
 			d: standalone(false, both(replicas(3), par(6))), o: cluster(1, "RUNNING"),
@@ -79,7 +87,7 @@ func TestScaleInPlace(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := Decide(input(tc.d, tc.o))
+			got := Decide(inputWith(tc.d, tc.o, func(in *Input) { in.Options.InPlaceScaling = !tc.noInPlace }))
 			rs := got.Status.ReconciliationStatus
 			if !tc.wantInPlace {
 				if got.Action.Kind == ActScale || rs.State != flinkv1beta1.ReconciliationUpgrading {

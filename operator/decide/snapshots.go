@@ -2,11 +2,12 @@ package decide
 
 import (
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/config"
 )
 
 // book is the step's view of the job status's snapshot part.
 func (s *step) book() Book {
-	return Book{JS: &s.st.JobStatus, Now: s.in.Now, Format: s.in.Options.SavepointFormat, Events: &s.res.Events, Records: &s.res.Records}
+	return Book{JS: &s.st.JobStatus, Now: s.in.Now, Format: s.in.Options.SavepointFormat, CheckpointType: s.in.Options.CheckpointType, Drain: s.in.Options.DrainOnSavepoint, Events: &s.res.Events, Records: &s.res.Records}
 }
 
 // setTrigger records a pending savepoint.
@@ -63,3 +64,30 @@ func equalNonce(a, b *int64) bool {
 // recordIgnorable writes a change that runs nothing into the reconciled spec; a stable spec
 // stays stable.
 func (s *step) recordIgnorable() { RecordIgnorable(&s.st.ReconciliationStatus, s.last.Encode()) }
+
+// pendingSavepointHolds reports whether a manual or periodic savepoint in flight holds the
+// teardown of an upgrade or suspend: by default it finishes (or fails) first, so the new job
+// never starts from state older than a savepoint Flink was taking, and two savepoints never
+// stop one job. With kubernetes.operator.job.upgrade.ignore-pending-savepoint the savepoint
+// is abandoned (a Warning says so) and the teardown goes on. A savepoint of a job whose
+// JobManager does not answer, or that ended, holds only the savepoint and last-state
+// teardowns, which need its outcome; a stateless one goes on.
+func (s *step) pendingSavepointHolds() bool {
+	sp := s.st.JobStatus.SavepointInfo
+	if sp == nil || sp.TriggerID == "" || sp.TriggerType == flinkv1beta1.SnapshotTriggerUpgrade {
+		return false
+	}
+	if s.in.Options.IgnorePendingSavepoint {
+		s.book().AbandonSavepoint("the upgrade does not wait for it (" + config.KeyIgnorePendingSavepoint + " is true)")
+		return false
+	}
+	o := s.in.Observed
+	stateless := s.last.Metadata.Redeploy || s.last.Metadata.Restore == RestoreNone
+	if stateless && (!o.RESTReachable || o.Job == nil || jobState(o.Job.State).globallyTerminal()) {
+		return false
+	}
+	if s.pollTriggers() {
+		s.event(Normal, "UpgradeWaiting", "The upgrade waits for savepoint "+sp.TriggerID+" to complete (set "+config.KeyIgnorePendingSavepoint+" to go on without it)")
+	}
+	return true
+}

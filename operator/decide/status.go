@@ -23,10 +23,10 @@ func (s *step) observeStatus() {
 		st.JobManagerDeploymentStatus = flinkv1beta1.JobManagerMissing
 	case o.PodError != nil:
 		st.JobManagerDeploymentStatus = flinkv1beta1.JobManagerError
-		s.failObserved(o.PodError.Reason, fmt.Sprintf("JobManager pod failing: %s: %s", o.PodError.Reason, o.PodError.Message))
+		s.report.FailDeployment(o.PodError.Reason, fmt.Sprintf("JobManager pod failing: %s: %s", o.PodError.Reason, o.PodError.Message))
 	case o.JobManager.ReplicaFailure != "":
 		st.JobManagerDeploymentStatus = flinkv1beta1.JobManagerError
-		s.failObserved("ReplicaFailure", "JobManager deployment failing: "+o.JobManager.ReplicaFailure)
+		s.report.FailDeployment("ReplicaFailure", "JobManager deployment failing: "+o.JobManager.ReplicaFailure)
 	case !o.JobManager.Available:
 		st.JobManagerDeploymentStatus = flinkv1beta1.JobManagerDeploying
 	case !o.RESTReachable:
@@ -91,8 +91,17 @@ func (s *step) observeJob() {
 		return
 	}
 	if failure := ObserveJob(&s.st.JobStatus, s.in.Observed.Job, s.in.Now, &s.res.Events); failure != "" {
-		s.failObserved("JobFailed", failure)
+		s.report.FailJob(failure, FailureTrace(s.in.Observed.Job))
 	}
+}
+
+// FailureTrace is the stack trace of a failed job's failure, the newest entry of its exception
+// history ("" when unknown).
+func FailureTrace(job *JobObservation) string {
+	if job == nil || job.FailureCause == "" || len(job.Exceptions) == 0 {
+		return ""
+	}
+	return job.Exceptions[0].StackTrace
 }
 
 // ObserveJob copies the job Flink reports into js (id, name, state, start time); updateTime
@@ -123,7 +132,7 @@ func ObserveJob(js *flinkv1beta1.JobStatus, job *JobObservation, now time.Time, 
 // (status.error plus a Warning event when it is new) and clears a resolved one.
 func (s *step) finish() {
 	st := s.st
-	s.report.Write(&st.CommonStatus, &s.res.Events)
+	s.report.Write(&st.CommonStatus, &s.res.Events, s.in.Options.Exceptions)
 	st.LifecycleState = s.lifecycle()
 	s.conditions()
 }
@@ -163,7 +172,7 @@ func Lifecycle(st *flinkv1beta1.CommonStatus, deleting, failing, suspended bool)
 
 // conditions sets Ready, Reconciling and Running.
 func (s *step) conditions() {
-	msg := s.st.Error
+	msg := flinkv1beta1.ErrorMessage(s.st.Error)
 	if msg == "" {
 		msg = fmt.Sprintf("lifecycle state %s, JobManager %s", s.st.LifecycleState, s.st.JobManagerDeploymentStatus)
 	}
@@ -217,7 +226,7 @@ func FailReady(st *flinkv1beta1.CommonStatus, prev []metav1.Condition, generatio
 		since = p.LastTransitionTime
 	}
 	meta.SetStatusCondition(&st.Conditions, metav1.Condition{
-		Type: "Ready", Status: metav1.ConditionFalse, Reason: cmp.Or(reason, ReasonError), Message: st.Error,
+		Type: "Ready", Status: metav1.ConditionFalse, Reason: cmp.Or(reason, ReasonError), Message: flinkv1beta1.ErrorMessage(st.Error),
 		ObservedGeneration: generation, LastTransitionTime: since,
 	})
 }

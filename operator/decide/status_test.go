@@ -41,8 +41,8 @@ func TestReadyReasonNamesTheError(t *testing.T) {
 			if ready.Status != tc.wantStatus || ready.Reason != tc.wantReason {
 				t.Errorf("Ready %s, reason %s (message %q); want %s, %s", ready.Status, ready.Reason, ready.Message, tc.wantStatus, tc.wantReason)
 			}
-			if tc.wantStatus == metav1.ConditionFalse && ready.Message != got.Status.Error {
-				t.Errorf("Ready message %q, want status.error %q", ready.Message, got.Status.Error)
+			if tc.wantStatus == metav1.ConditionFalse && ready.Message != flinkv1beta1.ErrorMessage(got.Status.Error) {
+				t.Errorf("Ready message %q, want status.error %q", ready.Message, flinkv1beta1.ErrorMessage(got.Status.Error))
 			}
 		})
 	}

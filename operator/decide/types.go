@@ -36,6 +36,9 @@ type Observation struct {
 	JobManagerNeverStarted bool
 	// SessionJobs names the FlinkSessionJobs that target this (session) deployment.
 	SessionJobs []string
+	// UnmanagedJobs are the ids of the jobs a deleted session cluster still runs (not
+	// globally terminal), as its REST API lists them (at most MaxListedJobs).
+	UnmanagedJobs []string
 	// TakenSavepoint is the newest savepoint a FlinkStateSnapshot took of the job (nil: none,
 	// or snapshot resources off).
 	TakenSavepoint *TakenSavepoint
@@ -269,6 +272,8 @@ type Action struct {
 	JobID, TriggerID string
 	// FormatType is the savepoint format.
 	FormatType string
+	// Drain makes ActStopWithSavepoint drain the job first (MAX_WATERMARK).
+	Drain bool
 	// DeleteHA is set for ActDeleteCluster when HA metadata goes too.
 	DeleteHA bool
 	// Path is the savepoint ActDisposeSavepoint deletes.

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/config"
 )
 
 func TestRESTBackoff(t *testing.T) {
@@ -35,14 +36,16 @@ func TestUnreachableJobManager(t *testing.T) {
 		Events  []string // reasons
 	}
 	reasons := func(r Result) result {
-		out := result{Requeue: r.RequeueAfter, Error: r.Status.Error}
+		out := result{Requeue: r.RequeueAfter, Error: flinkv1beta1.ErrorMessage(r.Status.Error)}
 		for _, e := range r.Events {
 			out.Events = append(out.Events, e.Reason)
 		}
 		return out
 	}
 	unreachableErr := "the JobManager REST API does not answer: connection refused"
-	withError := func(d *flinkv1beta1.FlinkDeployment) { d.Status.Error = unreachableErr }
+	withError := func(d *flinkv1beta1.FlinkDeployment) {
+		d.Status.Error = ErrorJSON("JobManagerUnreachable", unreachableErr, config.DefaultExceptionOptions())
+	}
 	cases := map[string]struct {
 		d      *flinkv1beta1.FlinkDeployment
 		o      Observation

@@ -59,6 +59,9 @@ func (s *step) save() {
 
 // teardown stops the old cluster one step at a time.
 func (s *step) teardown() {
+	if s.pendingSavepointHolds() {
+		return
+	}
 	m := s.last.Metadata
 	switch {
 	case m.Redeploy || m.Restore == RestoreNone:
@@ -114,7 +117,7 @@ func (s *step) savepointTeardown() {
 		s.requeue(s.in.Options.ProgressCheckInterval)
 	case o.Job != nil && o.Job.State == "RUNNING" && o.RESTReachable:
 		id := TriggerID(string(s.d.UID), "upgrade", s.last.Generation())
-		s.act(Action{Kind: ActStopWithSavepoint, JobID: o.Job.ID, TriggerID: id, FormatType: s.in.Options.SavepointFormat})
+		s.act(Action{Kind: ActStopWithSavepoint, JobID: o.Job.ID, TriggerID: id, FormatType: s.in.Options.SavepointFormat, Drain: s.in.Options.DrainOnSavepoint})
 		s.setTrigger(id, flinkv1beta1.SnapshotTriggerUpgrade)
 		s.event(Normal, "SavepointTriggered", "Stopping job "+o.Job.ID+" with a savepoint to upgrade")
 	case !o.RESTReachable:

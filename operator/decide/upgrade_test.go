@@ -63,6 +63,20 @@ func TestUpgrade(t *testing.T) {
 			wantAction:  Action{Kind: ActStopWithSavepoint, JobID: "job-1", TriggerID: upgradeTrigger, FormatType: "CANONICAL"},
 			wantRestore: RestoreSavepoint, wantEvent: "SavepointTriggered",
 		},
+		"savepoint, job RUNNING, drain-on-savepoint-deletion: the stop drains it": {
+			in:          inputWith(upgrading(sp), cluster(1, "RUNNING"), func(in *Input) { in.Options.DrainOnSavepoint = true }),
+			wantAction:  Action{Kind: ActStopWithSavepoint, JobID: "job-1", TriggerID: upgradeTrigger, FormatType: "CANONICAL", Drain: true},
+			wantRestore: RestoreSavepoint, wantEvent: "SavepointTriggered",
+		},
+		"last-state, job RUNNING, last-state.job-cancel.enabled: cancel, then restore its newest checkpoint": {
+			in: inputWith(upgrading(ls), cluster(1, "RUNNING", checkpoint("file:///cp/chk-3", now.UnixMilli())),
+				func(in *Input) { in.Options.LastStateJobCancel = true }),
+			wantAction: None, wantRestore: RestoreSavepoint, wantEvent: "last-state.job-cancel.enabled is true",
+		},
+		"last-state, job RUNNING with a checkpoint, HA metadata gone: cancel, then restore its newest checkpoint": {
+			in:         input(upgrading(ls), cluster(1, "RUNNING", noHA, checkpoint("file:///cp/chk-3", now.UnixMilli()))),
+			wantAction: None, wantRestore: RestoreSavepoint, wantEvent: "its HA metadata is gone",
+		},
 		"savepoint, trigger in progress: wait": {
 			in:         input(upgrading(sp, withTrigger(upgradeTrigger, "UPGRADE")), cluster(1, "RUNNING", savepointOp(OperationObservation{}))),
 			wantAction: None, wantRestore: RestoreSavepoint,
@@ -70,6 +84,30 @@ func TestUpgrade(t *testing.T) {
 		"savepoint, a manual savepoint in flight: wait for it before stopping the job": {
 			in:         input(upgrading(sp, withTrigger("manual-1", "MANUAL")), cluster(1, "RUNNING", savepointOp(OperationObservation{}))),
 			wantAction: None, wantRestore: RestoreSavepoint,
+		},
+		"savepoint, a manual savepoint in flight and ignore-pending-savepoint: abandon it and stop the job": {
+			in: inputWith(upgrading(sp, withTrigger("manual-1", "MANUAL")), cluster(1, "RUNNING", savepointOp(OperationObservation{})),
+				func(in *Input) { in.Options.IgnorePendingSavepoint = true }),
+			wantAction:  Action{Kind: ActStopWithSavepoint, JobID: "job-1", TriggerID: upgradeTrigger, FormatType: "CANONICAL"},
+			wantRestore: RestoreSavepoint, wantEvent: "manual-1 was abandoned",
+		},
+		"stateless, a periodic savepoint in flight: wait for it before cancelling": {
+			in:         input(upgrading(none, withTrigger("periodic-1", "PERIODIC")), cluster(1, "RUNNING", savepointOp(OperationObservation{}))),
+			wantAction: None, wantRestore: RestoreNone, wantEvent: "waits for savepoint periodic-1",
+		},
+		"stateless, a periodic savepoint in flight and ignore-pending-savepoint: cancel at once": {
+			in: inputWith(upgrading(none, withTrigger("periodic-1", "PERIODIC")), cluster(1, "RUNNING", savepointOp(OperationObservation{})),
+				func(in *Input) { in.Options.IgnorePendingSavepoint = true }),
+			wantAction: Action{Kind: ActCancelJob, JobID: "job-1"}, wantRestore: RestoreNone, wantEvent: "periodic-1 was abandoned",
+		},
+		"stateless, a periodic savepoint in flight and the REST API down: delete anyway": {
+			in:         input(upgrading(none, withTrigger("periodic-1", "PERIODIC")), cluster(1, "RUNNING", unreachable)),
+			wantAction: Action{Kind: ActDeleteCluster, DeleteHA: true}, wantRestore: RestoreNone,
+		},
+		"last-state, a manual savepoint in flight and ignore-pending-savepoint: delete keeping HA": {
+			in: inputWith(upgrading(ls, withTrigger("manual-1", "MANUAL")), cluster(1, "RUNNING", savepointOp(OperationObservation{})),
+				func(in *Input) { in.Options.IgnorePendingSavepoint = true }),
+			wantAction: Action{Kind: ActDeleteCluster}, wantRestore: RestoreHA, wantEvent: "manual-1 was abandoned",
 		},
 		"savepoint, the manual savepoint completed: recorded before the upgrade goes on": {
 			in: input(upgrading(sp, withTrigger("manual-1", "MANUAL")),
@@ -263,8 +301,8 @@ func TestUpgrade(t *testing.T) {
 			if diff := cmp.Diff(tc.wantAction, withoutSpec(got.Action)); diff != "" {
 				t.Errorf("action (-want +got):\n%s", diff)
 			}
-			if !strings.Contains(got.Status.Error, tc.wantError) || (tc.wantError == "" && got.Status.Error != "") {
-				t.Errorf("status.error = %q, want %q", got.Status.Error, tc.wantError)
+			if !strings.Contains(flinkv1beta1.ErrorMessage(got.Status.Error), tc.wantError) || (tc.wantError == "" && flinkv1beta1.ErrorMessage(got.Status.Error) != "") {
+				t.Errorf("status.error = %q, want %q", flinkv1beta1.ErrorMessage(got.Status.Error), tc.wantError)
 			}
 			if got.Status.JobStatus.UpgradeSavepointPath != tc.wantPath {
 				t.Errorf("upgradeSavepointPath = %q, want %q", got.Status.JobStatus.UpgradeSavepointPath, tc.wantPath)
@@ -275,8 +313,8 @@ func TestUpgrade(t *testing.T) {
 			if tc.wantEvent != "" && !hasEvent(got.Events, tc.wantEvent) {
 				t.Errorf("no event with %q in %+v", tc.wantEvent, got.Events)
 			}
-			if got.Status.Error != "" && !hasEvent(got.Events, got.Status.Error) && got.Status.Error != tc.in.Resource.Status.Error {
-				t.Errorf("status.error %q has no Warning event", got.Status.Error)
+			if flinkv1beta1.ErrorMessage(got.Status.Error) != "" && !hasEvent(got.Events, flinkv1beta1.ErrorMessage(got.Status.Error)) && flinkv1beta1.ErrorMessage(got.Status.Error) != flinkv1beta1.ErrorMessage(tc.in.Resource.Status.Error) {
+				t.Errorf("status.error %q has no Warning event", flinkv1beta1.ErrorMessage(got.Status.Error))
 			}
 		})
 	}

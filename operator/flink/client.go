@@ -16,17 +16,25 @@ import (
 	"github.com/flinkop/flinkop/operator/clip"
 )
 
-// DefaultTimeout bounds every call unless the context has an earlier deadline.
-const DefaultTimeout = 10 * time.Second
+// Default timeouts, the Apache operator's: DefaultTimeout bounds every call unless the context
+// has an earlier deadline, but a job's cancel (DefaultCancelTimeout) and a jar's run
+// (DefaultSubmitTimeout).
+const (
+	DefaultTimeout       = 10 * time.Second
+	DefaultCancelTimeout = time.Minute
+	DefaultSubmitTimeout = 10 * time.Minute
+)
 
 // Client calls one JobManager's REST API.
 type Client struct {
 	base    string
 	http    *http.Client
 	timeout time.Duration
-	budget  *AnswerBudget
-	tenant  string
-	refused atomic.Bool // a call's answer found the budget spent
+	// cancelTimeout and submitTimeout replace timeout for a job's cancel and a jar's run.
+	cancelTimeout, submitTimeout time.Duration
+	budget                       *AnswerBudget
+	tenant                       string
+	refused                      atomic.Bool // a call's answer found the budget spent
 }
 
 // Option configures a Client.
@@ -49,8 +57,27 @@ func WithAnswerBudget(budget *AnswerBudget, tenant string) Option {
 	return func(c *Client) { c.budget, c.tenant = budget, tenant }
 }
 
-// WithTimeout sets the per-call timeout.
-func WithTimeout(d time.Duration) Option { return func(c *Client) { c.timeout = d } }
+// WithTimeout sets the per-call timeout (zero or less: DefaultTimeout).
+func WithTimeout(d time.Duration) Option { return func(c *Client) { setTimeout(&c.timeout, d) } }
+
+// WithCancelTimeout bounds a job's cancel call (kubernetes.operator.flink.client.cancel.timeout)
+// instead of the per-call timeout.
+func WithCancelTimeout(d time.Duration) Option {
+	return func(c *Client) { setTimeout(&c.cancelTimeout, d) }
+}
+
+// WithSubmitTimeout bounds a jar's run call, which runs the job's main method on the
+// JobManager (kubernetes.operator.job.submission.timeout), instead of the per-call timeout.
+func WithSubmitTimeout(d time.Duration) Option {
+	return func(c *Client) { setTimeout(&c.submitTimeout, d) }
+}
+
+// setTimeout sets *dst to d unless d is zero or less (then the default stays).
+func setTimeout(dst *time.Duration, d time.Duration) {
+	if d > 0 {
+		*dst = d
+	}
+}
 
 // restTransport carries the calls of clients given no transport: Go's default transport,
 // except that all of its idle connections (100) may be kept for one host, not 2. Each
@@ -70,7 +97,7 @@ func NewClient(baseURL string, opts ...Option) *Client {
 	c := &Client{
 		base:    strings.TrimSuffix(baseURL, "/"),
 		http:    &http.Client{Transport: restTransport, CheckRedirect: noRedirects},
-		timeout: DefaultTimeout,
+		timeout: DefaultTimeout, cancelTimeout: DefaultCancelTimeout, submitTimeout: DefaultSubmitTimeout,
 	}
 	for _, o := range opts {
 		o(c)
@@ -83,6 +110,11 @@ func (c *Client) BaseURL() string { return c.base }
 
 // call sends a JSON request and decodes a JSON answer into out (when out is not nil).
 func (c *Client) call(ctx context.Context, method, path string, in, out any) error {
+	return c.callWithin(ctx, c.timeout, method, path, in, out)
+}
+
+// callWithin is call with its own timeout.
+func (c *Client) callWithin(ctx context.Context, timeout time.Duration, method, path string, in, out any) error {
 	var body io.Reader
 	if in != nil {
 		data, err := json.Marshal(in)
@@ -91,11 +123,10 @@ func (c *Client) call(ctx context.Context, method, path string, in, out any) err
 		}
 		body = bytes.NewReader(data)
 	}
-	return c.send(ctx, method, path, body, "application/json", out)
+	return c.send(ctx, timeout, method, path, body, "application/json", out)
 }
 
-func (c *Client) send(ctx context.Context, method, path string, body io.Reader, contentType string, out any) error {
-	timeout := c.timeout
+func (c *Client) send(ctx context.Context, timeout time.Duration, method, path string, body io.Reader, contentType string, out any) error {
 	if sb, ok := body.(sizedBody); ok {
 		// An upload may take longer than a call: its size at uploadRate comes on top.
 		timeout += time.Duration(sb.size/uploadRate) * time.Second

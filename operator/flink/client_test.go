@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/jarcoal/httpmock"
@@ -294,5 +295,42 @@ func TestClientFollowsNoRedirectAndBoundsAnswers(t *testing.T) {
 	mt.RegisterResponder(http.MethodGet, jm+"/jobs/overview", httpmock.NewStringResponder(http.StatusOK, `{"jobs":[],"pad":"`+strings.Repeat("x", AnswerJobList)+`"}`))
 	if _, err := c.ListJobs(context.Background()); !errors.Is(err, ErrAnswerTooLarge) {
 		t.Errorf("an answer of more than %d bytes: err = %v, want ErrAnswerTooLarge", AnswerJobList, err)
+	}
+}
+
+// TestCancelAndRunHaveTheirOwnTimeouts: a job's cancel call is bounded by the cancel timeout
+// and a jar's run by the submit timeout, not by the per-call timeout every other call has.
+func TestCancelAndRunHaveTheirOwnTimeouts(t *testing.T) {
+	mt := httpmock.NewMockTransport()
+	deadlines := map[string]time.Time{}
+	record := func(name, answer string) httpmock.Responder {
+		return func(req *http.Request) (*http.Response, error) {
+			deadline, ok := req.Context().Deadline()
+			if !ok {
+				t.Errorf("%s: no deadline", name)
+			}
+			deadlines[name] = deadline
+			return httpmock.NewStringResponse(http.StatusAccepted, answer), nil
+		}
+	}
+	mt.RegisterResponder(http.MethodPatch, jm+"/jobs/"+jobID+"?mode=cancel", record("cancel", "{}"))
+	mt.RegisterResponder(http.MethodPost, jm+"/jars/j.jar/run", record("run", `{"jobid":"`+jobID+`"}`))
+	mt.RegisterResponder(http.MethodGet, jm+"/jobs/overview", record("list", `{"jobs":[]}`))
+	c := NewClient(jm, WithTransport(mt), WithTimeout(time.Second), WithCancelTimeout(time.Hour), WithSubmitTimeout(2*time.Hour))
+	ctx := context.Background()
+	if err := c.CancelJob(ctx, jobID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.RunJar(ctx, "j.jar", RunJarRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ListJobs(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Measured from the list call's deadline (1 s after it was sent), a moment later.
+	for name, want := range map[string][2]time.Duration{"cancel": {58 * time.Minute, time.Hour}, "run": {118 * time.Minute, 2 * time.Hour}} {
+		if got := deadlines[name].Sub(deadlines["list"]); got <= want[0] || got > want[1] {
+			t.Errorf("%s's deadline is %s before the list call's, want in (%s, %s]", name, -got, want[0], want[1])
+		}
 	}
 }

@@ -54,7 +54,7 @@ func (c *Client) UploadJar(ctx context.Context, name string, jar io.Reader, size
 		Filename string `json:"filename"`
 		Status   string `json:"status"`
 	}
-	if err := c.send(ctx, http.MethodPost, "/jars/upload", body, mw.FormDataContentType(), &out); err != nil {
+	if err := c.send(ctx, c.timeout, http.MethodPost, "/jars/upload", body, mw.FormDataContentType(), &out); err != nil {
 		return "", err
 	}
 	// The jar is the basename of the stored file.
@@ -81,12 +81,12 @@ func (c *Client) ListJars(ctx context.Context) ([]Jar, error) {
 	return out.Files, nil
 }
 
-// RunJar submits a job from an uploaded jar and returns the job id.
+// RunJar submits a job from an uploaded jar and returns the job id, within the submit timeout.
 func (c *Client) RunJar(ctx context.Context, jarID string, req RunJarRequest) (string, error) {
 	var out struct {
 		JobID string `json:"jobid"`
 	}
-	if err := c.call(ctx, http.MethodPost, "/jars/"+escape(jarID)+"/run", req, &out); err != nil {
+	if err := c.callWithin(ctx, c.submitTimeout, http.MethodPost, "/jars/"+escape(jarID)+"/run", req, &out); err != nil {
 		return "", err
 	}
 	return out.JobID, nil

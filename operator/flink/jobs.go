@@ -223,10 +223,10 @@ func (c *Client) ExecutionResult(ctx context.Context, jobID string) (*ExecutionR
 	return res, nil
 }
 
-// CancelJob cancels a job (PATCH /jobs/:jobid?mode=cancel). Cancelling a job that already
-// ended answers 409 (IsConflict).
+// CancelJob cancels a job (PATCH /jobs/:jobid?mode=cancel), within the cancel timeout.
+// Cancelling a job that already ended answers 409 (IsConflict).
 func (c *Client) CancelJob(ctx context.Context, jobID string) error {
-	return c.call(ctx, http.MethodPatch, "/jobs/"+escape(jobID)+"?mode=cancel", nil, nil)
+	return c.callWithin(ctx, c.cancelTimeout, http.MethodPatch, "/jobs/"+escape(jobID)+"?mode=cancel", nil, nil)
 }
 
 // queueStatus is the status of an asynchronous operation.

@@ -29,6 +29,9 @@ func (o *Observer) observeFlink(ctx context.Context, d *flinkv1beta1.FlinkDeploy
 		}
 	}
 	if d.Spec.Job == nil {
+		if d.DeletionTimestamp != nil {
+			obs.UnmanagedJobs = liveJobs(jobs)
+		}
 		return // a session cluster's jobs belong to its FlinkSessionJobs
 	}
 	job := pickJob(jobs, d.Status.JobStatus.JobID)
@@ -243,4 +246,15 @@ func savepointInProgress(st *flink.CheckpointingStatistics) bool {
 		}
 	}
 	return int(st.Counts.InProgress) > listed
+}
+
+// liveJobs are the ids of the jobs not globally terminal, at most decide.MaxListedJobs.
+func liveJobs(jobs []flink.JobOverview) []string {
+	var out []string
+	for _, j := range jobs {
+		if !j.State.IsGloballyTerminal() && len(out) < decide.MaxListedJobs {
+			out = append(out, j.ID)
+		}
+	}
+	return out
 }

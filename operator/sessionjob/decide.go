@@ -187,15 +187,12 @@ func (s *step) observeJob() {
 	}
 	// The observed job is the one of status.jobStatus.jobId, so the id does not change.
 	if failure := decide.ObserveJob(js, o.Job, s.in.Now, &s.res.Events); failure != "" {
-		s.failObserved("JobFailed", failure)
+		s.report.FailJob(failure, decide.FailureTrace(o.Job))
 	}
 }
 
 // fail reports a decision's error (see decide.Report).
 func (s *step) fail(reason, msg string) { s.report.Fail(reason, msg) }
-
-// failObserved reports an error seen in the cluster.
-func (s *step) failObserved(reason, msg string) { s.report.FailObserved(reason, msg) }
 
 func (s *step) event(t decide.EventType, reason, msg string) {
 	s.res.Events = append(s.res.Events, decide.Event{Type: t, Reason: reason, Message: msg})
@@ -210,17 +207,17 @@ func (s *step) requeue(d time.Duration) {
 
 // book is the step's view of the job status's snapshot part.
 func (s *step) book() decide.Book {
-	return decide.Book{JS: &s.st.JobStatus, Now: s.in.Now, Format: s.in.Options.SavepointFormat, Events: &s.res.Events, Records: &s.res.Records}
+	return decide.Book{JS: &s.st.JobStatus, Now: s.in.Now, Format: s.in.Options.SavepointFormat, CheckpointType: s.in.Options.CheckpointType, Drain: s.in.Options.DrainOnSavepoint, Events: &s.res.Events, Records: &s.res.Records}
 }
 
 // finish reports the reconcile's error, and computes the lifecycle state and conditions.
 func (s *step) finish() {
 	st := s.st
-	s.report.Write(&st.CommonStatus, &s.res.Events)
+	s.report.Write(&st.CommonStatus, &s.res.Events, s.in.Options.Exceptions)
 	last, _ := ParseReconciledSpec(st.ReconciliationStatus.LastReconciledSpec)
 	suspended := last != nil && last.Spec.Job != nil && last.Spec.Job.EffectiveState() == flinkv1beta1.JobStateSuspended
 	st.LifecycleState = decide.Lifecycle(&st.CommonStatus, s.j.DeletionTimestamp != nil, false, suspended)
-	msg := st.Error
+	msg := flinkv1beta1.ErrorMessage(st.Error)
 	if msg == "" {
 		msg = fmt.Sprintf("lifecycle state %s on session cluster %s", st.LifecycleState, s.j.Spec.DeploymentName)
 	}

@@ -97,7 +97,7 @@ func summarize(res sessionjob.Result, errHas string) outcome {
 	if res.Action.Submit != nil {
 		o.Restore = res.Action.Submit.RestorePath
 	}
-	if errHas != "" && strings.Contains(res.Status.Error, errHas) {
+	if errHas != "" && strings.Contains(flinkv1beta1.ErrorMessage(res.Status.Error), errHas) {
 		o.ErrorHas = errHas
 	}
 	for _, e := range res.Events {
@@ -230,7 +230,7 @@ func TestDecide(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			res := sessionjob.Decide(input(tc.j, tc.obs))
 			if diff := cmp.Diff(tc.want, summarize(res, tc.errHas)); diff != "" {
-				t.Errorf("(-want +got)\n%s\nerror: %s\nevents: %+v", diff, res.Status.Error, res.Events)
+				t.Errorf("(-want +got)\n%s\nerror: %s\nevents: %+v", diff, flinkv1beta1.ErrorMessage(res.Status.Error), res.Events)
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package sessionjob_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -150,5 +151,45 @@ func TestPeriodicCheckpoint(t *testing.T) {
 		if got := sessionjob.Decide(in); got.Action.Kind != want {
 			t.Errorf("Flink %s: action %+v, want %s", version, got.Action, want)
 		}
+	}
+}
+
+// TestIgnorePendingSavepoint: a savepoint upgrade of a session job waits for a manual
+// savepoint in flight; with kubernetes.operator.job.upgrade.ignore-pending-savepoint it
+// abandons it (a SavepointError Warning) and stops the job with its own savepoint.
+func TestIgnorePendingSavepoint(t *testing.T) {
+	for name, tc := range map[string]struct {
+		ignore bool
+		want   []decide.ActionKind
+	}{
+		"waits by default": {want: []decide.ActionKind{decide.ActNone, decide.ActNone}},
+		"ignored":          {ignore: true, want: []decide.ActionKind{decide.ActNone, decide.ActStopWithSavepoint}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			j := job(flinkv1beta1.UpgradeModeSavepoint, 1)
+			deployedAt(j, 1, "old")
+			j = upgrading(j)
+			j.Status.JobStatus.SavepointInfo = &flinkv1beta1.SavepointInfo{TriggerID: "manual-1", TriggerType: flinkv1beta1.SnapshotTriggerManual}
+			seen := ready(running("old"))
+			seen.Savepoint = &decide.OperationObservation{}
+			var got []decide.ActionKind
+			abandoned := false
+			for range 2 {
+				in := input(j, seen)
+				in.Options.IgnorePendingSavepoint = tc.ignore
+				res := sessionjob.Decide(in)
+				got = append(got, res.Action.Kind)
+				for _, e := range res.Events {
+					abandoned = abandoned || (e.Reason == "SavepointError" && strings.Contains(e.Message, "manual-1 was abandoned"))
+				}
+				j.Status = res.Status
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("actions (-want +got):\n%s", diff)
+			}
+			if abandoned != tc.ignore {
+				t.Errorf("abandoned Warning: %v, want %v", abandoned, tc.ignore)
+			}
+		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/config"
 	"github.com/flinkop/flinkop/operator/decide"
 )
 
@@ -160,6 +161,10 @@ func (s *step) delete() {
 	s.requeue(s.in.Options.ProgressCheckInterval)
 	if o.Cluster == ClusterMissing || o.Cluster == ClusterNotSession || (o.ClusterDeleting && !o.RESTReachable) {
 		s.release("the session cluster is gone, and its jobs with it")
+		return
+	}
+	if o.ClusterDeleting && !s.in.Options.BlockOnSessionJobs {
+		s.release("the session cluster is being deleted and " + config.KeyBlockOnSessionJobs + " is false: its job goes with it")
 		return
 	}
 	if !o.RESTReachable {

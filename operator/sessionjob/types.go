@@ -99,6 +99,8 @@ type Action struct {
 	Kind decide.ActionKind
 	// JobID, TriggerID and FormatType are set for job actions.
 	JobID, TriggerID, FormatType string
+	// Drain makes decide.ActStopWithSavepoint drain the job first.
+	Drain bool
 	// Submit is set for ActSubmitJob.
 	Submit *Submit
 	// JarIDs are the jars ActDeleteJars deletes.
@@ -110,7 +112,7 @@ type Action struct {
 // jobAction is one of decide's job actions (a snapshot trigger, a stop with savepoint) as a
 // session job action.
 func jobAction(a decide.Action) Action {
-	return Action{Kind: a.Kind, JobID: a.JobID, TriggerID: a.TriggerID, FormatType: a.FormatType, Path: a.Path}
+	return Action{Kind: a.Kind, JobID: a.JobID, TriggerID: a.TriggerID, FormatType: a.FormatType, Drain: a.Drain, Path: a.Path}
 }
 
 // None is the action that changes nothing.

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/config"
 	"github.com/flinkop/flinkop/operator/decide"
 )
 
@@ -24,8 +25,11 @@ func (s *step) upgrade() {
 		// Followed to its end even when the job already finished: the savepoint is the
 		// newest state, newer than any checkpoint.
 		s.pollUpgradeSavepoint()
+	case pending && s.in.Options.IgnorePendingSavepoint:
+		// Abandoned; the next step tears the job down.
+		s.book().AbandonSavepoint("the upgrade does not wait for it (" + config.KeyIgnorePendingSavepoint + " is true)")
 	case pending:
-		// A manual savepoint is in flight: it finishes (or fails) first.
+		// A manual or periodic savepoint is in flight: it finishes (or fails) first.
 		s.book().Poll(o.Savepoint, nil, s.last.Spec.Job)
 	case o.Job != nil && !jobTerminal(o.Job.State):
 		s.teardown()
@@ -86,7 +90,7 @@ func (s *step) savepointTeardown() {
 		s.requeue(s.in.Options.ProgressCheckInterval)
 	case o.Job.State == "RUNNING":
 		id := decide.TriggerID(string(s.j.UID), "upgrade", s.last.Generation())
-		s.act(Action{Kind: decide.ActStopWithSavepoint, JobID: o.Job.ID, TriggerID: id, FormatType: s.in.Options.SavepointFormat})
+		s.act(Action{Kind: decide.ActStopWithSavepoint, JobID: o.Job.ID, TriggerID: id, FormatType: s.in.Options.SavepointFormat, Drain: s.in.Options.DrainOnSavepoint})
 		s.book().SetTrigger(id, flinkv1beta1.SnapshotTriggerUpgrade)
 		s.event(decide.Normal, "SavepointTriggered", "Stopping job "+o.Job.ID+" with a savepoint to upgrade")
 	case o.Job.State == "RESTARTING" || o.Job.State == "FAILING":

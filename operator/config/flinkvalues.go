@@ -1,4 +1,4 @@
-package act
+package config
 
 import (
 	"fmt"
@@ -10,8 +10,8 @@ import (
 // ";". A part may be quoted with ' or " (a doubled quote inside stands for one) to hold a
 // delimiter; spaces around keys and values are dropped.
 
-// splitEscaped splits s at delim outside quotes, unquoting the quoted parts.
-func splitEscaped(s string, delim byte) ([]string, error) {
+// SplitEscaped splits s at delim outside quotes, unquoting the quoted parts.
+func SplitEscaped(s string, delim byte) ([]string, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, nil
 	}
@@ -56,9 +56,9 @@ func unquote(s string, start int, b *strings.Builder) (int, error) {
 	return 0, fmt.Errorf("%q: a quote (%c) is not closed", s, q)
 }
 
-// parseFlinkMap parses Flink's map value "k1:v1,k2:v2".
-func parseFlinkMap(s string) (map[string]string, error) {
-	entries, err := splitEscaped(s, ',')
+// ParseFlinkMap parses Flink's map value "k1:v1,k2:v2".
+func ParseFlinkMap(s string) (map[string]string, error) {
+	entries, err := SplitEscaped(s, ',')
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +67,7 @@ func parseFlinkMap(s string) (map[string]string, error) {
 		if e == "" {
 			continue // "a:b," as Flink reads it
 		}
-		kv, err := splitEscaped(e, ':')
+		kv, err := SplitEscaped(e, ':')
 		if err != nil {
 			return nil, err
 		}
@@ -79,9 +79,9 @@ func parseFlinkMap(s string) (map[string]string, error) {
 	return out, nil
 }
 
-// parseFlinkMapList parses Flink's list of maps "k:v,k2:v2;k:v3".
-func parseFlinkMapList(s string) ([]map[string]string, error) {
-	parts, err := splitEscaped(s, ';')
+// ParseFlinkMapList parses Flink's list of maps "k:v,k2:v2;k:v3".
+func ParseFlinkMapList(s string) ([]map[string]string, error) {
+	parts, err := SplitEscaped(s, ';')
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +90,7 @@ func parseFlinkMapList(s string) ([]map[string]string, error) {
 		if p == "" {
 			continue
 		}
-		m, err := parseFlinkMap(p)
+		m, err := ParseFlinkMap(p)
 		if err != nil {
 			return nil, err
 		}
