@@ -79,22 +79,8 @@ func (p *IngressPolicy) read(conf map[string]string) []string {
 			p.AllowedHosts = hosts
 		}
 	}
-	if v, ok := conf[KeyIngressAllowWildcardHosts]; ok {
-		b, err := strconv.ParseBool(strings.TrimSpace(v))
-		if err != nil {
-			errs = append(errs, fmt.Sprintf("%s: %q is not true or false", KeyIngressAllowWildcardHosts, v))
-		} else {
-			p.NoWildcardHosts = !b
-		}
-	}
-	if v, ok := conf[KeyIngressManage]; ok {
-		b, err := strconv.ParseBool(strings.TrimSpace(v))
-		if err != nil {
-			errs = append(errs, fmt.Sprintf("%s: %q is not true or false", KeyIngressManage, v))
-		} else {
-			p.Unmanaged = !b
-		}
-	}
+	errs = append(errs, readNegated(conf, KeyIngressAllowWildcardHosts, &p.NoWildcardHosts)...)
+	errs = append(errs, readNegated(conf, KeyIngressManage, &p.Unmanaged)...)
 	if v, ok := conf[KeyIngressAllowedAnnotations]; ok {
 		keys, err := annotationPatterns(v)
 		if err != nil {
@@ -104,6 +90,21 @@ func (p *IngressPolicy) read(conf map[string]string) []string {
 		}
 	}
 	return append(errs, p.readRESTServiceTypes(conf)...)
+}
+
+// readNegated sets *dst to the opposite of key's boolean value in conf, when it is set; it
+// returns the error naming the key of a value that is not true or false.
+func readNegated(conf map[string]string, key string, dst *bool) []string {
+	v, ok := conf[key]
+	if !ok {
+		return nil
+	}
+	b, err := strconv.ParseBool(strings.TrimSpace(v))
+	if err != nil {
+		return []string{fmt.Sprintf("%s: %q is not true or false", key, v)}
+	}
+	*dst = !b
+	return nil
 }
 
 // commaList splits a comma-separated value into its trimmed, non-empty items (nil: none).

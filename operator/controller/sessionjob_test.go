@@ -421,16 +421,7 @@ func TestSessionClusterDeletionBlocks(t *testing.T) {
 	t.Run("an unmanaged job holds the deletion until it is cancelled", func(t *testing.T) {
 		s := newSessionEnv(t)
 		s.startCluster(sessionCluster("sess"))
-		var jobID string
-		s.sim.Do(ns, "sess", func(c *fakeflink.Cluster) {
-			jar, err := c.UploadJar("mine.jar", []byte("PK\x03\x04 a jar"))
-			if err == nil {
-				jobID, err = c.RunJar(jar.ID, fakeflink.RunRequest{Parallelism: 1})
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-		})
+		jobID := runUnmanagedJob(t, s)
 		if err := s.client.Delete(s.ctx, s.get("sess")); err != nil {
 			t.Fatal(err)
 		}
@@ -451,10 +442,7 @@ func TestSessionClusterDeletionBlocks(t *testing.T) {
 		d := sessionCluster("sess")
 		d.Spec.FlinkConfiguration.Set(config.KeyBlockOnUnmanagedJobs, "false")
 		s.startCluster(d)
-		s.sim.Do(ns, "sess", func(c *fakeflink.Cluster) {
-			jar, _ := c.UploadJar("mine.jar", []byte("PK\x03\x04 a jar"))
-			_, _ = c.RunJar(jar.ID, fakeflink.RunRequest{Parallelism: 1})
-		})
+		runUnmanagedJob(t, s)
 		if err := s.client.Delete(s.ctx, s.get("sess")); err != nil {
 			t.Fatal(err)
 		}
@@ -491,4 +479,21 @@ func TestSessionClusterDeletionBlocks(t *testing.T) {
 			t.Errorf("cluster still there: %q", flinkv1beta1.ErrorMessage(s.get("sess").Status.Error))
 		}
 	})
+}
+
+// runUnmanagedJob runs a job on session cluster "sess" that no FlinkSessionJob manages, as a
+// user's flink run would, and returns its id.
+func runUnmanagedJob(t *testing.T, s *sessionEnv) string {
+	t.Helper()
+	var jobID string
+	s.sim.Do(ns, "sess", func(c *fakeflink.Cluster) {
+		jar, err := c.UploadJar("mine.jar", []byte("PK\x03\x04 a jar"))
+		if err == nil {
+			jobID, err = c.RunJar(jar.ID, fakeflink.RunRequest{Parallelism: 1})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+	return jobID
 }
