@@ -13,6 +13,8 @@ import (
 
 	"github.com/flinkop/flinkop/harness/fixtures"
 	flinkv1beta1 "github.com/flinkop/flinkop/operator/api/v1beta1"
+	"github.com/flinkop/flinkop/operator/config"
+	"github.com/flinkop/flinkop/operator/decide"
 )
 
 func savepointJob() *flinkv1beta1.FlinkDeployment {
@@ -102,13 +104,31 @@ func TestCheckerCatchesErrorWithoutEvent(t *testing.T) {
 	_ = w.Apply(savepointJob())
 	stepUntil(t, w, c, "running", runningGen(1))
 	cur, _ := w.Get("job")
-	cur.Status.Error = "something nobody reported"
+	cur.Status.Error = decide.ErrorJSON("Nobody", "something nobody reported", config.DefaultExceptionOptions())
 	if err := w.Client.Status().Update(context.Background(), cur); err != nil {
 		t.Fatal(err)
 	}
 	v := c.Check("job")
-	if len(v) != 1 || !strings.Contains(v[0], "invariant 3") {
+	if len(v) != 1 || !strings.Contains(v[0], "has no Warning event (invariant 3)") {
 		t.Errorf("violations %v, want one of invariant 3", v)
+	}
+}
+
+// TestCheckerCatchesAPlainStatusError writes a FlinkDeployment's status.error as a plain
+// message, with its Warning: Apache's JSON is what tools parse.
+func TestCheckerCatchesAPlainStatusError(t *testing.T) {
+	w, c := checkedWorld(t, 2)
+	_ = w.Apply(savepointJob())
+	stepUntil(t, w, c, "running", runningGen(1))
+	cur, _ := w.Get("job")
+	cur.Status.Error = "a plain message"
+	if err := w.Client.Status().Update(context.Background(), cur); err != nil {
+		t.Fatal(err)
+	}
+	w.events.events = append(w.events.events, Event{Object: "job", Type: "Warning", Reason: "Plain", Message: "a plain message"})
+	v := c.Check("job")
+	if len(v) != 1 || !strings.Contains(v[0], "is not Apache's JSON (invariant 3)") {
+		t.Errorf("violations %v, want the plain error caught", v)
 	}
 }
 

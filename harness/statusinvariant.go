@@ -23,6 +23,9 @@ func (c *Checker) statusConsistent(d *flinkv1beta1.FlinkDeployment) []string {
 	if st.Error != "" && !c.hasWarning(d.Name, flinkv1beta1.ErrorMessage(st.Error)) {
 		out = append(out, fmt.Sprintf("%s: status.error %.300q has no Warning event (invariant 3)", d.Name, st.Error))
 	}
+	if _, ok := flinkv1beta1.ParseError(st.Error); st.Error != "" && !ok {
+		out = append(out, fmt.Sprintf("%s: status.error %.300q is not Apache's JSON (invariant 3)", d.Name, st.Error))
+	}
 	if st.ObservedGeneration < c.lastGen[d.Name] {
 		out = append(out, fmt.Sprintf("%s: observedGeneration went back from %d to %d (invariant 3)", d.Name, c.lastGen[d.Name], st.ObservedGeneration))
 	}

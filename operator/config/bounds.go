@@ -47,5 +47,9 @@ func (o Options) checkBounds(conf map[string]string) []string {
 	check(KeyHealthRestartsWindow, o.HealthRestartsWindow, o.HealthRestartsWindow >= MinPollInterval, fmt.Sprintf("is shorter than %s", MinPollInterval))
 	check(KeyFlinkClientTimeout, o.FlinkClientTimeout, o.FlinkClientTimeout >= MinClientTimeout && o.FlinkClientTimeout <= MaxClientTimeout,
 		fmt.Sprintf("is not between %s and %s", MinClientTimeout, MaxClientTimeout))
+	check(KeyFlinkCancelTimeout, o.FlinkCancelTimeout, o.FlinkCancelTimeout >= MinClientTimeout && o.FlinkCancelTimeout <= MaxSubmissionTimeout,
+		fmt.Sprintf("is not between %s and %s", MinClientTimeout, MaxSubmissionTimeout))
+	check(KeyJobSubmissionTimeout, o.JobSubmissionTimeout, o.JobSubmissionTimeout >= MinClientTimeout && o.JobSubmissionTimeout <= MaxSubmissionTimeout,
+		fmt.Sprintf("is not between %s and %s", MinClientTimeout, MaxSubmissionTimeout))
 	return errs
 }

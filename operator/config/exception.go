@@ -98,6 +98,10 @@ func (e *ExceptionOptions) read(conf map[string]string) []string {
 		}
 	}
 	count(KeyExceptionFieldMaxLength, &e.FieldMaxLength, MaxExceptionField)
+	if e.FieldMaxLength == 0 {
+		// Apache takes 0 and writes an empty type, which no reader can tell from a message.
+		errs = append(errs, fmt.Sprintf("%s: 0 would leave the error without its type; at least 1", KeyExceptionFieldMaxLength))
+	}
 	count(KeyExceptionStackTraceMaxLength, &e.StackTraceMaxLength, MaxExceptionField)
 	count(KeyExceptionThrowableMaxCount, &e.ThrowableMaxCount, MaxThrowables)
 	if v, ok := conf[KeyExceptionStackTrace]; ok {

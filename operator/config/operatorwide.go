@@ -20,6 +20,11 @@ var operatorWide = map[string]bool{
 	KeySavepointHistoryMaxCountThreshold: true, KeySavepointHistoryMaxAgeThreshold: true,
 	KeyExceptionFieldMaxLength: true, KeyExceptionLabelMapper: true, KeyExceptionStackTrace: true,
 	KeyExceptionStackTraceMaxLength: true, KeyExceptionThrowableMaxCount: true,
+	// Read once at start, from the file only.
+	KeyTerminationTimeout: true, KeyStopOnInformerError: true, KeyLeaderElection: true, KeyLeaseName: true,
+	KeyLeaseDuration: true, KeyLeaseRenewDeadline: true, KeyLeaseRetryPeriod: true, KeyHealthProbe: true, KeyHealthProbePort: true,
+	KeyReconcileParallelism: true, KeyDynamicConfig: true, KeyDynamicConfigInterval: true, KeyDynamicNamespaces: true,
+	KeyWatchedNamespaces: true, KeyLabelSelector: true, KeySnapshotMaxConcurrent: true,
 }
 
 // IsOperatorWideKey reports whether key is read from the operator's configuration only.

@@ -85,3 +85,18 @@ func TestExceptionOptions(t *testing.T) {
 		t.Errorf("a resource set %v", keys)
 	}
 }
+
+// TestRESTTimeoutsAreBounded: a job's cancel and a jar's run hold a reconcile worker while they
+// last: their timeouts are refused, by name, above 30 minutes.
+func TestRESTTimeoutsAreBounded(t *testing.T) {
+	for _, key := range []string{config.KeyFlinkCancelTimeout, config.KeyJobSubmissionTimeout} {
+		if _, err := config.Defaults().With(map[string]string{key: "30 min"}); err != nil {
+			t.Errorf("%s 30 min: %v", key, err)
+		}
+		for _, bad := range []string{"31 min", "365 d", "0"} {
+			if _, err := config.Defaults().With(map[string]string{key: bad}); err == nil || !strings.Contains(err.Error(), key) {
+				t.Errorf("%s %s: %v, want refused by name", key, bad, err)
+			}
+		}
+	}
+}

@@ -231,7 +231,7 @@ func (s Setup) restBudget() time.Duration {
 // serves REST over SSL (see deployedRESTSSL, which reads through c). s has its defaults.
 func (s Setup) clients(c client.Reader) func(d *flinkv1beta1.FlinkDeployment) *flink.Client {
 	return func(d *flinkv1beta1.FlinkDeployment) *flink.Client {
-		o := s.Live.Options()
+		o, _ := s.Live.For(d.Namespace) // a malformed namespace option keeps the operator-wide ones
 		opts := []flink.Option{
 			flink.WithTimeout(o.FlinkClientTimeout), flink.WithCancelTimeout(o.FlinkCancelTimeout), flink.WithSubmitTimeout(o.JobSubmissionTimeout),
 			flink.WithAnswerBudget(s.AnswerBudget, d.Namespace),

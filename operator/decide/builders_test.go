@@ -110,6 +110,9 @@ func cluster(gen int64, state string, mods ...func(*Observation)) Observation {
 
 func noHA(o *Observation) { o.HAMetadata = false }
 
+// inProgress makes Flink list a savepoint of the observed job in progress.
+func inProgress(o *Observation) { o.Job.SavepointInProgress = true }
+
 func unreachable(o *Observation) {
 	o.RESTReachable, o.RESTError, o.Job = false, "connection refused", nil
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/flinkop/flinkop/operator/config"
 )
 
 // Bounds of what is kept of a job's exception history.
@@ -38,6 +40,23 @@ func NewJobException(timestamp int64, task, stack string) JobException {
 		kept = kept[:maxStackBytes]
 	}
 	return JobException{Timestamp: timestamp, TaskName: task, StackTrace: kept}
+}
+
+// maxCauseBytes bounds each cause line CauseLines keeps.
+const maxCauseBytes = 512
+
+// CauseLines are the "Caused by:" lines of a Java stack trace, in order, each cut to
+// maxCauseBytes, at most config.MaxThrowables: a failed job's causes, read from the whole
+// trace (the kept copy of an exception stops before most of them).
+func CauseLines(stack string) []string {
+	var out []string
+	for line := range strings.Lines(stack) {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "Caused by:") && len(out) < config.MaxThrowables {
+			out = append(out, cut(line, maxCauseBytes))
+		}
+	}
+	return out
 }
 
 // ExceptionMark is the newest exception of a resource's job already reported.

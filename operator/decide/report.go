@@ -19,9 +19,10 @@ import (
 // cause. FlinkDeployments and FlinkSessionJobs report the same way.
 type Report struct {
 	msg, reason string
-	observed    bool   // msg only reports what was observed; a decision's error replaces it
-	trace       string // the failed job's stack trace, as the JobManager reported it
-	typ         string // the exception class, when the reason does not give it
+	observed    bool     // msg only reports what was observed; a decision's error replaces it
+	trace       string   // the failed job's stack trace, as the JobManager reported it
+	causes      []string // its "Caused by:" lines
+	typ         string   // the exception class, when the reason does not give it
 }
 
 // Fail reports a decision's error.
@@ -29,7 +30,7 @@ func (r *Report) Fail(reason, msg string) {
 	if r.msg != "" && !r.observed {
 		return
 	}
-	r.msg, r.reason, r.observed, r.trace, r.typ = msg, reason, false, "", ""
+	r.msg, r.reason, r.observed, r.trace, r.causes, r.typ = msg, reason, false, "", nil, ""
 }
 
 // FailObserved reports an error seen in the cluster.
@@ -39,11 +40,15 @@ func (r *Report) FailObserved(reason, msg string) {
 	}
 }
 
-// FailJob reports a failed job, with the stack trace of its failure (trace: "" when unknown).
-func (r *Report) FailJob(msg, trace string) {
+// FailJob reports a failed job, with the stack trace of its failure (trace: "" when unknown)
+// and its causes (CauseLines of the whole trace; nil: those of trace).
+func (r *Report) FailJob(msg, trace string, causes []string) {
 	if r.msg == "" {
 		r.FailObserved(ReasonJobFailed, msg)
-		r.trace = trace
+		r.trace, r.causes = trace, causes
+		if causes == nil {
+			r.causes = CauseLines(trace)
+		}
 	}
 }
 
@@ -97,16 +102,14 @@ const (
 	typeUpgradeFailure    = exceptionPackage + "UpgradeFailureException"
 	typeDeploymentFailed  = exceptionPackage + "DeploymentFailedException"
 	typeMissingJobManager = exceptionPackage + "MissingJobManagerException"
-	typeMissingSessionJob = exceptionPackage + "MissingSessionJobException"
-	typeFlinkJobNotFound  = exceptionPackage + "FlinkJobNotFoundException"
 	typeJobFailedFallback = "org.apache.flink.runtime.JobException"
 )
 
 // exceptionTypes maps a reason to the exception class Apache's operator reports it with.
 var exceptionTypes = map[string]string{
 	"ValidationError": typeValidation, "StatusCorrupt": typeValidation, "UpgradeRefused": typeUpgradeFailure, "UpgradeWaiting": typeUpgradeFailure,
-	"JobManagerDeploymentMissing": typeMissingJobManager, "JobMissing": typeFlinkJobNotFound, "SessionClusterMissing": typeMissingSessionJob,
-	ReasonJobFailed: typeJobFailedFallback,
+	"JobManagerDeploymentMissing": typeMissingJobManager,
+	ReasonJobFailed:               typeJobFailedFallback,
 }
 
 // causeLine is a "Caused by: class: message" line of a Java stack trace.
@@ -117,21 +120,27 @@ var className = regexp.MustCompile(`^((?:[a-zA-Z_$][\w$]*\.)+[A-Z][\w$]*)(?::\s*
 
 func (r *Report) encode(msg string, ex config.ExceptionOptions) string {
 	e := flinkv1beta1.FlinkResourceException{Type: cmp.Or(r.typ, exceptionTypes[r.reason], typeReconciliation), Message: msg, AdditionalMetadata: map[string]any{"reason": r.reason}}
+	// messages are the error's and every cause's: a label matches any of them, as Apache's
+	// mapper searches the whole cause chain, however few causes are listed.
 	messages := []string{msg}
-	if lines := strings.Split(r.trace, "\n"); r.trace != "" {
-		if m := className.FindStringSubmatch(strings.TrimSpace(lines[0])); m != nil {
+	if first, _, _ := strings.Cut(r.trace, "\n"); r.trace != "" {
+		if m := className.FindStringSubmatch(strings.TrimSpace(first)); m != nil {
 			e.Type = m[1]
-		}
-		for _, l := range lines[1:] {
-			if m := causeLine.FindStringSubmatch(strings.TrimSpace(l)); m != nil && len(e.ThrowableList) < ex.ThrowableMaxCount {
-				e.ThrowableList = append(e.ThrowableList, flinkv1beta1.FlinkResourceException{
-					Type: cut(m[1], ex.FieldMaxLength), Message: cut(m[2], ex.FieldMaxLength), AdditionalMetadata: map[string]any{},
-				})
-				messages = append(messages, m[2])
-			}
 		}
 		if ex.StackTrace {
 			e.StackTrace = cut(r.trace, ex.StackTraceMaxLength)
+		}
+	}
+	for _, l := range r.causes {
+		m := causeLine.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		messages = append(messages, m[2])
+		if len(e.ThrowableList) < ex.ThrowableMaxCount {
+			e.ThrowableList = append(e.ThrowableList, flinkv1beta1.FlinkResourceException{
+				Type: cut(m[1], ex.FieldMaxLength), Message: cut(m[2], ex.FieldMaxLength), AdditionalMetadata: map[string]any{},
+			})
 		}
 	}
 	rules := ex.LabelRules()

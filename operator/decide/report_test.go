@@ -42,7 +42,7 @@ func TestStatusErrorIsApachesJSON(t *testing.T) {
 			},
 		},
 		"a failed job: Flink's class, its causes up to the count": {
-			report: func(r *Report) { r.FailJob("Job j failed: Recovery is suppressed", trace) },
+			report: func(r *Report) { r.FailJob("Job j failed: Recovery is suppressed", trace, nil) },
 			want: flinkv1beta1.FlinkResourceException{
 				Type: "org.apache.flink.runtime.JobException", Message: "Job j failed: Recovery is suppressed", AdditionalMetadata: map[string]any{"reason": "JobFailed"},
 				ThrowableList: []flinkv1beta1.FlinkResourceException{
@@ -51,17 +51,29 @@ func TestStatusErrorIsApachesJSON(t *testing.T) {
 				},
 			},
 		},
+		"causes read from the whole trace when the kept trace stops before them": {
+			report: func(r *Report) {
+				r.FailJob("Job j failed", "org.apache.flink.runtime.JobException: Recovery is suppressed\n\tat x", CauseLines(trace))
+			},
+			ex: func(e *config.ExceptionOptions) { e.ThrowableMaxCount, e.LabelMapper = 1, "disk:storage" },
+			want: flinkv1beta1.FlinkResourceException{
+				Type: "org.apache.flink.runtime.JobException", Message: "Job j failed", AdditionalMetadata: map[string]any{"reason": "JobFailed", "labels": []any{"storage"}},
+				ThrowableList: []flinkv1beta1.FlinkResourceException{
+					{Type: "java.lang.RuntimeException", Message: "boom in the sink", AdditionalMetadata: map[string]any{"labels": []any{"storage"}}},
+				},
+			},
+		},
 		"one cause, labels, the stack trace cut, fields cut": {
-			report: func(r *Report) { r.FailJob("Job j failed: Recovery is suppressed", trace) },
+			report: func(r *Report) { r.FailJob("Job j failed: Recovery is suppressed", trace, nil) },
 			ex: func(e *config.ExceptionOptions) {
 				e.ThrowableMaxCount, e.StackTrace, e.StackTraceMaxLength, e.FieldMaxLength = 1, true, 20, 12
 				e.LabelMapper = "disk full:storage,boom:user-code,nothing:never"
 			},
 			want: flinkv1beta1.FlinkResourceException{
 				Type: "org.apache.f", Message: "Job j failed", StackTrace: trace[:20],
-				AdditionalMetadata: map[string]any{"reason": "JobFailed", "labels": []any{"user-code"}},
+				AdditionalMetadata: map[string]any{"reason": "JobFailed", "labels": []any{"storage", "user-code"}},
 				ThrowableList: []flinkv1beta1.FlinkResourceException{
-					{Type: "java.lang.Ru", Message: "boom in the ", AdditionalMetadata: map[string]any{"labels": []any{"user-code"}}},
+					{Type: "java.lang.Ru", Message: "boom in the ", AdditionalMetadata: map[string]any{"labels": []any{"storage", "user-code"}}},
 				},
 			},
 		},
@@ -101,7 +113,7 @@ func TestStatusErrorStaysBounded(t *testing.T) {
 	trace := "java.lang.RuntimeException: x\n" + strings.Repeat("Caused by: java.lang.Error: "+strings.Repeat("y", 8000)+"\n", 10)
 	ex := config.ExceptionOptions{FieldMaxLength: 8192, StackTrace: true, StackTraceMaxLength: 8192, ThrowableMaxCount: 10}
 	var r Report
-	r.FailJob("Job j failed", trace)
+	r.FailJob("Job j failed", trace, nil)
 	var st flinkv1beta1.CommonStatus
 	r.Write(&st, &[]Event{}, ex)
 	if len(st.Error) > flinkv1beta1.MaxErrorBytes {

@@ -27,6 +27,8 @@ func TestShutdownEndedJobManager(t *testing.T) {
 		obs  Observation
 		ttl  time.Duration
 		want ActionKind
+		// wantPath is status.jobStatus.upgradeSavepointPath after the step.
+		wantPath string
 	}{
 		"FINISHED for longer than the ttl: deleted":  {d: deployed(none, ended("FINISHED", 25*time.Hour)), obs: cluster(1, "FINISHED"), want: ActDeleteCluster},
 		"FINISHED within the ttl: kept":              {d: deployed(none, ended("FINISHED", 23*time.Hour)), obs: cluster(1, "FINISHED"), want: ActNone},
@@ -34,7 +36,17 @@ func TestShutdownEndedJobManager(t *testing.T) {
 		"RUNNING for ever: kept":                     {d: deployed(sp, ended("RUNNING", 48*time.Hour)), obs: cluster(1, "RUNNING"), want: ActNone},
 		"session cluster: kept":                      {d: deployed(none, session, ended("FINISHED", 48*time.Hour)), obs: cluster(1, ""), want: ActNone},
 		"JobManager already gone: nothing to delete": {d: deployed(none, ended("FINISHED", 48*time.Hour)), obs: missing(), want: ActNone},
-		"no update time to count from: kept":         {d: deployed(none, ended("FINISHED", 48*time.Hour), func(d *flinkv1beta1.FlinkDeployment) { d.Status.JobStatus.UpdateTime = "" }), obs: cluster(1, "FINISHED"), want: ActNone},
+		"an old upgrade path is replaced by the ended job's newest checkpoint": {
+			d:   deployed(sp, ended("FINISHED", 25*time.Hour), withUpgradePath("file:///sp/initial")),
+			obs: cluster(1, "FINISHED", checkpoint("file:///cp/chk-9", now.Add(-25*time.Hour).UnixMilli())), want: ActDeleteCluster, wantPath: "file:///cp/chk-9",
+		},
+		"an old upgrade path, no snapshot: cleared, not restored later": {
+			d: deployed(sp, ended("FINISHED", 25*time.Hour), withUpgradePath("file:///sp/initial")), obs: cluster(1, "FINISHED"), want: ActDeleteCluster,
+		},
+		"REST API down: kept until the ended job's snapshot can be read": {
+			d: deployed(none, ended("FINISHED", 48*time.Hour)), obs: cluster(1, "FINISHED", unreachable), want: ActNone,
+		},
+		"no update time to count from: kept": {d: deployed(none, ended("FINISHED", 48*time.Hour), func(d *flinkv1beta1.FlinkDeployment) { d.Status.JobStatus.UpdateTime = "" }), obs: cluster(1, "FINISHED"), want: ActNone},
 	} {
 		t.Run(name, func(t *testing.T) {
 			res := Decide(inputWith(tc.d, tc.obs, func(in *Input) {
@@ -47,6 +59,9 @@ func TestShutdownEndedJobManager(t *testing.T) {
 			}
 			if res.Action.Kind == ActDeleteCluster && res.Action.DeleteHA {
 				t.Error("the HA metadata of an ended job was deleted")
+			}
+			if got := res.Status.JobStatus.UpgradeSavepointPath; res.Action.Kind == ActDeleteCluster && got != tc.wantPath {
+				t.Errorf("upgradeSavepointPath %q, want %q", got, tc.wantPath)
 			}
 		})
 	}

@@ -70,8 +70,9 @@ func (s *step) recordIgnorable() { RecordIgnorable(&s.st.ReconciliationStatus, s
 // never starts from state older than a savepoint Flink was taking, and two savepoints never
 // stop one job. With kubernetes.operator.job.upgrade.ignore-pending-savepoint the savepoint
 // is abandoned (a Warning says so) and the teardown goes on. A savepoint of a job whose
-// JobManager does not answer, or that ended, holds only the savepoint and last-state
-// teardowns, which need its outcome; a stateless one goes on.
+// JobManager does not answer, or that ended, holds nothing here: the teardown decides (a
+// savepoint teardown polls it, a last-state one waits a bounded time for the REST API, a
+// stateless one goes on), as before this rule.
 func (s *step) pendingSavepointHolds() bool {
 	sp := s.st.JobStatus.SavepointInfo
 	if sp == nil || sp.TriggerID == "" || sp.TriggerType == flinkv1beta1.SnapshotTriggerUpgrade {
@@ -82,12 +83,9 @@ func (s *step) pendingSavepointHolds() bool {
 		return false
 	}
 	o := s.in.Observed
-	stateless := s.last.Metadata.Redeploy || s.last.Metadata.Restore == RestoreNone
-	if stateless && (!o.RESTReachable || o.Job == nil || jobState(o.Job.State).globallyTerminal()) {
+	if !o.RESTReachable || o.Job == nil || jobState(o.Job.State).globallyTerminal() {
 		return false
 	}
-	if s.pollTriggers() {
-		s.event(Normal, "UpgradeWaiting", "The upgrade waits for savepoint "+sp.TriggerID+" to complete (set "+config.KeyIgnorePendingSavepoint+" to go on without it)")
-	}
+	s.pollTriggers()
 	return true
 }

@@ -91,7 +91,7 @@ func (s *step) observeJob() {
 		return
 	}
 	if failure := ObserveJob(&s.st.JobStatus, s.in.Observed.Job, s.in.Now, &s.res.Events); failure != "" {
-		s.report.FailJob(failure, FailureTrace(s.in.Observed.Job))
+		s.report.FailJob(failure, FailureTrace(s.in.Observed.Job), s.in.Observed.Job.FailureCauses)
 	}
 }
 

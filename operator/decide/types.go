@@ -118,8 +118,10 @@ type JobObservation struct {
 	State    string
 	// StartTime is the job's start, epoch ms.
 	StartTime int64
-	// FailureCause is the first line of the newest exception of a FAILED job.
-	FailureCause string
+	// FailureCause is the first line of the newest exception of a FAILED job, and
+	// FailureCauses the "Caused by:" lines of its whole stack trace (CauseLines).
+	FailureCause  string
+	FailureCauses []string
 	// NumRestarts is the job's restart count (Flink's numRestarts metric), read while the
 	// health check is on; nil when not read.
 	NumRestarts *int64

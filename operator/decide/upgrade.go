@@ -111,9 +111,10 @@ func (s *step) savepointTeardown() {
 		s.event(Normal, "Cleanup", "Deleting the previous deployment; its state is kept at "+s.st.JobStatus.UpgradeSavepointPath)
 	case s.last.Metadata.SavepointFailed:
 		s.refuse("the upgrade savepoint failed and no externalized checkpoint is newer than the last savepoint; the job keeps running the previous spec (change the spec to try again)")
-	case o.Job != nil && o.Job.State == "RUNNING" && o.RESTReachable && o.Job.SavepointInProgress:
+	case o.Job != nil && o.Job.State == "RUNNING" && o.RESTReachable && o.Job.SavepointInProgress && !s.in.Options.IgnorePendingSavepoint:
 		// Flink takes a savepoint the status does not show (its trigger was lost with a
-		// status write, or a FlinkStateSnapshot's): it ends first, never two at once.
+		// status write, or a FlinkStateSnapshot's): it ends first, never two at once (unless
+		// kubernetes.operator.job.upgrade.ignore-pending-savepoint says not to wait).
 		s.requeue(s.in.Options.ProgressCheckInterval)
 	case o.Job != nil && o.Job.State == "RUNNING" && o.RESTReachable:
 		id := TriggerID(string(s.d.UID), "upgrade", s.last.Generation())

@@ -86,26 +86,35 @@ func TestUpgrade(t *testing.T) {
 			wantAction: None, wantRestore: RestoreSavepoint,
 		},
 		"savepoint, a manual savepoint in flight and ignore-pending-savepoint: abandon it and stop the job": {
-			in: inputWith(upgrading(sp, withTrigger("manual-1", "MANUAL")), cluster(1, "RUNNING", savepointOp(OperationObservation{})),
+			in: inputWith(upgrading(sp, withTrigger("manual-1", "MANUAL")), cluster(1, "RUNNING", savepointOp(OperationObservation{}), inProgress),
 				func(in *Input) { in.Options.IgnorePendingSavepoint = true }),
 			wantAction:  Action{Kind: ActStopWithSavepoint, JobID: "job-1", TriggerID: upgradeTrigger, FormatType: "CANONICAL"},
 			wantRestore: RestoreSavepoint, wantEvent: "manual-1 was abandoned",
 		},
 		"stateless, a periodic savepoint in flight: wait for it before cancelling": {
-			in:         input(upgrading(none, withTrigger("periodic-1", "PERIODIC")), cluster(1, "RUNNING", savepointOp(OperationObservation{}))),
-			wantAction: None, wantRestore: RestoreNone, wantEvent: "waits for savepoint periodic-1",
+			in:         input(upgrading(none, withTrigger("periodic-1", "PERIODIC")), cluster(1, "RUNNING", savepointOp(OperationObservation{}), inProgress)),
+			wantAction: None, wantRestore: RestoreNone,
+		},
+		"savepoint, Flink takes a savepoint status does not show, ignore-pending-savepoint: stop the job at once": {
+			in:          inputWith(upgrading(sp), cluster(1, "RUNNING", inProgress), func(in *Input) { in.Options.IgnorePendingSavepoint = true }),
+			wantAction:  Action{Kind: ActStopWithSavepoint, JobID: "job-1", TriggerID: upgradeTrigger, FormatType: "CANONICAL"},
+			wantRestore: RestoreSavepoint, wantEvent: "SavepointTriggered",
 		},
 		"stateless, a periodic savepoint in flight and ignore-pending-savepoint: cancel at once": {
-			in: inputWith(upgrading(none, withTrigger("periodic-1", "PERIODIC")), cluster(1, "RUNNING", savepointOp(OperationObservation{})),
+			in: inputWith(upgrading(none, withTrigger("periodic-1", "PERIODIC")), cluster(1, "RUNNING", savepointOp(OperationObservation{}), inProgress),
 				func(in *Input) { in.Options.IgnorePendingSavepoint = true }),
 			wantAction: Action{Kind: ActCancelJob, JobID: "job-1"}, wantRestore: RestoreNone, wantEvent: "periodic-1 was abandoned",
+		},
+		"last-state, a periodic savepoint in flight and the REST API down: not held by it": {
+			in:         input(upgrading(ls, withTrigger("periodic-1", "PERIODIC")), cluster(1, "RUNNING", unreachable)),
+			wantAction: Action{Kind: ActDeleteCluster}, wantRestore: RestoreHA,
 		},
 		"stateless, a periodic savepoint in flight and the REST API down: delete anyway": {
 			in:         input(upgrading(none, withTrigger("periodic-1", "PERIODIC")), cluster(1, "RUNNING", unreachable)),
 			wantAction: Action{Kind: ActDeleteCluster, DeleteHA: true}, wantRestore: RestoreNone,
 		},
 		"last-state, a manual savepoint in flight and ignore-pending-savepoint: delete keeping HA": {
-			in: inputWith(upgrading(ls, withTrigger("manual-1", "MANUAL")), cluster(1, "RUNNING", savepointOp(OperationObservation{})),
+			in: inputWith(upgrading(ls, withTrigger("manual-1", "MANUAL")), cluster(1, "RUNNING", savepointOp(OperationObservation{}), inProgress),
 				func(in *Input) { in.Options.IgnorePendingSavepoint = true }),
 			wantAction: Action{Kind: ActDeleteCluster}, wantRestore: RestoreHA, wantEvent: "manual-1 was abandoned",
 		},

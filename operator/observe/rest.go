@@ -2,6 +2,7 @@ package observe
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -221,7 +222,7 @@ func observeExceptions(ctx context.Context, api FlinkAPI, job *flink.JobOverview
 		return
 	}
 	if job.State == flink.JobFailed {
-		j.FailureCause = firstLine(h.Entries[0].StackTrace)
+		j.FailureCause, j.FailureCauses = firstLine(h.Entries[0].StackTrace), decide.CauseLines(h.Entries[0].StackTrace)
 	}
 	for i, e := range h.Entries {
 		if i < decide.MaxJobExceptions {
@@ -248,13 +249,15 @@ func savepointInProgress(st *flink.CheckpointingStatistics) bool {
 	return int(st.Counts.InProgress) > listed
 }
 
-// liveJobs are the ids of the jobs not globally terminal, at most decide.MaxListedJobs.
+// liveJobs are the ids of the jobs not globally terminal, sorted (Flink lists them in no
+// order, and the message naming them must not change with it), at most decide.MaxListedJobs.
 func liveJobs(jobs []flink.JobOverview) []string {
 	var out []string
 	for _, j := range jobs {
-		if !j.State.IsGloballyTerminal() && len(out) < decide.MaxListedJobs {
+		if !j.State.IsGloballyTerminal() {
 			out = append(out, j.ID)
 		}
 	}
-	return out
+	slices.Sort(out)
+	return out[:min(len(out), decide.MaxListedJobs)]
 }

@@ -187,7 +187,7 @@ func (s *step) observeJob() {
 	}
 	// The observed job is the one of status.jobStatus.jobId, so the id does not change.
 	if failure := decide.ObserveJob(js, o.Job, s.in.Now, &s.res.Events); failure != "" {
-		s.report.FailJob(failure, decide.FailureTrace(o.Job))
+		s.report.FailJob(failure, decide.FailureTrace(o.Job), o.Job.FailureCauses)
 	}
 }
 

@@ -171,6 +171,7 @@ func TestIgnorePendingSavepoint(t *testing.T) {
 			j = upgrading(j)
 			j.Status.JobStatus.SavepointInfo = &flinkv1beta1.SavepointInfo{TriggerID: "manual-1", TriggerType: flinkv1beta1.SnapshotTriggerManual}
 			seen := ready(running("old"))
+			seen.Job.SavepointInProgress = true // Flink lists the manual savepoint in progress
 			seen.Savepoint = &decide.OperationObservation{}
 			var got []decide.ActionKind
 			abandoned := false

@@ -84,7 +84,7 @@ func (s *step) cancel(why string) {
 func (s *step) savepointTeardown() {
 	o := s.in.Observed
 	switch {
-	case o.Job.State == "RUNNING" && o.Job.SavepointInProgress:
+	case o.Job.State == "RUNNING" && o.Job.SavepointInProgress && !s.in.Options.IgnorePendingSavepoint:
 		// Flink takes a savepoint the status does not show (its trigger was lost with a
 		// status write, or a FlinkStateSnapshot's): it ends first, never two at once.
 		s.requeue(s.in.Options.ProgressCheckInterval)

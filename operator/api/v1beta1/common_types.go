@@ -297,7 +297,10 @@ type CommonStatus struct {
 	// JobStatus is the observed state of the job.
 	// +optional
 	JobStatus JobStatus `json:"jobStatus,omitempty"`
-	// Error is the last error, as a message for people. Every error also leaves a Warning Event.
+	// Error is the last error: for FlinkDeployments and FlinkSessionJobs the JSON object the
+	// Apache operator writes (type, message, additionalMetadata, throwableList; see
+	// FlinkResourceException), for the other kinds a message. Every error also leaves a
+	// Warning Event with its message.
 	// +optional
 	Error string `json:"error,omitempty"`
 	// ObservedGeneration is the metadata.generation the status describes.
