@@ -55,22 +55,12 @@ func (e ExceptionOptions) LabelRules() []LabelRule {
 }
 
 func labelRules(v string) ([]LabelRule, error) {
-	entries, err := SplitEscaped(v, ',')
+	entries, err := flinkMapEntries(v)
 	if err != nil {
 		return nil, err
 	}
 	var out []LabelRule
-	for _, entry := range entries {
-		if entry == "" {
-			continue
-		}
-		kv, err := SplitEscaped(entry, ':')
-		if err != nil {
-			return nil, err
-		}
-		if len(kv) != 2 || kv[0] == "" {
-			return nil, fmt.Errorf("%q is not regex:label", entry)
-		}
+	for _, kv := range entries {
 		re, err := regexp.Compile(kv[0])
 		if err != nil {
 			return nil, fmt.Errorf("%q is not a regular expression: %w", kv[0], err)

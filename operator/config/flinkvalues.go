@@ -58,11 +58,24 @@ func unquote(s string, start int, b *strings.Builder) (int, error) {
 
 // ParseFlinkMap parses Flink's map value "k1:v1,k2:v2".
 func ParseFlinkMap(s string) (map[string]string, error) {
-	entries, err := SplitEscaped(s, ',')
+	entries, err := flinkMapEntries(s)
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]string{}
+	for _, kv := range entries {
+		out[kv[0]] = kv[1]
+	}
+	return out, nil
+}
+
+// flinkMapEntries parses Flink's map value "k1:v1,k2:v2" into its key-value pairs, in order.
+func flinkMapEntries(s string) ([][2]string, error) {
+	entries, err := SplitEscaped(s, ',')
+	if err != nil {
+		return nil, err
+	}
+	var out [][2]string
 	for _, e := range entries {
 		if e == "" {
 			continue // "a:b," as Flink reads it
@@ -74,7 +87,7 @@ func ParseFlinkMap(s string) (map[string]string, error) {
 		if len(kv) != 2 || kv[0] == "" {
 			return nil, fmt.Errorf("%q is not key:value", e)
 		}
-		out[kv[0]] = kv[1]
+		out = append(out, [2]string{kv[0], kv[1]})
 	}
 	return out, nil
 }
